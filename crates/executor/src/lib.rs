@@ -1,0 +1,74 @@
+//! Process execution for shellgate.
+//!
+//! A [`LaunchSpec`] says what to run; an [`Executor`] runs it, streaming the merged output into a
+//! [`Sink`] and returning an [`ExecOutcome`]. Command failures are data in the outcome, never errors.
+//!
+//! ```
+//! use shellgate_executor::{Executor, PipeExecutor, RunStatus, shell_spec, ShellConfig};
+//! use shellgate_sink::Collect;
+//! use tokio_util::sync::CancellationToken;
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let spec = shell_spec(&ShellConfig::default(), "echo hi; exit 3", std::env::temp_dir());
+//! let mut out = Collect::default();
+//! let outcome = PipeExecutor::default().run(spec, &mut out, CancellationToken::new()).await;
+//! assert_eq!(outcome.status, RunStatus::Completed);
+//! assert_eq!(outcome.exit_code, Some(3));
+//! assert_eq!(out.bytes, b"hi\n");
+//! # });
+//! ```
+
+mod outcome;
+mod pipe;
+mod spec;
+
+use std::future::Future;
+use std::pin::Pin;
+
+pub use outcome::{ExecOutcome, RunStatus, signal_name};
+pub use pipe::PipeExecutor;
+pub use shellgate_sink::Sink;
+pub use spec::{LaunchSpec, ShellConfig, StdinMode, shell_spec};
+pub use tokio_util::sync::CancellationToken;
+
+/// A sink an executor can write to from any thread.
+pub type SendSink<'a> = dyn Sink + Send + 'a;
+
+/// Runs a [`LaunchSpec`] to completion.
+///
+/// Executors hold only configuration and reusable resources; the sink and the cancellation token are
+/// passed per call.
+pub trait Executor: Send + Sync {
+    /// Run `spec`, writing its merged stdout/stderr to `sink`, until it ends, times out or `cancel` fires.
+    fn run<'a>(
+        &'a self,
+        spec: LaunchSpec,
+        sink: &'a mut SendSink<'_>,
+        cancel: CancellationToken,
+    ) -> impl Future<Output = ExecOutcome> + Send + 'a;
+}
+
+/// A boxed future returned by [`DynExecutor`].
+pub type BoxedOutcome<'a> = Pin<Box<dyn Future<Output = ExecOutcome> + Send + 'a>>;
+
+/// Object-safe form of [`Executor`], for choosing an executor at run time.
+pub trait DynExecutor: Send + Sync {
+    /// See [`Executor::run`].
+    fn run_dyn<'a>(
+        &'a self,
+        spec: LaunchSpec,
+        sink: &'a mut SendSink<'_>,
+        cancel: CancellationToken,
+    ) -> BoxedOutcome<'a>;
+}
+
+impl<E: Executor> DynExecutor for E {
+    fn run_dyn<'a>(
+        &'a self,
+        spec: LaunchSpec,
+        sink: &'a mut SendSink<'_>,
+        cancel: CancellationToken,
+    ) -> BoxedOutcome<'a> {
+        Box::pin(self.run(spec, sink, cancel))
+    }
+}

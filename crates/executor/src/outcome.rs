@@ -1,0 +1,88 @@
+//! The outcome of one execution, as data.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// The command ran to its end (whatever its exit code).
+    Completed,
+    /// The engine stopped it at its timeout.
+    TimedOut,
+    /// The caller cancelled it.
+    Cancelled,
+    /// It could not be started.
+    FailedToStart,
+}
+
+/// Everything the executor knows about a finished run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecOutcome {
+    /// How it ended.
+    pub status: RunStatus,
+    /// Exit code when the process exited normally.
+    pub exit_code: Option<i32>,
+    /// Name of the terminating signal (`"SIGKILL"`), when killed by one.
+    pub signal: Option<String>,
+    /// Exit statuses of the stages of a top-level pipeline, when known.
+    pub pipeline_status: Vec<i32>,
+    /// Working directory after the command, when known (sessions).
+    pub cwd_after: Option<PathBuf>,
+    /// Wall-clock duration.
+    pub duration: Duration,
+    /// Process id of the started process.
+    pub pid: Option<u32>,
+    /// Things the reader should know (descendants killed, clamps, fallbacks).
+    pub notices: Vec<String>,
+    /// Why the process could not be started.
+    pub error: Option<String>,
+}
+
+impl ExecOutcome {
+    /// An outcome for a process that could not be started.
+    pub fn failed_to_start(error: impl Into<String>, duration: Duration) -> Self {
+        Self {
+            status: RunStatus::FailedToStart,
+            exit_code: None,
+            signal: None,
+            pipeline_status: Vec::new(),
+            cwd_after: None,
+            duration,
+            pid: None,
+            notices: Vec::new(),
+            error: Some(error.into()),
+        }
+    }
+
+    /// The status a shell would report: the exit code, or 128 + signal number.
+    pub fn shell_status(&self) -> Option<i32> {
+        self.exit_code.or_else(|| {
+            let name = self.signal.as_deref()?;
+            (1..65).find(|&n| signal_name(n) == name).map(|n| 128 + n)
+        })
+    }
+}
+
+/// The conventional name of signal `signo` (`"SIGTERM"`), or `"SIG<n>"` when unknown.
+pub fn signal_name(signo: i32) -> String {
+    nix::sys::signal::Signal::try_from(signo)
+        .map_or_else(|_| format!("SIG{signo}"), |s| s.as_str().to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signal_names() {
+        assert_eq!(signal_name(9), "SIGKILL");
+        assert_eq!(signal_name(15), "SIGTERM");
+        let mut o = ExecOutcome::failed_to_start("x", Duration::ZERO);
+        o.signal = Some("SIGKILL".into());
+        assert_eq!(o.shell_status(), Some(137));
+    }
+}

@@ -1,0 +1,249 @@
+//! [`BashTool`]: validate → normalize → intercept → execute into the sink → apply limits → shape.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use shellgate_executor::{DynExecutor, ExecOutcome, PipeExecutor, RunStatus, shell_spec};
+use shellgate_intercept::{AllowAll, Context, Interceptor, Verdict};
+use shellgate_normalize::{Limits, Normalized, Normalizer, StandardNormalizer, apply_limits};
+use shellgate_sink::{OutputWindow, Sink};
+use tokio_util::sync::CancellationToken;
+
+use crate::{BashParams, Blocked, ToolConfig, ToolResult, ToolStatus};
+
+/// The `bash` tool: runs one command through every stage.
+#[derive(Clone)]
+pub struct BashTool {
+    config: ToolConfig,
+    normalizer: Arc<dyn Normalizer + Send + Sync>,
+    interceptor: Arc<dyn Interceptor>,
+    executor: Arc<dyn DynExecutor>,
+}
+
+impl std::fmt::Debug for BashTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BashTool")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for BashTool {
+    fn default() -> Self {
+        Self::new(ToolConfig::default())
+    }
+}
+
+impl BashTool {
+    /// A tool with the standard stages and `config`.
+    pub fn new(config: ToolConfig) -> Self {
+        Self {
+            config,
+            normalizer: Arc::new(StandardNormalizer::default()),
+            interceptor: Arc::new(AllowAll),
+            executor: Arc::new(PipeExecutor::default()),
+        }
+    }
+
+    /// Replace the normalizer.
+    #[must_use]
+    pub fn with_normalizer(mut self, normalizer: impl Normalizer + Send + Sync + 'static) -> Self {
+        self.normalizer = Arc::new(normalizer);
+        self
+    }
+
+    /// Replace the interceptor.
+    #[must_use]
+    pub fn with_interceptor(mut self, interceptor: impl Interceptor + 'static) -> Self {
+        self.interceptor = Arc::new(interceptor);
+        self
+    }
+
+    /// Replace the executor.
+    #[must_use]
+    pub fn with_executor(mut self, executor: impl DynExecutor + 'static) -> Self {
+        self.executor = Arc::new(executor);
+        self
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &ToolConfig {
+        &self.config
+    }
+
+    /// Run one call to its end (or until `cancel` fires).
+    pub async fn call(&self, params: BashParams, cancel: CancellationToken) -> ToolResult {
+        let base_cwd = self.config.cwd.display().to_string();
+        if params.command.trim().is_empty() {
+            return ToolResult::not_run(ToolStatus::FailedToStart, "The command is empty.", base_cwd);
+        }
+        let normalized = self.normalizer.normalize(&params.command);
+        let mut notices: Vec<String> = normalized.rewrites.iter().map(|r| r.message.clone()).collect();
+
+        let requested_cwd = params.cwd.as_deref().or(normalized.cwd.as_deref());
+        let cwd = match resolve_cwd(&self.config.cwd, requested_cwd) {
+            Ok(cwd) => cwd,
+            Err(message) => return ToolResult::not_run(ToolStatus::FailedToStart, message, base_cwd),
+        };
+
+        let ctx = Context {
+            tool_names: self.config.tool_names.clone(),
+            cwd: Some(cwd.clone()),
+        };
+        if let Some(result) = self.judge(&normalized, &ctx, &cwd) {
+            return result;
+        }
+
+        let (timeout, clamp_notice) = self.clamp_timeout(params.timeout);
+        notices.extend(clamp_notice);
+
+        let mut spec = shell_spec(&self.config.shell, &normalized.script, &cwd);
+        spec.env.extend(params.env.clone());
+        spec.timeout = Some(timeout);
+        spec.kill_grace = self.config.kill_grace;
+
+        let mut window = OutputWindow::new(self.config.window.clone());
+        let outcome = self.executor.run_dyn(spec, &mut window, cancel).await;
+        window.finish();
+
+        let limits = Limits {
+            head: params.head,
+            tail: params.tail,
+        }
+        .or(normalized.limits);
+        shape(outcome, &window, limits, &cwd, timeout, notices)
+    }
+
+    fn judge(&self, normalized: &Normalized, ctx: &Context, cwd: &Path) -> Option<ToolResult> {
+        let cwd = cwd.display().to_string();
+        match self.interceptor.inspect(normalized, ctx) {
+            Verdict::Allow => None,
+            Verdict::Deny {
+                rule,
+                reason,
+                suggested_tool,
+            } => {
+                let message = format!("Blocked: {reason}\nCommand: {}", normalized.original);
+                let mut result = ToolResult::not_run(ToolStatus::Blocked, message.clone(), cwd);
+                result.blocked = Some(Blocked {
+                    rule,
+                    message,
+                    suggested_tool,
+                });
+                Some(result)
+            }
+            Verdict::Ask { rule, reason } => {
+                let message = format!("Approval required: {reason}\nCommand: {}", normalized.original);
+                let mut result = ToolResult::not_run(ToolStatus::ApprovalPending, message.clone(), cwd);
+                result.blocked = Some(Blocked {
+                    rule,
+                    message,
+                    suggested_tool: None,
+                });
+                Some(result)
+            }
+        }
+    }
+
+    fn clamp_timeout(&self, requested: Option<f64>) -> (Duration, Option<String>) {
+        let Some(secs) = requested else {
+            return (self.config.default_timeout, None);
+        };
+        let (min, max) = (self.config.min_timeout, self.config.max_timeout);
+        let wanted = if secs.is_finite() && secs > 0.0 {
+            Duration::from_secs_f64(secs.min(1e9))
+        } else {
+            Duration::ZERO
+        };
+        let clamped = wanted.clamp(min, max);
+        if clamped == wanted {
+            (clamped, None)
+        } else {
+            let notice = format!(
+                "Timeout {secs} s is outside {}..={} s; using {} s",
+                min.as_secs(),
+                max.as_secs(),
+                clamped.as_secs()
+            );
+            (clamped, Some(notice))
+        }
+    }
+}
+
+/// Resolve and validate the working directory (SPEC E-4).
+fn resolve_cwd(base: &Path, requested: Option<&str>) -> Result<PathBuf, String> {
+    let Some(requested) = requested else {
+        return Ok(base.to_path_buf());
+    };
+    let path = if let Some(rest) = requested.strip_prefix("~/").or((requested == "~").then_some("")) {
+        std::env::var_os("HOME")
+            .map_or_else(|| PathBuf::from(requested), |home| PathBuf::from(home).join(rest))
+    } else {
+        base.join(requested)
+    };
+    match std::fs::metadata(&path) {
+        Err(_) => Err(format!("Working directory does not exist: {}", path.display())),
+        Ok(meta) if !meta.is_dir() => Err(format!(
+            "Working directory is not a directory: {}",
+            path.display()
+        )),
+        Ok(_) => Ok(path),
+    }
+}
+
+fn shape(
+    outcome: ExecOutcome,
+    window: &OutputWindow,
+    limits: Limits,
+    cwd: &Path,
+    timeout: Duration,
+    mut notices: Vec<String>,
+) -> ToolResult {
+    let summary = window.summary();
+    let mut output = summary.text;
+    if !limits.is_empty() {
+        let limited = apply_limits(&output, limits);
+        if limited.kept_lines < limited.total_lines {
+            notices.push(format!(
+                "Output limited by the tool to {} of {} lines (head={}, tail={})",
+                limited.kept_lines,
+                summary.total_lines,
+                limits.head.map_or("-".to_owned(), |h| h.to_string()),
+                limits.tail.map_or("-".to_owned(), |t| t.to_string()),
+            ));
+        }
+        output = limited.text;
+    }
+    notices.extend(summary.notices);
+    notices.extend(outcome.notices.iter().cloned());
+    let status = match outcome.status {
+        RunStatus::Completed => ToolStatus::Completed,
+        RunStatus::TimedOut => ToolStatus::TimedOut,
+        RunStatus::Cancelled => ToolStatus::Cancelled,
+        RunStatus::FailedToStart => ToolStatus::FailedToStart,
+    };
+    if let Some(error) = &outcome.error {
+        if !output.is_empty() && !output.ends_with('\n') {
+            output.push('\n');
+        }
+        output.push_str(error);
+    }
+    let is_error = status != ToolStatus::Completed || outcome.exit_code != Some(0);
+    ToolResult {
+        status,
+        exit_code: outcome.exit_code,
+        signal: outcome.signal,
+        output,
+        truncation: summary.truncation,
+        artifact: summary.artifact,
+        cwd: outcome.cwd_after.as_deref().unwrap_or(cwd).display().to_string(),
+        duration_ms: outcome.duration.as_millis() as u64,
+        notices,
+        job_id: None,
+        pipeline_status: (!outcome.pipeline_status.is_empty()).then_some(outcome.pipeline_status),
+        blocked: None,
+        is_error,
+        timeout_secs: timeout.as_secs(),
+    }
+}

@@ -1,0 +1,43 @@
+//! Configuration of the tool.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use shellgate_executor::ShellConfig;
+use shellgate_sink::WindowConfig;
+
+/// Defaults and limits for every call.
+#[derive(Debug, Clone)]
+pub struct ToolConfig {
+    /// Directory commands run in when no `cwd` is given.
+    pub cwd: PathBuf,
+    /// Which shell runs commands.
+    pub shell: ShellConfig,
+    /// Timeout when none is given.
+    pub default_timeout: Duration,
+    /// Lower clamp of requested timeouts.
+    pub min_timeout: Duration,
+    /// Upper clamp of requested timeouts.
+    pub max_timeout: Duration,
+    /// Time between SIGTERM and SIGKILL.
+    pub kill_grace: Duration,
+    /// Size of the output window.
+    pub window: WindowConfig,
+    /// Names of the other tools the agent has (for redirect-to-tool rules).
+    pub tool_names: Vec<String>,
+}
+
+impl Default for ToolConfig {
+    fn default() -> Self {
+        Self {
+            cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+            shell: ShellConfig::default(),
+            default_timeout: Duration::from_secs(300),
+            min_timeout: Duration::from_secs(1),
+            max_timeout: Duration::from_secs(3600),
+            kill_grace: Duration::from_secs(2),
+            window: WindowConfig::default(),
+            tool_names: Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,35 @@
+//! shellgate: the engine under an AI agent's bash tool.
+//!
+//! [`BashTool`] composes the stage crates — normalize, intercept, execute, sink — into one call that
+//! returns a [`ToolResult`]: clean bounded output plus structured status.
+//!
+//! ```
+//! use shellgate::{BashParams, BashTool, ToolStatus};
+//! use tokio_util::sync::CancellationToken;
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let tool = BashTool::default();
+//! let result = tool.call(BashParams::new("echo hello; exit 3"), CancellationToken::new()).await;
+//! assert_eq!(result.status, ToolStatus::Completed);
+//! assert_eq!(result.exit_code, Some(3));
+//! assert!(result.is_error);
+//! assert_eq!(result.output, "hello\n");
+//! # });
+//! ```
+#![forbid(unsafe_code)]
+
+mod bash;
+mod config;
+mod params;
+mod result;
+
+pub use bash::BashTool;
+pub use config::ToolConfig;
+pub use params::BashParams;
+pub use result::{Blocked, ToolResult, ToolStatus, truncation_notice};
+
+pub use shellgate_executor as executor;
+pub use shellgate_intercept as intercept;
+pub use shellgate_normalize as normalize;
+pub use shellgate_sink as sink;
+pub use tokio_util::sync::CancellationToken;

@@ -1,0 +1,51 @@
+//! Parameters of the `bash` tool (SPEC T-1).
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// What an agent sends to run one command.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BashParams {
+    /// The shell command to run.
+    pub command: String,
+    /// Working directory (relative paths resolve against the tool's current directory).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// Extra environment variables for this command.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    /// Timeout in seconds (default 300, clamped to 1..=3600).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<f64>,
+    /// Show only the first N lines of output.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head: Option<u64>,
+    /// Show only the last N lines of output (applied after `head`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tail: Option<u64>,
+    /// Run under a pseudo-terminal.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pty: bool,
+    /// Start as a background job and return at once.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub background: bool,
+    /// Turn into a background job if still running after this many milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub yield_ms: Option<u64>,
+    /// Persistent shell session name (`"none"` for a fresh shell).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+}
+
+impl BashParams {
+    /// Parameters for `command` with every option at its default.
+    pub fn new(command: impl Into<String>) -> Self {
+        Self {
+            command: command.into(),
+            ..Self::default()
+        }
+    }
+}

@@ -1,0 +1,205 @@
+//! The result of a `bash` call (SPEC T-3) and its model text (SPEC T-4).
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+use shellgate_sink::Truncation;
+
+/// How a call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolStatus {
+    /// The command ran to its end.
+    Completed,
+    /// Stopped at its timeout.
+    TimedOut,
+    /// Cancelled by the caller.
+    Cancelled,
+    /// Refused by an interceptor.
+    Blocked,
+    /// Waiting for a person's approval.
+    ApprovalPending,
+    /// Still running as a background job.
+    Running,
+    /// Could not be started (bad working directory, missing shell, …).
+    FailedToStart,
+}
+
+/// Why a command was blocked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Blocked {
+    /// The rule that fired.
+    pub rule: String,
+    /// The message shown to the model.
+    pub message: String,
+    /// A tool to use instead, if any.
+    pub suggested_tool: Option<String>,
+}
+
+/// Everything a caller learns from one call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolResult {
+    /// How the call ended.
+    pub status: ToolStatus,
+    /// Exit code of the command, when it exited.
+    pub exit_code: Option<i32>,
+    /// Terminating signal name, when it was killed by one.
+    pub signal: Option<String>,
+    /// Clean model text of the output.
+    pub output: String,
+    /// What was elided from `output`, if anything.
+    pub truncation: Option<Truncation>,
+    /// `artifact://<id>` holding the full output, when it was spilled.
+    pub artifact: Option<String>,
+    /// Working directory of the command (after it, when known).
+    pub cwd: String,
+    /// Wall-clock duration in milliseconds.
+    pub duration_ms: u64,
+    /// Things the model should know: rewrites, clamps, fallbacks, killed descendants.
+    pub notices: Vec<String>,
+    /// Background job id, when the command runs on as a job.
+    pub job_id: Option<String>,
+    /// Exit statuses of a top-level pipeline's stages, when known.
+    pub pipeline_status: Option<Vec<i32>>,
+    /// Why it was blocked, when it was.
+    pub blocked: Option<Blocked>,
+    /// Whether the model should treat this as a failure.
+    pub is_error: bool,
+    /// Timeout in seconds that applied.
+    pub timeout_secs: u64,
+}
+
+impl ToolResult {
+    /// A result that did not run anything, with a status and a message as its output.
+    pub fn not_run(status: ToolStatus, message: impl Into<String>, cwd: impl Into<String>) -> Self {
+        Self {
+            status,
+            exit_code: None,
+            signal: None,
+            output: message.into(),
+            truncation: None,
+            artifact: None,
+            cwd: cwd.into(),
+            duration_ms: 0,
+            notices: Vec::new(),
+            job_id: None,
+            pipeline_status: None,
+            blocked: None,
+            is_error: true,
+            timeout_secs: 0,
+        }
+    }
+
+    /// The text shown to the model (SPEC T-4).
+    pub fn model_text(&self) -> String {
+        let mut text = if self.output.is_empty() {
+            "(no output)".to_owned()
+        } else {
+            self.output.clone()
+        };
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        for notice in &self.notices {
+            let _ = writeln!(text, "[{notice}]");
+        }
+        if let Some(t) = &self.truncation {
+            let _ = writeln!(text, "{}", truncation_notice(t));
+        }
+        match self.status {
+            ToolStatus::Completed => {
+                if let Some(code) = self.exit_code.filter(|&c| c != 0) {
+                    let _ = writeln!(text, "Command exited with code {code}");
+                } else if let Some(sig) = &self.signal {
+                    let _ = writeln!(text, "Command was killed by {sig}");
+                }
+            }
+            ToolStatus::TimedOut => {
+                let _ = writeln!(text, "[Command timed out after {} seconds]", self.timeout_secs);
+                text.push_str(
+                    "Raise `timeout` if it needs longer, or run long-lived work with `background: true` or `yield_ms`.\n",
+                );
+            }
+            ToolStatus::Cancelled => text.push_str("[Command cancelled]\n"),
+            _ => {}
+        }
+        while text.ends_with('\n') {
+            text.pop();
+        }
+        text
+    }
+}
+
+/// The one-line truncation notice (SPEC S-6).
+pub fn truncation_notice(t: &Truncation) -> String {
+    let ranges: Vec<String> = t.shown_ranges.iter().map(|(a, b)| format!("{a}-{b}")).collect();
+    let shown = if ranges.is_empty() {
+        "no complete lines".to_owned()
+    } else {
+        ranges.join(" and ")
+    };
+    match &t.artifact {
+        Some(a) => format!("[Showing lines {shown} of {}. Full output: {a}]", t.total_lines),
+        None => format!(
+            "[Showing lines {shown} of {}. {} bytes elided]",
+            t.total_lines, t.elided_bytes
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn completed(output: &str, code: i32) -> ToolResult {
+        let mut r = ToolResult::not_run(ToolStatus::Completed, output, "/");
+        r.exit_code = Some(code);
+        r.is_error = code != 0;
+        r
+    }
+
+    #[test]
+    fn model_text_for_empty_and_failed_runs() {
+        assert_eq!(completed("", 0).model_text(), "(no output)");
+        assert_eq!(
+            completed("boom\n", 2).model_text(),
+            "boom\nCommand exited with code 2"
+        );
+    }
+
+    #[test]
+    fn model_text_for_timeout_has_guidance() {
+        let mut r = completed("partial\n", 0);
+        r.status = ToolStatus::TimedOut;
+        r.exit_code = None;
+        r.timeout_secs = 5;
+        let text = r.model_text();
+        assert!(text.contains("[Command timed out after 5 seconds]"), "{text}");
+        assert!(text.contains("background"), "{text}");
+    }
+
+    #[test]
+    fn truncation_notice_names_the_artifact() {
+        let t = Truncation {
+            direction: "both".into(),
+            total_lines: 10000,
+            total_bytes: 1,
+            shown_ranges: vec![(1, 120), (9881, 10000)],
+            elided_lines: 9760,
+            elided_bytes: 1,
+            artifact: Some("artifact://7".into()),
+        };
+        assert_eq!(
+            truncation_notice(&t),
+            "[Showing lines 1-120 and 9881-10000 of 10000. Full output: artifact://7]"
+        );
+    }
+
+    #[test]
+    fn serializes_snake_case() {
+        let json = serde_json::to_value(ToolResult::not_run(ToolStatus::FailedToStart, "x", "/")).unwrap();
+        assert_eq!(json["status"], "failed_to_start");
+        assert_eq!(json["is_error"], true);
+        assert!(json.get("duration_ms").is_some());
+    }
+}
