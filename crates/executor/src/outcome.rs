@@ -43,10 +43,10 @@ pub struct ExecOutcome {
 }
 
 impl ExecOutcome {
-    /// An outcome for a process that could not be started.
-    pub fn failed_to_start(error: impl Into<String>, duration: Duration) -> Self {
+    /// An outcome with `status` and `duration` and everything else empty; set the rest field by field.
+    pub fn new(status: RunStatus, duration: Duration) -> Self {
         Self {
-            status: RunStatus::FailedToStart,
+            status,
             exit_code: None,
             signal: None,
             pipeline_status: Vec::new(),
@@ -54,8 +54,13 @@ impl ExecOutcome {
             duration,
             pid: None,
             notices: Vec::new(),
-            error: Some(error.into()),
+            error: None,
         }
+    }
+
+    /// An outcome for a process that could not be started.
+    pub fn failed_to_start(error: impl Into<String>, duration: Duration) -> Self {
+        Self { error: Some(error.into()), ..Self::new(RunStatus::FailedToStart, duration) }
     }
 
     /// The status a shell would report: the exit code, or 128 + signal number.
