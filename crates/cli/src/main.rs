@@ -1,1 +1,48 @@
-fn main() {}
+//! The `shellgate` command-line program: run one command, or serve JSON-RPC on stdio.
+
+mod rpc;
+mod run_cmd;
+
+use clap::{Parser, Subcommand};
+
+/// The engine under an AI agent's bash tool.
+#[derive(Debug, Parser)]
+#[command(name = "shellgate", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run one command and print its result.
+    Run(run_cmd::RunArgs),
+    /// Serve JSON-RPC 2.0 on stdin/stdout (one JSON object per line).
+    Rpc,
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("shellgate: cannot start the runtime: {e}");
+            return std::process::ExitCode::from(70);
+        }
+    };
+    let outcome = runtime.block_on(async {
+        match cli.command {
+            Command::Run(args) => run_cmd::run(args).await,
+            Command::Rpc => rpc::serve().await.map(|()| 0),
+        }
+    });
+    // Do not wait for stray blocking reads (stdin) at shutdown.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    match outcome {
+        Ok(code) => std::process::ExitCode::from(u8::try_from(code.clamp(0, 255)).unwrap_or(255)),
+        Err(e) => {
+            eprintln!("shellgate: {e:#}");
+            std::process::ExitCode::from(70)
+        }
+    }
+}

@@ -20,11 +20,13 @@
 
 mod bash;
 mod config;
+mod file_config;
 mod params;
 mod result;
 
 pub use bash::BashTool;
 pub use config::ToolConfig;
+pub use file_config::{ConfigError, FileConfig, default_config_paths, load_tool_config};
 pub use params::BashParams;
 pub use result::{Blocked, ToolResult, ToolStatus, truncation_notice};
 

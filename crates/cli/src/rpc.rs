@@ -1,0 +1,223 @@
+//! `shellgate rpc`: JSON-RPC 2.0 over stdin/stdout, one JSON object per line (SPEC T-8).
+//!
+//! Every request is served on its own task, so a slow `bash` never blocks the next request. Responses
+//! carry the request id and are written whole, one per line, by a single writer task. On EOF the
+//! requests in flight finish, then the server shuts down.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use shellgate::{BashParams, BashTool, CancellationToken, ToolConfig};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+/// JSON-RPC error codes.
+mod code {
+    pub const PARSE_ERROR: i64 = -32700;
+    pub const INVALID_REQUEST: i64 = -32600;
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    pub const INVALID_PARAMS: i64 = -32602;
+}
+
+/// Load the tool configuration (explicit file, or the default search path).
+pub fn load_config(explicit: Option<&Path>) -> anyhow::Result<ToolConfig> {
+    Ok(shellgate::load_tool_config(explicit)?)
+}
+
+/// State shared by every request of one server.
+struct Server {
+    tool: BashTool,
+    /// Cancellation tokens of running `bash` requests, by their JSON-encoded id.
+    running: Mutex<HashMap<String, CancellationToken>>,
+    out: mpsc::UnboundedSender<Value>,
+}
+
+/// A failed request: JSON-RPC error code and message.
+type RpcError = (i64, String);
+
+impl Server {
+    fn send(&self, message: Value) {
+        // The writer only goes away at shutdown, when nobody is listening any more.
+        let _ = self.out.send(message);
+    }
+
+    fn respond(&self, id: Value, outcome: Result<Value, RpcError>) {
+        let message = match outcome {
+            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            Err((code, message)) => {
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+            }
+        };
+        self.send(message);
+    }
+
+    async fn dispatch(self: Arc<Self>, id: Option<Value>, method: String, params: Value) {
+        let outcome = match method.as_str() {
+            "bash" => self.bash(id.as_ref(), params).await,
+            "abort" => self.abort(&params),
+            other => Err((code::METHOD_NOT_FOUND, format!("unknown method {other:?}"))),
+        };
+        // Requests without an id are notifications: no response.
+        if let Some(id) = id {
+            self.respond(id, outcome);
+        }
+    }
+
+    async fn bash(&self, id: Option<&Value>, params: Value) -> Result<Value, RpcError> {
+        let params: BashParams = serde_json::from_value(params)
+            .map_err(|e| (code::INVALID_PARAMS, format!("invalid bash params: {e}")))?;
+        let cancel = CancellationToken::new();
+        let key = id.map(Value::to_string);
+        if let Some(key) = &key {
+            self.running
+                .lock()
+                .expect("running map")
+                .insert(key.clone(), cancel.clone());
+        }
+        let result = self.tool.call(params, cancel).await;
+        if let Some(key) = &key {
+            self.running.lock().expect("running map").remove(key);
+        }
+        serde_json::to_value(result).map_err(|e| (code::INVALID_REQUEST, e.to_string()))
+    }
+
+    fn abort(&self, params: &Value) -> Result<Value, RpcError> {
+        let target = params.get("id").ok_or_else(|| {
+            (
+                code::INVALID_PARAMS,
+                "abort needs {\"id\": <id of a running bash request>}".to_owned(),
+            )
+        })?;
+        let token = self
+            .running
+            .lock()
+            .expect("running map")
+            .get(&target.to_string())
+            .cloned();
+        if let Some(token) = &token {
+            token.cancel();
+        }
+        Ok(json!({"aborted": token.is_some()}))
+    }
+}
+
+/// Split a line into (id, method, params), or the error response to send.
+fn parse_request(line: &str) -> Result<(Option<Value>, String, Value), (Value, RpcError)> {
+    let value: Value = serde_json::from_str(line)
+        .map_err(|e| (Value::Null, (code::PARSE_ERROR, format!("parse error: {e}"))))?;
+    let Value::Object(mut obj) = value else {
+        return Err((
+            Value::Null,
+            (
+                code::INVALID_REQUEST,
+                "a request must be a JSON object".to_owned(),
+            ),
+        ));
+    };
+    let id = obj.remove("id");
+    let err_id = id.clone().unwrap_or(Value::Null);
+    if let Some(bad) = id
+        .as_ref()
+        .filter(|v| !(v.is_string() || v.is_number() || v.is_null()))
+    {
+        return Err((Value::Null, (code::INVALID_REQUEST, format!("invalid id {bad}"))));
+    }
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err((
+            err_id,
+            (code::INVALID_REQUEST, "\"jsonrpc\" must be \"2.0\"".to_owned()),
+        ));
+    }
+    let Some(Value::String(method)) = obj.remove("method") else {
+        return Err((
+            err_id,
+            (code::INVALID_REQUEST, "\"method\" must be a string".to_owned()),
+        ));
+    };
+    let params = obj.remove("params").unwrap_or_else(|| json!({}));
+    if !(params.is_object() || params.is_array()) {
+        return Err((
+            err_id,
+            (code::INVALID_PARAMS, "\"params\" must be an object".to_owned()),
+        ));
+    }
+    Ok((id, method, params))
+}
+
+/// Serve until stdin ends and every request in flight has been answered.
+pub async fn serve() -> anyhow::Result<()> {
+    let config = load_config(None)?;
+    let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Value>();
+    let writer = tokio::spawn(async move {
+        let mut stdout = tokio::io::stdout();
+        while let Some(message) = out_rx.recv().await {
+            let mut line = message.to_string();
+            line.push('\n');
+            if stdout.write_all(line.as_bytes()).await.is_err() || stdout.flush().await.is_err() {
+                break;
+            }
+        }
+    });
+    let server = Arc::new(Server {
+        tool: BashTool::new(config),
+        running: Mutex::new(HashMap::new()),
+        out: out_tx,
+    });
+
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let mut in_flight = JoinSet::new();
+    loop {
+        let line = match lines.next_line().await {
+            Ok(Some(line)) => line,
+            Ok(None) => break,
+            Err(e) => {
+                // Not UTF-8 or unreadable: answer and keep going (the bad line is consumed).
+                server.respond(
+                    Value::Null,
+                    Err((code::PARSE_ERROR, format!("unreadable input: {e}"))),
+                );
+                if e.kind() == std::io::ErrorKind::InvalidData {
+                    continue;
+                }
+                break;
+            }
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        match parse_request(&line) {
+            Ok((id, method, params)) => {
+                in_flight.spawn(Arc::clone(&server).dispatch(id, method, params));
+            }
+            Err((id, error)) => server.respond(id, Err(error)),
+        }
+        // Reap finished tasks so the set does not grow with the session.
+        while in_flight.try_join_next().is_some() {}
+    }
+    while in_flight.join_next().await.is_some() {}
+    drop(server);
+    let _ = writer.await;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_errors_are_classified() {
+        assert_eq!(parse_request("{").unwrap_err().1.0, code::PARSE_ERROR);
+        assert_eq!(parse_request("[1]").unwrap_err().1.0, code::INVALID_REQUEST);
+        let (id, err) = parse_request(r#"{"jsonrpc":"1.0","id":4,"method":"bash"}"#).unwrap_err();
+        assert_eq!((id, err.0), (json!(4), code::INVALID_REQUEST));
+        let (id, method, params) =
+            parse_request(r#"{"jsonrpc":"2.0","id":"a","method":"bash","params":{"command":"x"}}"#).unwrap();
+        assert_eq!(
+            (id, method.as_str(), params["command"].as_str()),
+            (Some(json!("a")), "bash", Some("x"))
+        );
+    }
+}

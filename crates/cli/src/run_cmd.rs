@@ -1,0 +1,143 @@
+//! `shellgate run`: one command, printed as model text (exit code mirrors the command) or as JSON.
+
+use std::collections::BTreeMap;
+
+use anyhow::{Context as _, bail};
+use shellgate::{BashParams, BashTool, CancellationToken, ToolResult, ToolStatus};
+
+/// Arguments of `shellgate run`.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Print the result as one JSON object (exit status 0 unless the engine failed).
+    #[arg(long)]
+    json: bool,
+    /// Working directory.
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<String>,
+    /// Extra environment variable (repeatable).
+    #[arg(long = "env", value_name = "K=V")]
+    env: Vec<String>,
+    /// Timeout in seconds (default 300, clamped to 1..=3600).
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<f64>,
+    /// Show only the first N lines.
+    #[arg(long, value_name = "N")]
+    head: Option<u64>,
+    /// Show only the last N lines (after --head).
+    #[arg(long, value_name = "N")]
+    tail: Option<u64>,
+    /// Run under a pseudo-terminal.
+    #[arg(long)]
+    pty: bool,
+    /// Start as a background job.
+    #[arg(long)]
+    background: bool,
+    /// Become a background job after this many milliseconds.
+    #[arg(long, value_name = "MS")]
+    yield_ms: Option<u64>,
+    /// Persistent shell session name (`none` for a fresh shell).
+    #[arg(long, value_name = "NAME")]
+    session: Option<String>,
+    /// Configuration file (TOML).
+    #[arg(long, value_name = "FILE")]
+    config: Option<std::path::PathBuf>,
+    /// The command; several words are joined with spaces.
+    #[arg(
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "COMMAND"
+    )]
+    command: Vec<String>,
+}
+
+/// Parse `K=V` pairs.
+pub fn parse_env(pairs: &[String]) -> anyhow::Result<BTreeMap<String, String>> {
+    let mut env = BTreeMap::new();
+    for pair in pairs {
+        let Some((key, value)) = pair.split_once('=') else {
+            bail!("--env expects K=V, got {pair:?}");
+        };
+        if key.is_empty() {
+            bail!("--env expects a non-empty name, got {pair:?}");
+        }
+        env.insert(key.to_owned(), value.to_owned());
+    }
+    Ok(env)
+}
+
+/// Run the command and return the process exit status.
+pub async fn run(args: RunArgs) -> anyhow::Result<i32> {
+    let config = crate::rpc::load_config(args.config.as_deref()).context("loading configuration")?;
+    let tool = BashTool::new(config);
+    let params = BashParams {
+        command: args.command.join(" "),
+        cwd: args.cwd,
+        env: parse_env(&args.env)?,
+        timeout: args.timeout,
+        head: args.head,
+        tail: args.tail,
+        pty: args.pty,
+        background: args.background,
+        yield_ms: args.yield_ms,
+        session: args.session,
+    };
+    let cancel = CancellationToken::new();
+    let on_interrupt = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            on_interrupt.cancel();
+        }
+    });
+    let result = tool.call(params, cancel).await;
+    if args.json {
+        println!("{}", serde_json::to_string(&result)?);
+        return Ok(0);
+    }
+    println!("{}", result.model_text());
+    Ok(exit_status(&result))
+}
+
+/// The exit status `shellgate run` mirrors for a result.
+pub fn exit_status(result: &ToolResult) -> i32 {
+    match result.status {
+        ToolStatus::TimedOut => 124,
+        ToolStatus::Cancelled => 130,
+        ToolStatus::Blocked | ToolStatus::ApprovalPending => 126,
+        ToolStatus::FailedToStart => 127,
+        ToolStatus::Running => 0,
+        ToolStatus::Completed => result.exit_code.unwrap_or_else(|| {
+            result
+                .signal
+                .as_deref()
+                .and_then(|name| (1..65).find(|&n| shellgate::executor::signal_name(n) == name))
+                .map_or(1, |n| 128 + n)
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_pairs_parse_and_reject_garbage() {
+        let env = parse_env(&["A=1".into(), "B=x=y".into(), "C=".into()]).unwrap();
+        assert_eq!(env["B"], "x=y");
+        assert_eq!(env["C"], "");
+        assert!(parse_env(&["NOEQUALS".into()]).is_err());
+        assert!(parse_env(&["=v".into()]).is_err());
+    }
+
+    #[test]
+    fn exit_status_mirrors_the_command() {
+        let mut r = ToolResult::not_run(ToolStatus::Completed, "", "/");
+        r.exit_code = Some(4);
+        assert_eq!(exit_status(&r), 4);
+        r.exit_code = None;
+        r.signal = Some("SIGKILL".into());
+        assert_eq!(exit_status(&r), 137);
+        r.status = ToolStatus::TimedOut;
+        assert_eq!(exit_status(&r), 124);
+    }
+}

@@ -1,0 +1,210 @@
+//! End-to-end tests of `shellgate run` and `shellgate rpc` through the real binary.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+fn shellgate() -> Command {
+    Command::new(assert_cmd::cargo::cargo_bin!("shellgate"))
+}
+
+fn run_json(args: &[&str]) -> Value {
+    let out = shellgate().arg("run").arg("--json").args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "engine failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        text.lines().count(),
+        1,
+        "exactly one JSON object expected: {text}"
+    );
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn json_result_has_the_contract_fields() {
+    let v = run_json(&["echo hello; echo oops >&2; exit 3"]);
+    assert_eq!(v["status"], "completed");
+    assert_eq!(v["exit_code"], 3);
+    assert_eq!(v["is_error"], true);
+    let output = v["output"].as_str().unwrap();
+    let (hello, oops) = (output.find("hello").unwrap(), output.find("oops").unwrap());
+    assert!(hello < oops, "{output}");
+    assert!(v["duration_ms"].is_u64());
+    assert_eq!(v["cwd"], std::env::current_dir().unwrap().display().to_string());
+    for field in [
+        "signal",
+        "truncation",
+        "artifact",
+        "notices",
+        "job_id",
+        "pipeline_status",
+        "blocked",
+    ] {
+        assert!(v.get(field).is_some(), "missing {field}");
+    }
+}
+
+#[test]
+fn human_mode_prints_output_and_mirrors_exit_code() {
+    let out = shellgate().args(["run", "seq 1 5"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "1\n2\n3\n4\n5\n");
+    let out = shellgate().args(["run", "exit 4"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(4));
+}
+
+#[test]
+fn words_after_double_dash_are_joined() {
+    let v = run_json(&["--", "echo", "a", "-n", "b"]);
+    assert_eq!(v["output"], "a -n b\n");
+}
+
+#[test]
+fn options_cwd_env_and_limits_apply() {
+    let dir = std::env::temp_dir();
+    let v = run_json(&[
+        "--cwd",
+        dir.to_str().unwrap(),
+        "--env",
+        "SG_TEST_V=42",
+        "--head",
+        "2",
+        "pwd; echo $SG_TEST_V; echo 3",
+    ]);
+    let expected = format!("{}\n42\n", std::fs::canonicalize(&dir).unwrap().display());
+    assert_eq!(v["output"], expected.as_str());
+    let v = run_json(&["--cwd", "/definitely/not/here", "true"]);
+    assert_eq!(v["status"], "failed_to_start");
+    assert!(
+        v["output"]
+            .as_str()
+            .unwrap()
+            .contains("Working directory does not exist")
+    );
+}
+
+#[test]
+fn bad_arguments_are_clear_errors() {
+    let out = shellgate()
+        .args(["run", "--env", "NOEQ", "true"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("K=V"));
+    let out = shellgate().args(["run"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn timeout_returns_promptly_and_leaves_nothing_behind() {
+    let start = Instant::now();
+    let v = run_json(&["--timeout", "1", "sleep 981.731"]);
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "took {:?}",
+        start.elapsed()
+    );
+    assert_eq!(v["status"], "timed_out");
+    assert_eq!(v["is_error"], true);
+    let survivors = Command::new("pgrep")
+        .args(["-f", "sleep 981.731"])
+        .output()
+        .unwrap();
+    assert!(
+        survivors.stdout.is_empty(),
+        "survivor: {}",
+        String::from_utf8_lossy(&survivors.stdout)
+    );
+    let human = shellgate()
+        .args(["run", "--timeout", "1", "sleep 981.732"])
+        .output()
+        .unwrap();
+    assert_eq!(human.status.code(), Some(124));
+    assert!(String::from_utf8_lossy(&human.stdout).contains("[Command timed out after 1 seconds]"));
+}
+
+#[test]
+fn rpc_serves_requests_concurrently_and_survives_garbage() {
+    let mut child = shellgate()
+        .arg("rpc")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":1,"method":"bash","params":{{"command":"sleep 1.5; echo slow"}}}}"#
+    )
+    .unwrap();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":2,"method":"bash","params":{{"command":"echo fast"}}}}"#
+    )
+    .unwrap();
+    writeln!(stdin, "this is not json").unwrap();
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":3,"method":"nope"}}"#).unwrap();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":4,"method":"bash","params":{{"cmd":"x"}}}}"#
+    )
+    .unwrap();
+    drop(stdin);
+    let replies: Vec<Value> = BufReader::new(child.stdout.take().unwrap())
+        .lines()
+        .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
+        .collect();
+    assert!(child.wait().unwrap().success());
+    let order: Vec<Value> = replies.iter().map(|r| r["id"].clone()).collect();
+    let pos = |id: i64| order.iter().position(|v| *v == Value::from(id)).unwrap();
+    assert!(pos(2) < pos(1), "fast request must be answered first: {order:?}");
+    assert_eq!(replies[pos(1)]["result"]["output"], "slow\n");
+    assert!(
+        replies
+            .iter()
+            .any(|r| r["id"].is_null() && r["error"]["code"] == -32700)
+    );
+    assert_eq!(replies[pos(3)]["error"]["code"], -32601);
+    assert_eq!(replies[pos(4)]["error"]["code"], -32602);
+}
+
+#[test]
+fn rpc_abort_cancels_a_running_request() {
+    let mut child = shellgate()
+        .arg("rpc")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":"long","method":"bash","params":{{"command":"echo started; sleep 982.113"}}}}"#)
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":9,"method":"abort","params":{{"id":"long"}}}}"#
+    )
+    .unwrap();
+    drop(stdin);
+    let replies: Vec<Value> = BufReader::new(child.stdout.take().unwrap())
+        .lines()
+        .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
+        .collect();
+    child.wait().unwrap();
+    let long = replies.iter().find(|r| r["id"] == "long").unwrap();
+    assert_eq!(long["result"]["status"], "cancelled");
+    assert_eq!(long["result"]["output"], "started\n");
+    let abort = replies.iter().find(|r| r["id"] == 9).unwrap();
+    assert_eq!(abort["result"]["aborted"], true);
+    let survivors = Command::new("pgrep")
+        .args(["-f", "sleep 982.113"])
+        .output()
+        .unwrap();
+    assert!(survivors.stdout.is_empty());
+}
