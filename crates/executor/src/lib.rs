@@ -21,6 +21,7 @@
 mod outcome;
 mod pipe;
 mod spec;
+pub mod tree;
 
 use std::future::Future;
 use std::pin::Pin;

@@ -60,7 +60,10 @@ impl ExecOutcome {
 
     /// An outcome for a process that could not be started.
     pub fn failed_to_start(error: impl Into<String>, duration: Duration) -> Self {
-        Self { error: Some(error.into()), ..Self::new(RunStatus::FailedToStart, duration) }
+        Self {
+            error: Some(error.into()),
+            ..Self::new(RunStatus::FailedToStart, duration)
+        }
     }
 
     /// The status a shell would report: the exit code, or 128 + signal number.

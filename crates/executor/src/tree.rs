@@ -1,0 +1,402 @@
+//! Process trees: find every process a run started, signal them, kill them, reap them.
+//!
+//! A run's tree is its leader (the process the executor spawned, which leads a new session and process
+//! group) plus every process that descends from it — including those that escaped the group with
+//! `setsid`, a double fork or `nohup`. Escapees are found because the engine is a *child subreaper*
+//! ([`init_subreaper`]): when their parent dies they are re-parented to the engine instead of `init`, and
+//! are then attributed to a run by their session id, process group id, or the run marker variable
+//! ([`RUN_MARKER_VAR`]) in `/proc/<pid>/environ`.
+//!
+//! Reaping rule: tokio reaps the processes it spawned (by pid or pidfd). Adopted orphans are reaped here
+//! with `waitpid` on their specific pids, only when they are attributed to a tree and are not its leader;
+//! `waitpid(-1)` is never used, so no other component's children are stolen.
+//!
+//! ```
+//! use shellgate_executor::tree::{self, ProcessTree};
+//!
+//! tree::init_subreaper().unwrap();
+//! let child = std::process::Command::new("true").spawn().unwrap();
+//! let tree = ProcessTree::new(child.id(), None);
+//! let killed = tree.kill_all(); // SIGKILL to everything still running, then reap adopted zombies
+//! assert!(killed.iter().all(|p| p.pid != std::process::id()));
+//! ```
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use nix::errno::Errno;
+use nix::sys::signal::{Signal, kill, killpg};
+use nix::sys::wait::{WaitPidFlag, waitpid};
+use nix::unistd::Pid;
+
+/// Environment variable carrying a run's marker into every process it starts.
+///
+/// Descendants that leave the session and process group (`setsid`) still inherit it, so adopted orphans
+/// can be attributed to their run. A process that clears its environment (`env -i`) loses it.
+pub const RUN_MARKER_VAR: &str = "SHELLGATE_RUN_ID";
+
+/// Longest time [`ProcessTree::kill_all`] keeps re-scanning for processes that are still alive.
+const KILL_BUDGET: Duration = Duration::from_millis(500);
+
+static SUBREAPER: OnceLock<Result<(), Errno>> = OnceLock::new();
+static CHILDREN_FILE_MISSING: AtomicBool = AtomicBool::new(false);
+static MARKER_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Make the engine process a child subreaper (`PR_SET_CHILD_SUBREAPER`). Idempotent; call once at
+/// startup (the pipe executor also calls it before its first spawn).
+///
+/// Afterwards, orphaned descendants of anything the engine starts are re-parented to the engine rather
+/// than to `init`, so [`ProcessTree`] can still find and kill them. The engine then becomes responsible
+/// for reaping them; [`ProcessTree::kill_all`] and [`ProcessTree::reap_adopted`] do so.
+pub fn init_subreaper() -> io::Result<()> {
+    let result = SUBREAPER.get_or_init(|| {
+        // SAFETY: prctl with PR_SET_CHILD_SUBREAPER takes one integer argument and touches no memory.
+        let rc = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1 as libc::c_ulong, 0, 0, 0) };
+        if rc == 0 { Ok(()) } else { Err(Errno::last()) }
+    });
+    result.map_err(io::Error::from)
+}
+
+/// Whether the engine is currently a child subreaper (asks the kernel).
+pub fn is_subreaper() -> bool {
+    let mut flag: libc::c_int = 0;
+    // SAFETY: PR_GET_CHILD_SUBREAPER writes one c_int through the pointer, which points to `flag`.
+    let rc = unsafe {
+        libc::prctl(
+            libc::PR_GET_CHILD_SUBREAPER,
+            &raw mut flag as libc::c_ulong,
+            0,
+            0,
+            0,
+        )
+    };
+    rc == 0 && flag != 0
+}
+
+/// A marker unique to this engine process and run, for [`RUN_MARKER_VAR`].
+pub fn new_run_marker() -> String {
+    let n = MARKER_COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!("{}-{n}", std::process::id())
+}
+
+/// What `/proc/<pid>/stat` says about one process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcInfo {
+    /// Process id.
+    pub pid: u32,
+    /// Parent process id.
+    pub ppid: u32,
+    /// Process group id.
+    pub pgid: u32,
+    /// Session id.
+    pub sid: u32,
+    /// State letter (`R`, `S`, `Z` for a zombie, …).
+    pub state: char,
+    /// Command name (at most 15 bytes, from the kernel).
+    pub comm: String,
+}
+
+impl ProcInfo {
+    /// Whether the process has exited and waits to be reaped.
+    pub fn is_zombie(&self) -> bool {
+        self.state == 'Z' || self.state == 'X'
+    }
+}
+
+/// Read `/proc/<pid>/stat`; `None` when the process is gone or the file is malformed.
+pub fn read_proc(pid: u32) -> Option<ProcInfo> {
+    let text = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
+    parse_stat(&text)
+}
+
+fn parse_stat(text: &[u8]) -> Option<ProcInfo> {
+    // `pid (comm) state ppid pgrp session …`; comm may contain spaces and parentheses, so split at the
+    // last `)`.
+    let open = text.iter().position(|&b| b == b'(')?;
+    let close = text.iter().rposition(|&b| b == b')')?;
+    let pid = std::str::from_utf8(&text[..open]).ok()?.trim().parse().ok()?;
+    let comm = String::from_utf8_lossy(text.get(open + 1..close)?).into_owned();
+    let rest = std::str::from_utf8(text.get(close + 1..)?).ok()?;
+    let mut fields = rest.split_ascii_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let ppid = fields.next()?.parse().ok()?;
+    let pgid = fields.next()?.parse().ok()?;
+    let sid = fields.next()?.parse().ok()?;
+    Some(ProcInfo {
+        pid,
+        ppid,
+        pgid,
+        sid,
+        state,
+        comm,
+    })
+}
+
+/// Direct children of `pid`, from `/proc/<pid>/task/*/children` (every thread can be a parent); falls
+/// back to a scan of all of `/proc` when the kernel lacks that file.
+pub fn children_of(pid: u32) -> Vec<u32> {
+    if !CHILDREN_FILE_MISSING.load(Ordering::Relaxed)
+        && let Some(children) = children_from_task_files(pid)
+    {
+        return children;
+    }
+    all_processes()
+        .into_iter()
+        .filter(|p| p.ppid == pid)
+        .map(|p| p.pid)
+        .collect()
+}
+
+fn children_from_task_files(pid: u32) -> Option<Vec<u32>> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Some(Vec::new()); // the process is gone
+    };
+    let mut out = Vec::new();
+    let mut any_file = false;
+    let mut any_task = false;
+    for task in tasks.flatten() {
+        any_task = true;
+        let Ok(text) = std::fs::read_to_string(task.path().join("children")) else {
+            continue;
+        };
+        any_file = true;
+        out.extend(
+            text.split_ascii_whitespace()
+                .filter_map(|s| s.parse::<u32>().ok()),
+        );
+    }
+    if any_task && !any_file && pid == std::process::id() {
+        // Our own task directories exist but have no `children` file: CONFIG_PROC_CHILDREN is off.
+        CHILDREN_FILE_MISSING.store(true, Ordering::Relaxed);
+        return None;
+    }
+    Some(out)
+}
+
+/// Every process visible in `/proc`.
+pub fn all_processes() -> Vec<ProcInfo> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(read_proc)
+        .collect()
+}
+
+/// Whether `/proc/<pid>/environ` holds `RUN_MARKER_VAR=<marker>`. Zombies have no environment.
+pub fn has_run_marker(pid: u32, marker: &str) -> bool {
+    let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) else {
+        return false;
+    };
+    let needle = format!("{RUN_MARKER_VAR}={marker}");
+    environ.split(|&b| b == 0).any(|entry| entry == needle.as_bytes())
+}
+
+/// The processes of one run, found afresh from `/proc` each time they are asked for.
+///
+/// Cheap to clone (clones share the set of adopted pids seen so far).
+#[derive(Debug, Clone)]
+pub struct ProcessTree {
+    leader: u32,
+    marker: Option<String>,
+    /// Orphans once attributed to this tree (kept so they are still recognised as zombies, when their
+    /// environment can no longer be read).
+    adopted: Arc<Mutex<BTreeSet<u32>>>,
+}
+
+impl ProcessTree {
+    /// The tree led by `leader`, a process that called `setsid` (so its pid is also the session and
+    /// process group id). `marker` is the value of [`RUN_MARKER_VAR`] given to the run, if any.
+    pub fn new(leader: u32, marker: Option<String>) -> Self {
+        Self {
+            leader,
+            marker,
+            adopted: Arc::default(),
+        }
+    }
+
+    /// The leader's pid (also the run's session and process group id).
+    pub fn leader(&self) -> u32 {
+        self.leader
+    }
+
+    /// The run marker, if any.
+    pub fn marker(&self) -> Option<&str> {
+        self.marker.as_deref()
+    }
+
+    /// Every process of the tree that still exists (zombies included), leader included while it exists.
+    pub fn members(&self) -> Vec<ProcInfo> {
+        let engine = std::process::id();
+        let mut found: BTreeMap<u32, ProcInfo> = BTreeMap::new();
+        let mut queue: Vec<u32> = Vec::new();
+        if let Some(leader) = read_proc(self.leader)
+            && leader.sid == self.leader
+            && leader.pid != engine
+        {
+            queue.push(leader.pid);
+            found.insert(leader.pid, leader);
+        }
+        let subreaper = is_subreaper_cached();
+        let candidates: Vec<ProcInfo> = if subreaper {
+            children_of(engine).into_iter().filter_map(read_proc).collect()
+        } else {
+            all_processes()
+        };
+        let mut adopted = self
+            .adopted
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for proc in candidates {
+            if proc.pid == engine || found.contains_key(&proc.pid) {
+                continue;
+            }
+            if self.attributes(&proc, &adopted) {
+                if subreaper && proc.pid != self.leader {
+                    adopted.insert(proc.pid);
+                }
+                queue.push(proc.pid);
+                found.insert(proc.pid, proc);
+            }
+        }
+        drop(adopted);
+        while let Some(pid) = queue.pop() {
+            for child in children_of(pid) {
+                if child == engine || found.contains_key(&child) {
+                    continue;
+                }
+                if let Some(info) = read_proc(child) {
+                    queue.push(child);
+                    found.insert(child, info);
+                }
+            }
+        }
+        found.into_values().collect()
+    }
+
+    fn attributes(&self, proc: &ProcInfo, adopted: &BTreeSet<u32>) -> bool {
+        proc.sid == self.leader
+            || proc.pgid == self.leader
+            || adopted.contains(&proc.pid)
+            || self
+                .marker
+                .as_deref()
+                .is_some_and(|m| !proc.is_zombie() && has_run_marker(proc.pid, m))
+    }
+
+    /// Send `signal` to the process group and to every live member; returns the members signalled.
+    pub fn signal(&self, signal: Signal) -> Vec<ProcInfo> {
+        let _ = killpg(Pid::from_raw(self.leader as i32), signal);
+        let members: Vec<ProcInfo> = self.members().into_iter().filter(|p| !p.is_zombie()).collect();
+        for p in &members {
+            let _ = kill(Pid::from_raw(p.pid as i32), signal);
+        }
+        members
+    }
+
+    /// Graceful stop: SIGTERM to every member, then SIGCONT so stopped processes can act on it.
+    pub fn terminate(&self) -> Vec<ProcInfo> {
+        let members = self.signal(Signal::SIGTERM);
+        let _ = killpg(Pid::from_raw(self.leader as i32), Signal::SIGCONT);
+        for p in &members {
+            let _ = kill(Pid::from_raw(p.pid as i32), Signal::SIGCONT);
+        }
+        members
+    }
+
+    /// SIGKILL every member, re-scanning until none is left alive (processes forked meanwhile are caught
+    /// by the next scan; bounded to half a second), then reap adopted zombies.
+    ///
+    /// Returns each process that was killed (the leader excluded), for reporting.
+    pub fn kill_all(&self) -> Vec<ProcInfo> {
+        let start = Instant::now();
+        let leader = Pid::from_raw(self.leader as i32);
+        let mut killed: BTreeMap<u32, ProcInfo> = BTreeMap::new();
+        let _ = killpg(leader, Signal::SIGKILL);
+        loop {
+            let alive: Vec<ProcInfo> = self.members().into_iter().filter(|p| !p.is_zombie()).collect();
+            if alive.is_empty() || start.elapsed() > KILL_BUDGET {
+                break;
+            }
+            let _ = killpg(leader, Signal::SIGKILL);
+            for p in alive {
+                let _ = kill(Pid::from_raw(p.pid as i32), Signal::SIGKILL);
+                if p.pid != self.leader {
+                    killed.entry(p.pid).or_insert(p);
+                }
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        self.reap_adopted();
+        killed.into_values().collect()
+    }
+
+    /// Reap zombies of this tree that were re-parented to the engine (never the leader, which belongs
+    /// to whoever spawned it). Returns how many were reaped.
+    pub fn reap_adopted(&self) -> usize {
+        let engine = std::process::id();
+        let mut reaped = 0;
+        for p in self.members() {
+            if p.is_zombie() && p.ppid == engine && p.pid != self.leader {
+                match waitpid(Pid::from_raw(p.pid as i32), Some(WaitPidFlag::WNOHANG)) {
+                    Ok(nix::sys::wait::WaitStatus::StillAlive) | Err(_) => {}
+                    Ok(_) => reaped += 1,
+                }
+            }
+        }
+        if reaped > 0 {
+            let mut adopted = self
+                .adopted
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            adopted.retain(|&pid| read_proc(pid).is_some_and(|p| p.ppid == engine));
+        }
+        reaped
+    }
+}
+
+/// `is_subreaper` asks the kernel; remember a positive answer (it cannot be undone by us).
+fn is_subreaper_cached() -> bool {
+    if matches!(SUBREAPER.get(), Some(Ok(()))) {
+        return true;
+    }
+    is_subreaper()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_stat_with_odd_comm() {
+        let info = parse_stat(b"42 (a) b (c)) S 1 42 40 0 -1").unwrap();
+        assert_eq!(info.pid, 42);
+        assert_eq!(info.comm, "a) b (c)");
+        assert_eq!((info.state, info.ppid, info.pgid, info.sid), ('S', 1, 42, 40));
+        assert!(parse_stat(b"garbage").is_none());
+        assert!(parse_stat(b"1 (x) Z").is_none());
+    }
+
+    #[test]
+    fn reads_own_stat() {
+        let me = read_proc(std::process::id()).unwrap();
+        assert_eq!(me.pid, std::process::id());
+        assert!(!me.is_zombie());
+    }
+
+    #[test]
+    fn markers_are_unique() {
+        assert_ne!(new_run_marker(), new_run_marker());
+    }
+
+    #[test]
+    fn subreaper_is_idempotent() {
+        init_subreaper().unwrap();
+        init_subreaper().unwrap();
+        assert!(is_subreaper());
+    }
+}
