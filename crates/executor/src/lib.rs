@@ -18,6 +18,12 @@
 //! # });
 //! ```
 
+mod cwd;
+mod env;
+mod error;
+mod guard;
+mod job;
+mod launch;
 mod outcome;
 mod pipe;
 mod spec;
@@ -26,11 +32,20 @@ pub mod tree;
 use std::future::Future;
 use std::pin::Pin;
 
-pub use outcome::{ExecOutcome, RunStatus, signal_name};
+pub use cwd::{
+    CwdError, DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT, clamp_timeout, fallback_cwd, resolve_cwd,
+    validate_cwd,
+};
+pub use env::{NON_INTERACTIVE_ENV, PIPE_TERM, UTF8_LOCALE, is_utf8_locale, non_interactive};
+pub use error::ExecError;
+pub use job::{ProcessHandle, RunningProcess};
+pub use nix::sys::signal::Signal;
+pub use outcome::{ExecOutcome, RunStatus, SIGPIPE_STATUS, signal_name};
 pub use pipe::PipeExecutor;
 pub use shellgate_sink::Sink;
-pub use spec::{LaunchSpec, ShellConfig, StdinMode, shell_spec};
+pub use spec::{LaunchSpec, STATUS_FD, ShellConfig, StdinMode, find_on_path, shell_spec};
 pub use tokio_util::sync::CancellationToken;
+pub use tree::init_subreaper;
 
 /// A sink an executor can write to from any thread.
 pub type SendSink<'a> = dyn Sink + Send + 'a;

@@ -66,6 +66,18 @@ impl ExecOutcome {
         }
     }
 
+    /// Indices of the pipeline stages that failed. An upstream stage killed by SIGPIPE (status 141)
+    /// does not count: it only means a later stage stopped reading, as `head` does.
+    pub fn failed_stages(&self) -> Vec<usize> {
+        let last = self.pipeline_status.len().saturating_sub(1);
+        self.pipeline_status
+            .iter()
+            .enumerate()
+            .filter(|&(i, &code)| code != 0 && !(code == SIGPIPE_STATUS && i < last))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
     /// The status a shell would report: the exit code, or 128 + signal number.
     pub fn shell_status(&self) -> Option<i32> {
         self.exit_code.or_else(|| {
@@ -74,6 +86,9 @@ impl ExecOutcome {
         })
     }
 }
+
+/// Shell status of a process killed by SIGPIPE (128 + 13).
+pub const SIGPIPE_STATUS: i32 = 141;
 
 /// The conventional name of signal `signo` (`"SIGTERM"`), or `"SIG<n>"` when unknown.
 pub fn signal_name(signo: i32) -> String {
@@ -92,5 +107,7 @@ mod tests {
         let mut o = ExecOutcome::failed_to_start("x", Duration::ZERO);
         o.signal = Some("SIGKILL".into());
         assert_eq!(o.shell_status(), Some(137));
+        o.pipeline_status = vec![141, 1, 0, 141];
+        assert_eq!(o.failed_stages(), vec![1, 3]);
     }
 }

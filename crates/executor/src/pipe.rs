@@ -1,19 +1,25 @@
-//! The pipe executor: a process group, stdin from `/dev/null`, stdout and stderr merged into one pipe.
+//! The pipe executor: a new session, stdin from `/dev/null`, stdout and stderr merged into one pipe,
+//! the whole process tree stopped on timeout, cancel and completion.
 
-use std::os::fd::OwnedFd;
 use std::os::unix::process::ExitStatusExt;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
 use tokio::io::AsyncReadExt;
-use tokio::net::unix::pipe;
 use tokio_util::sync::CancellationToken;
 
-use crate::{ExecOutcome, Executor, LaunchSpec, RunStatus, SendSink, StdinMode, signal_name};
+use crate::error::ExecError;
+use crate::job::RunningProcess;
+use crate::launch::{Launched, launch, read_status};
+use crate::tree::{ProcInfo, ProcessTree};
+use crate::{ExecOutcome, Executor, LaunchSpec, RunStatus, SendSink, Sink, signal_name};
 
 /// Runs commands with pipes (no terminal).
+///
+/// Each run gets its own session (no controlling terminal: opening `/dev/tty` fails at once), one pipe
+/// for stdout and stderr (arrival order kept), a run marker in its environment, and a guard process
+/// between the engine and the command (so `kill $PPID` cannot reach the engine). When the command's
+/// shell exits, output is drained for at most [`drain_idle`](Self::drain_idle) of silence or
+/// [`drain_max`](Self::drain_max) in all; then every process left in its tree is killed and reported.
 #[derive(Debug, Clone)]
 pub struct PipeExecutor {
     /// After the main process exits, stop reading once no output arrived for this long.
@@ -32,169 +38,202 @@ impl Default for PipeExecutor {
 }
 
 const READ_CHUNK: usize = 64 * 1024;
+/// How many killed processes a notice names.
+const NOTICE_NAMES: usize = 5;
 
 impl Executor for PipeExecutor {
-    fn run<'a>(
-        &'a self,
-        spec: LaunchSpec,
-        sink: &'a mut SendSink<'_>,
-        cancel: CancellationToken,
-    ) -> impl std::future::Future<Output = ExecOutcome> + Send + 'a {
-        run_piped(self, spec, sink, cancel)
+    async fn run(&self, spec: LaunchSpec, sink: &mut SendSink<'_>, cancel: CancellationToken) -> ExecOutcome {
+        let start = Instant::now();
+        match launch(&spec) {
+            Ok(launched) => Box::pin(self.drive(launched, &spec, sink, cancel)).await,
+            Err(e) => {
+                sink.finish();
+                ExecOutcome::failed_to_start(e.to_string(), start.elapsed())
+            }
+        }
     }
 }
 
-async fn run_piped(
-    exec: &PipeExecutor,
-    spec: LaunchSpec,
-    sink: &mut SendSink<'_>,
-    cancel: CancellationToken,
-) -> ExecOutcome {
-    let start = Instant::now();
-    let (reader, writer) = match std::io::pipe() {
-        Ok(pair) => pair,
-        Err(e) => {
-            return ExecOutcome::failed_to_start(format!("cannot create output pipe: {e}"), start.elapsed());
-        }
-    };
-    let mut child = {
-        let mut cmd = tokio::process::Command::new(&spec.program);
-        cmd.args(&spec.args).current_dir(&spec.cwd);
-        if spec.env_clear {
-            cmd.env_clear();
-        }
-        for key in &spec.env_remove {
-            cmd.env_remove(key);
-        }
-        cmd.envs(&spec.env);
-        cmd.stdin(match spec.stdin {
-            StdinMode::Null => Stdio::null(),
-            StdinMode::Piped => Stdio::piped(),
+impl PipeExecutor {
+    /// Start `spec` as a job that runs on its own tokio task, writing its output into `sink`, and return
+    /// a handle at once. Must be called inside a tokio runtime.
+    ///
+    /// The job honours `spec.timeout` and `spec.kill_grace`, and stops only through its handle
+    /// ([`RunningProcess::cancel`], [`RunningProcess::signal`]) — not when the caller's own work is
+    /// cancelled. With [`crate::StdinMode::Piped`], its stdin is [`RunningProcess::take_stdin`]. If the
+    /// runtime shuts down, the task is dropped and the job's whole tree is killed.
+    pub fn spawn<S>(&self, spec: LaunchSpec, sink: S) -> Result<RunningProcess, ExecError>
+    where
+        S: Sink + Send + 'static,
+    {
+        let mut launched = launch(&spec)?;
+        let stdin = launched.stdin.take();
+        let cancel = CancellationToken::new();
+        let (tx, rx) = tokio::sync::watch::channel(None);
+        let tree = launched.tree.clone();
+        let pid = launched.pid;
+        let exec = self.clone();
+        let task_cancel = cancel.clone();
+        tokio::spawn(async move {
+            let mut sink = sink;
+            let outcome = Box::pin(exec.drive(launched, &spec, &mut sink, task_cancel)).await;
+            let _ = tx.send(Some(outcome));
         });
-        let stderr_writer = match writer.try_clone() {
-            Ok(w) => w,
-            Err(e) => {
-                return ExecOutcome::failed_to_start(
-                    format!("cannot duplicate output pipe: {e}"),
-                    start.elapsed(),
-                );
-            }
-        };
-        cmd.stdout(Stdio::from(OwnedFd::from(writer)));
-        cmd.stderr(Stdio::from(OwnedFd::from(stderr_writer)));
-        cmd.process_group(0);
-        cmd.kill_on_drop(true);
-        match cmd.spawn() {
-            Ok(child) => child,
-            Err(e) => {
-                return ExecOutcome::failed_to_start(
-                    format!("cannot start {}: {e}", spec.program),
-                    start.elapsed(),
-                );
-            }
-        }
-        // `cmd` (holding our copies of the write end) is dropped here, so EOF arrives when the
-        // process tree closes its copies.
-    };
-    let pid = child.id();
-    let pgid = pid.map(|p| Pid::from_raw(p as i32));
-    let mut reader = match pipe::Receiver::from_owned_fd(OwnedFd::from(reader)) {
-        Ok(r) => r,
-        Err(e) => {
-            if let Some(pg) = pgid {
-                let _ = killpg(pg, Signal::SIGKILL);
-            }
-            return ExecOutcome::failed_to_start(format!("cannot watch output pipe: {e}"), start.elapsed());
-        }
-    };
-
-    let mut buf = vec![0u8; READ_CHUNK];
-    let mut status = RunStatus::Completed;
-    let mut notices = Vec::new();
-    let deadline = spec.timeout.map(|t| tokio::time::Instant::from_std(start + t));
-    let mut kill_at: Option<tokio::time::Instant> = None;
-    let mut eof = false;
-    let exit_status;
-
-    // Phase 1: until the main process exits.
-    loop {
-        tokio::select! {
-            read = reader.read(&mut buf), if !eof => match read {
-                Ok(0) | Err(_) => eof = true,
-                Ok(n) => sink.write(&buf[..n]),
-            },
-            waited = child.wait() => {
-                exit_status = waited.ok();
-                break;
-            }
-            () = sleep_until_opt(deadline), if status == RunStatus::Completed && deadline.is_some() => {
-                status = RunStatus::TimedOut;
-                kill_at = Some(signal_tree(pgid, spec.kill_grace));
-            }
-            () = cancel.cancelled(), if status == RunStatus::Completed => {
-                status = RunStatus::Cancelled;
-                kill_at = Some(signal_tree(pgid, spec.kill_grace));
-            }
-            () = sleep_until_opt(kill_at), if kill_at.is_some() => {
-                if let Some(pg) = pgid {
-                    let _ = killpg(pg, Signal::SIGKILL);
-                }
-                kill_at = None;
-            }
-        }
+        Ok(RunningProcess::new(pid, stdin, tree, cancel, rx))
     }
 
-    // Phase 2: bounded drain of what the tree still writes.
-    if !eof {
-        let drain_end = tokio::time::Instant::now() + exec.drain_max;
+    /// Follow a launched process to its end: the loop shared by [`Executor::run`] and [`Self::spawn`].
+    async fn drive(
+        &self,
+        launched: Launched,
+        spec: &LaunchSpec,
+        sink: &mut (dyn Sink + Send + '_),
+        cancel: CancellationToken,
+    ) -> ExecOutcome {
+        let Launched {
+            mut child,
+            mut output,
+            mut status,
+            stdin,
+            tree,
+            pid,
+            start,
+        } = launched;
+        // A pipe stdin not handed out (run() with StdinMode::Piped) is closed now: EOF for the command.
+        drop(stdin);
+        let mut guard = KillOnDrop {
+            tree: &tree,
+            armed: true,
+        };
+        let mut buf = vec![0u8; READ_CHUNK];
+        let mut run_status = RunStatus::Completed;
+        let mut notices = Vec::new();
+        let deadline = spec.timeout.map(|t| tokio::time::Instant::from_std(start + t));
+        let mut kill_at: Option<tokio::time::Instant> = None;
+        let mut eof = false;
+        let exit_status;
+
+        // Phase 1: until the leader exits.
         loop {
-            let idle_end = (tokio::time::Instant::now() + exec.drain_idle).min(drain_end);
             tokio::select! {
-                read = reader.read(&mut buf) => match read {
-                    Ok(0) | Err(_) => { eof = true; break; }
+                read = output.read(&mut buf), if !eof => match read {
+                    Ok(0) | Err(_) => eof = true,
                     Ok(n) => sink.write(&buf[..n]),
                 },
-                () = tokio::time::sleep_until(idle_end) => break,
+                waited = child.wait() => {
+                    exit_status = waited.ok();
+                    break;
+                }
+                () = sleep_until_opt(deadline), if run_status == RunStatus::Completed && deadline.is_some() => {
+                    run_status = RunStatus::TimedOut;
+                    tree.terminate();
+                    kill_at = Some(tokio::time::Instant::now() + spec.kill_grace);
+                }
+                () = cancel.cancelled(), if run_status == RunStatus::Completed => {
+                    run_status = RunStatus::Cancelled;
+                    tree.terminate();
+                    kill_at = Some(tokio::time::Instant::now() + spec.kill_grace);
+                }
+                () = sleep_until_opt(kill_at), if kill_at.is_some() => {
+                    tree.kill_all();
+                    kill_at = None;
+                }
             }
         }
-    }
-    // Nothing of a foreground run outlives it.
-    if let Some(pg) = pgid
-        && killpg(pg, Signal::SIGKILL).is_ok()
-        && status == RunStatus::Completed
-    {
-        notices.push(if eof {
-            "Background processes left by the command were stopped.".to_owned()
-        } else {
-            "Output was still held open by a background process after the command exited; it was stopped."
-                .to_owned()
-        });
-    }
-    sink.finish();
+        // Remember orphans that are still alive now, so they are recognised even after they exit.
+        let _ = tree.members();
 
-    let (exit_code, signal) = match exit_status {
-        Some(st) => (st.code(), st.signal().map(signal_name)),
-        None => (None, None),
-    };
-    ExecOutcome {
-        status,
-        exit_code,
-        signal,
-        pipeline_status: Vec::new(),
-        cwd_after: None,
-        duration: start.elapsed(),
-        pid,
-        notices,
-        error: None,
+        // Phase 2: bounded drain of what the tree still writes. While a stop is in progress, the rest of
+        // the tree gets the remainder of its grace period to exit (and close the pipe) on its own.
+        let mut held_open = false;
+        if !eof {
+            let drain_end = kill_at.unwrap_or_else(|| tokio::time::Instant::now() + self.drain_max);
+            loop {
+                let idle_end = if kill_at.is_some() {
+                    drain_end
+                } else {
+                    (tokio::time::Instant::now() + self.drain_idle).min(drain_end)
+                };
+                tokio::select! {
+                    read = output.read(&mut buf) => match read {
+                        Ok(0) | Err(_) => { eof = true; break; }
+                        Ok(n) => sink.write(&buf[..n]),
+                    },
+                    () = tokio::time::sleep_until(idle_end) => break,
+                }
+            }
+            held_open = !eof;
+        }
+        // Nothing of a run outlives it.
+        let killed = tree.kill_all();
+        guard.armed = false;
+        if run_status == RunStatus::Completed {
+            if held_open {
+                notices.push(
+                    "Output was still held open by a background process after the command exited; \
+                     reading stopped."
+                        .to_owned(),
+                );
+            }
+            if !killed.is_empty() {
+                notices.push(killed_notice(&killed));
+            }
+        }
+        // Catch what the killed processes had already written.
+        if held_open {
+            while let Ok(Ok(n)) = tokio::time::timeout(Duration::from_millis(20), output.read(&mut buf)).await
+            {
+                if n == 0 {
+                    break;
+                }
+                sink.write(&buf[..n]);
+            }
+        }
+        sink.finish();
+
+        let (exit_code, signal) = match exit_status {
+            Some(st) => (st.code(), st.signal().map(signal_name)),
+            None => (None, None),
+        };
+        let mut outcome = ExecOutcome::new(run_status, start.elapsed());
+        outcome.exit_code = exit_code;
+        outcome.signal = signal;
+        outcome.pipeline_status = read_status(status.as_mut());
+        outcome.pid = Some(pid);
+        outcome.notices = notices;
+        outcome
     }
 }
 
-/// Send SIGTERM to the group and return when SIGKILL is due.
-fn signal_tree(pgid: Option<Pid>, grace: Duration) -> tokio::time::Instant {
-    if let Some(pg) = pgid {
-        let _ = killpg(pg, Signal::SIGTERM);
+/// Kills the tree if the run is abandoned (its future dropped) before it finished.
+struct KillOnDrop<'a> {
+    tree: &'a ProcessTree,
+    armed: bool,
+}
+
+impl Drop for KillOnDrop<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            self.tree.kill_all();
+        }
     }
-    tokio::time::Instant::now() + grace
+}
+
+fn killed_notice(killed: &[ProcInfo]) -> String {
+    let mut names: Vec<String> = killed
+        .iter()
+        .take(NOTICE_NAMES)
+        .map(|p| format!("{} (pid {})", p.comm, p.pid))
+        .collect();
+    if killed.len() > NOTICE_NAMES {
+        names.push(format!("and {} more", killed.len() - NOTICE_NAMES));
+    }
+    let plural = if killed.len() == 1 { "process" } else { "processes" };
+    format!(
+        "Stopped {} background {plural} still running after the command exited: {}.",
+        killed.len(),
+        names.join(", ")
+    )
 }
 
 async fn sleep_until_opt(at: Option<tokio::time::Instant>) {

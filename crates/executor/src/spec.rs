@@ -37,6 +37,11 @@ pub struct LaunchSpec {
     pub timeout: Option<Duration>,
     /// Time between SIGTERM and SIGKILL when the tree is stopped.
     pub kill_grace: Duration,
+    /// The command writes a status trailer (the last pipeline's `PIPESTATUS`) to [`STATUS_FD`]; the pipe
+    /// executor then provides that descriptor and fills [`crate::ExecOutcome::pipeline_status`].
+    /// Set by [`shell_spec`] for bash; executors that do not provide the descriptor may ignore it (the
+    /// trailer then fails silently).
+    pub status_report: bool,
 }
 
 impl LaunchSpec {
@@ -57,6 +62,7 @@ impl LaunchSpec {
             pty: false,
             timeout: None,
             kill_grace: Duration::from_secs(2),
+            status_report: false,
         }
     }
 
@@ -110,20 +116,62 @@ pub fn find_on_path(name: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// Descriptor on which a bash command reports its last pipeline's statuses (see
+/// [`LaunchSpec::status_report`]). High enough to stay clear of the descriptors scripts use (`3`–`9`)
+/// and of those bash allocates for `{var}>` redirections (from 10 upward).
+pub const STATUS_FD: i32 = 63;
+
+/// Appended to bash scripts that contain a pipeline: reports `PIPESTATUS` and `$?` of the last
+/// top-level pipeline on [`STATUS_FD`] (space-separated, `$?` last; `IFS` plays no part), then exits with `$?`, so
+/// the command's own status is unchanged. Failures to write are silent.
+const STATUS_TRAILER: &str = "\n__shellgate_ps=(\"${PIPESTATUS[@]}\" \"$?\"); \
+builtin printf '%s ' \"${__shellgate_ps[@]}\" 2>/dev/null >&63; builtin exit \"${__shellgate_ps[-1]}\"";
+
+/// Whether a status trailer can be appended to `script` without changing its meaning, and is worth it
+/// (the script has a pipe). Scripts with here-documents or a trailing line continuation are left alone:
+/// the trailer would become part of the document or of the last command.
+fn wants_status_trailer(shell: &std::path::Path, script: &str) -> bool {
+    let is_bash = shell.file_name().and_then(|n| n.to_str()) == Some("bash");
+    let trimmed = script.trim_end_matches([' ', '\t', '\n']);
+    is_bash && script.contains('|') && !script.contains("<<") && !trimmed.ends_with('\\')
+}
+
 /// A spec that runs `command` with the configured shell (`<shell> [-l] -c <command>`).
+///
+/// For bash, a command containing a pipeline gets a status trailer so the pipe executor can report
+/// per-stage statuses ([`LaunchSpec::status_report`]).
 pub fn shell_spec(config: &ShellConfig, command: &str, cwd: impl Into<PathBuf>) -> LaunchSpec {
     let shell = config.resolve_shell();
-    let script = match &config.prefix {
+    let mut script = match &config.prefix {
         Some(prefix) if !prefix.trim().is_empty() => format!("{prefix} {command}"),
         _ => command.to_owned(),
     };
+    let status_report = wants_status_trailer(&shell, &script);
+    if status_report {
+        script.push_str(STATUS_TRAILER);
+    }
     let mut args = Vec::new();
     if config.login {
         args.push("-l".to_owned());
     }
     args.push("-c".to_owned());
     args.push(script);
-    LaunchSpec::new(shell.to_string_lossy().into_owned(), args, cwd)
+    let mut spec = LaunchSpec::new(shell.to_string_lossy().into_owned(), args, cwd);
+    spec.status_report = status_report;
+    spec
+}
+
+/// Parse a status trailer line: the stage statuses, then `$?`. Returns the stages (only when there are
+/// at least two, i.e. the last command was a pipeline).
+pub(crate) fn parse_status_trailer(text: &str) -> Option<Vec<i32>> {
+    let line = text.lines().next_back()?;
+    let mut numbers: Vec<i32> = line
+        .split_ascii_whitespace()
+        .map(str::parse)
+        .collect::<Result<_, _>>()
+        .ok()?;
+    numbers.pop()?;
+    (numbers.len() >= 2).then_some(numbers)
 }
 
 #[cfg(test)]
@@ -141,6 +189,32 @@ mod tests {
         assert_eq!(spec.program, "/bin/bash");
         assert_eq!(spec.args, ["-l", "-c", "nice ls"]);
         assert_eq!(spec.cwd, PathBuf::from("/tmp"));
+    }
+
+    #[test]
+    fn pipelines_get_a_status_trailer_in_bash_only() {
+        let bash = ShellConfig {
+            shell: Some("/bin/bash".into()),
+            ..ShellConfig::default()
+        };
+        let spec = shell_spec(&bash, "a | b", "/");
+        assert!(spec.status_report);
+        assert!(spec.args[1].starts_with("a | b\n__shellgate_ps="));
+        assert!(!shell_spec(&bash, "cat <<EOF | x\nhi\nEOF", "/").status_report);
+        assert!(!shell_spec(&bash, "echo hi", "/").status_report);
+        let sh = ShellConfig {
+            shell: Some("/bin/sh".into()),
+            ..ShellConfig::default()
+        };
+        assert!(!shell_spec(&sh, "a | b", "/").status_report);
+    }
+
+    #[test]
+    fn parses_status_trailers() {
+        assert_eq!(parse_status_trailer("0 141 0\n"), Some(vec![0, 141]));
+        assert_eq!(parse_status_trailer("3 3\n"), None);
+        assert_eq!(parse_status_trailer("x y"), None);
+        assert_eq!(parse_status_trailer(""), None);
     }
 
     #[test]

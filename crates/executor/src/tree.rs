@@ -316,7 +316,6 @@ impl ProcessTree {
         let start = Instant::now();
         let leader = Pid::from_raw(self.leader as i32);
         let mut killed: BTreeMap<u32, ProcInfo> = BTreeMap::new();
-        let _ = killpg(leader, Signal::SIGKILL);
         loop {
             let alive: Vec<ProcInfo> = self.members().into_iter().filter(|p| !p.is_zombie()).collect();
             if alive.is_empty() || start.elapsed() > KILL_BUDGET {

@@ -1,0 +1,123 @@
+//! Starting a process for the pipe executor: pipes, environment, run marker, the `pre_exec` hook.
+
+use std::io::{PipeReader, Read};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::process::Stdio;
+use std::time::Instant;
+
+use nix::fcntl::{FcntlArg, OFlag, fcntl};
+use tokio::net::unix::pipe;
+use tokio::process::{Child, ChildStdin};
+
+use crate::cwd::validate_cwd;
+use crate::error::ExecError;
+use crate::spec::parse_status_trailer;
+use crate::tree::{self, ProcessTree, RUN_MARKER_VAR};
+use crate::{LaunchSpec, StdinMode, guard};
+
+/// A started process and everything needed to follow it.
+pub(crate) struct Launched {
+    pub(crate) child: Child,
+    pub(crate) output: pipe::Receiver,
+    pub(crate) status: Option<PipeReader>,
+    pub(crate) stdin: Option<ChildStdin>,
+    pub(crate) tree: ProcessTree,
+    pub(crate) pid: u32,
+    pub(crate) start: Instant,
+}
+
+/// Start `spec` in a new session with stdout and stderr on one pipe. Needs a tokio runtime.
+pub(crate) fn launch(spec: &LaunchSpec) -> Result<Launched, ExecError> {
+    let start = Instant::now();
+    validate_cwd(&spec.cwd)?;
+    // Idempotent; without it escaped descendants are re-parented to init and only a full /proc scan
+    // (by session, group and marker) finds them.
+    let _ = tree::init_subreaper();
+    let pipe_err = |what| move |source| ExecError::Pipe { what, source };
+    let (reader, writer) = std::io::pipe().map_err(pipe_err("output pipe"))?;
+    let stderr_writer = writer.try_clone().map_err(pipe_err("output pipe"))?;
+    let status_pipe = if spec.status_report {
+        let (r, w) = std::io::pipe().map_err(pipe_err("status pipe"))?;
+        fcntl(&r, FcntlArg::F_SETFL(OFlag::O_NONBLOCK)).map_err(|e| ExecError::Pipe {
+            what: "status pipe",
+            source: e.into(),
+        })?;
+        Some((r, w))
+    } else {
+        None
+    };
+    let marker = tree::new_run_marker();
+
+    let mut cmd = tokio::process::Command::new(&spec.program);
+    cmd.args(&spec.args).current_dir(&spec.cwd);
+    if spec.env_clear {
+        cmd.env_clear();
+    }
+    for key in &spec.env_remove {
+        cmd.env_remove(key);
+    }
+    cmd.envs(&spec.env);
+    cmd.env(RUN_MARKER_VAR, &marker);
+    cmd.stdin(match spec.stdin {
+        StdinMode::Null => Stdio::null(),
+        StdinMode::Piped => Stdio::piped(),
+    });
+    cmd.stdout(Stdio::from(OwnedFd::from(writer)));
+    cmd.stderr(Stdio::from(OwnedFd::from(stderr_writer)));
+    // Only reaches the guard; the guard's death takes the command down through its parent-death
+    // signal, and the executor kills the rest of the tree itself.
+    cmd.kill_on_drop(true);
+    let engine = std::process::id() as libc::pid_t;
+    let status_fd = status_pipe.as_ref().map(|(_, w)| w.as_raw_fd());
+    // SAFETY: the hook only makes async-signal-safe system calls and does not allocate (see guard.rs);
+    // the captured values are plain integers.
+    unsafe {
+        cmd.pre_exec(move || guard::in_child(engine, status_fd));
+    }
+    let mut child = cmd.spawn().map_err(|source| ExecError::Spawn {
+        program: spec.program.clone(),
+        source,
+    })?;
+    // Drop our copies of the write ends, so EOF arrives when the process tree closes its copies.
+    drop(cmd);
+    let status = status_pipe.map(|(r, _w)| r);
+    let pid = child.id().unwrap_or(0);
+    let tree = ProcessTree::new(pid, Some(marker));
+    let output = match pipe::Receiver::from_owned_fd(OwnedFd::from(reader)) {
+        Ok(r) => r,
+        Err(source) => {
+            let _ = child.start_kill();
+            tree.kill_all();
+            return Err(ExecError::Pipe {
+                what: "output watcher",
+                source,
+            });
+        }
+    };
+    Ok(Launched {
+        stdin: child.stdin.take(),
+        child,
+        output,
+        status,
+        tree,
+        pid,
+        start,
+    })
+}
+
+/// Read what the shell wrote to the status pipe (it is non-blocking: descendants may still hold the
+/// write end, so EOF may never come) and parse it.
+pub(crate) fn read_status(reader: Option<&mut PipeReader>) -> Vec<i32> {
+    let Some(reader) = reader else {
+        return Vec::new();
+    };
+    let mut buf = [0u8; 512];
+    let mut text = Vec::new();
+    while let Ok(n) = reader.read(&mut buf) {
+        if n == 0 || text.len() > 4096 {
+            break;
+        }
+        text.extend_from_slice(&buf[..n]);
+    }
+    parse_status_trailer(&String::from_utf8_lossy(&text)).unwrap_or_default()
+}

@@ -1,0 +1,163 @@
+//! Process-tree control: background and escaped descendants, TERM-ignoring trees, cancellation, the
+//! engine's own safety, zombies.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{assert_no_survivors, bash, run, run_spec, zombies_named};
+use shellgate_executor::{Executor, PipeExecutor, RunStatus, Sink, init_subreaper};
+use tokio_util::sync::CancellationToken;
+
+#[tokio::test]
+async fn background_and_escaped_descendants_leave_no_survivor() {
+    let cases = [
+        ("sleep 987.401 & echo started", "987.401"),
+        ("nohup sleep 987.402 >/dev/null 2>&1 & echo started", "987.402"),
+        ("setsid sleep 987.403 & echo started", "987.403"),
+        ("setsid -f sleep 987.404 >/dev/null 2>&1; echo started", "987.404"),
+        ("(sleep 987.405 &); echo started", "987.405"),
+        ("( (sleep 987.406 >/dev/null 2>&1 &) & ); echo started", "987.406"),
+        (
+            "env -i /bin/sleep 987.407 >/dev/null 2>&1 & echo started",
+            "987.407",
+        ),
+    ];
+    for (command, marker) in cases {
+        // The 30 s timeout stands in for "promptly": the sleeps would last 987 s.
+        let (outcome, out) = run(command).await;
+        assert_eq!(outcome.status, RunStatus::Completed, "{command}");
+        assert_eq!(outcome.exit_code, Some(0), "{command}");
+        assert_eq!(out, "started\n", "{command}");
+        assert!(
+            outcome
+                .notices
+                .iter()
+                .any(|n| n.starts_with("Stopped 1 background process")),
+            "{command}: {:?}",
+            outcome.notices
+        );
+        assert_no_survivors(marker);
+    }
+}
+
+#[tokio::test]
+async fn process_substitution_output_is_kept() {
+    let (outcome, out) = run("exec > >(sed s/^/987.408:/); echo via-sed").await;
+    assert_eq!(outcome.status, RunStatus::Completed);
+    assert_eq!(out, "987.408:via-sed\n");
+    assert_no_survivors("987.408");
+}
+
+#[tokio::test]
+async fn term_ignoring_tree_is_killed_at_timeout() {
+    let mut spec = bash("trap '' TERM; sleep 987.411 & setsid sleep 987.412 & sleep 987.413; echo never");
+    spec.timeout = Some(Duration::from_millis(300));
+    spec.kill_grace = Duration::from_millis(200);
+    let (outcome, out) = run_spec(spec).await;
+    assert_eq!(outcome.status, RunStatus::TimedOut);
+    assert!(!out.contains("never"));
+    assert_eq!(outcome.signal.as_deref(), Some("SIGKILL"));
+    assert_no_survivors("987.41");
+}
+
+#[tokio::test]
+async fn tree_whose_leader_exited_first() {
+    let (outcome, _) = run("(trap '' TERM HUP; exec sleep 987.421) & exit 5").await;
+    assert_eq!(outcome.status, RunStatus::Completed);
+    assert_eq!(outcome.exit_code, Some(5));
+    assert_no_survivors("987.421");
+
+    // At a timeout the shell dies of SIGTERM first; its TERM-ignoring child is killed after the grace.
+    let mut spec = bash("(trap '' TERM; sleep 987.422 >/dev/null) & sleep 987.423");
+    spec.timeout = Some(Duration::from_millis(300));
+    spec.kill_grace = Duration::from_millis(200);
+    let (outcome, _) = run_spec(spec).await;
+    assert_eq!(outcome.status, RunStatus::TimedOut);
+    assert_no_survivors("987.42");
+}
+
+#[tokio::test]
+async fn commands_cannot_kill_the_engine() {
+    for signal in ["TERM", "INT", "HUP", "QUIT", "USR1"] {
+        let (outcome, out) = run(&format!("kill -{signal} $PPID; echo alive-$?")).await;
+        assert_eq!(outcome.status, RunStatus::Completed);
+        assert_eq!(out, "alive-0\n", "SIG{signal}");
+    }
+    // SIGKILL cannot be ignored: the guard dies, and its parent-death signal takes the shell with it.
+    let (outcome, _) = run("kill -KILL $PPID; sleep 987.451").await;
+    assert_eq!(outcome.status, RunStatus::Completed);
+    assert_eq!(outcome.signal.as_deref(), Some("SIGKILL"));
+    assert_no_survivors("987.451");
+    let (outcome, out) = run("kill 0; echo never").await;
+    assert_eq!(outcome.status, RunStatus::Completed);
+    assert_eq!(outcome.signal.as_deref(), Some("SIGTERM"));
+    assert_eq!(out, "");
+    // Still here: this test process is the engine.
+}
+
+#[tokio::test]
+async fn many_short_background_children_leave_no_zombies() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = "sgz987";
+    let program = dir.path().join(name);
+    std::os::unix::fs::symlink("/bin/true", &program).unwrap();
+    let p = program.display();
+    let command =
+        format!("for i in $(seq 250); do {p} & done; for i in $(seq 250); do ({p} &); done; wait; echo ok");
+    let (outcome, out) = run(&command).await;
+    assert_eq!(outcome.status, RunStatus::Completed);
+    assert_eq!(out, "ok\n");
+    assert_eq!(zombies_named(name), Vec::<u32>::new());
+}
+
+/// Cancels a token once the output contains a word; keeps everything written.
+struct CancelOn {
+    word: &'static str,
+    token: CancellationToken,
+    bytes: Vec<u8>,
+}
+
+impl Sink for CancelOn {
+    fn write(&mut self, chunk: &[u8]) {
+        self.bytes.extend_from_slice(chunk);
+        if String::from_utf8_lossy(&self.bytes).contains(self.word) {
+            self.token.cancel();
+        }
+    }
+}
+
+#[tokio::test]
+async fn cancellation_keeps_partial_output_and_stops_the_tree() {
+    init_subreaper().unwrap();
+    let token = CancellationToken::new();
+    let mut sink = CancelOn {
+        word: "started",
+        token: token.clone(),
+        bytes: Vec::new(),
+    };
+    let spec = bash("setsid sleep 987.431 & echo started; sleep 987.432");
+    let outcome = PipeExecutor::default().run(spec, &mut sink, token).await;
+    assert_eq!(outcome.status, RunStatus::Cancelled);
+    assert_eq!(sink.bytes, b"started\n");
+    assert_no_survivors("987.43");
+}
+
+#[tokio::test]
+async fn dropping_a_run_kills_its_tree() {
+    init_subreaper().unwrap();
+    let token = CancellationToken::new();
+    let seen = token.clone();
+    let mut sink = CancelOn {
+        word: "started",
+        token: token.clone(),
+        bytes: Vec::new(),
+    };
+    let spec = bash("setsid sleep 987.441 & echo started; sleep 987.442");
+    let exec = PipeExecutor::default();
+    tokio::select! {
+        _ = exec.run(spec, &mut sink, CancellationToken::new()) => panic!("the run cannot end by itself"),
+        () = seen.cancelled() => {}
+    }
+    assert_no_survivors("987.44");
+}
