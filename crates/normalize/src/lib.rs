@@ -1,26 +1,76 @@
 //! Shell syntax front-end and command normalizer for shellgate.
+//! Parse a command once with bash's exact rules, lift output limiters and a leading `cd` out of it.
 //!
 //! A [`Normalizer`] turns the command an agent sent into a [`Normalized`] command: the script to run,
-//! output limits lifted out of it, and a record of every rewrite, so later stages never re-parse.
+//! its syntax tree, output limits lifted out of it, and a record of every rewrite, so later stages
+//! never re-parse and the model is never silently misled.
 //!
 //! ```
-//! use shellgate_normalize::{Normalizer, StandardNormalizer};
+//! use shellgate_normalize::{Limits, Normalizer, StandardNormalizer};
 //!
-//! let n = StandardNormalizer::default().normalize("  echo hi  ");
-//! assert_eq!(n.script, "echo hi");
+//! let n = StandardNormalizer::default().normalize("seq 1 100 | head -n 5");
+//! assert_eq!(n.script, "seq 1 100");
+//! assert_eq!(n.limits, Limits { head: Some(5), tail: None });
+//! assert_eq!(n.rewrites[0].rule, "trailing_limiter");
+//!
+//! let n = StandardNormalizer::default().normalize(r#"echo "a | head -n 1""#);
+//! assert_eq!(n.script, r#"echo "a | head -n 1""#);
+//! assert!(n.rewrites.is_empty());
 //! ```
+//!
+//! # The parser
+//!
+//! A purpose-built recursive-descent parser ([`parse`]) rather than a parser crate: it needs no
+//! dependency, reports byte spans (not character positions, which caused a Unicode slicing bug in
+//! a peer tool), parses `$( … )` recursively as bash 5.2 does, returns errors as values with a byte
+//! offset, bounds nesting ([`ParseErrorKind::TooDeep`]) and input size, and is checked word for
+//! word against real bash by a differential test. The tree ([`ast`]) covers lists, pipelines,
+//! simple commands with assignments and every redirect form, here-documents, compound commands,
+//! functions and all expansions inside words. `(( … ))`, `[[ … ]]` and arithmetic are kept as
+//! opaque spans; backticks containing backslashes are opaque command substitutions.
+//!
+//! Deliberate differences from bash (none affects the differential corpus):
+//! - extended globs (`@( … )` etc.) are a syntax error, as in bash with `extglob` off (the default
+//!   for `bash -c`);
+//! - aliases are not expanded (the tree shows what was written);
+//! - a `$((` that is not arithmetic falls back to a command substitution only when no `))` closes
+//!   it at depth zero.
+//!
+//! # The rules
+//!
+//! See [`StandardNormalizer`]: N-2 trailing `| head`/`| tail` (only when that pipeline is the
+//! whole script, so the limit is exact), N-3 trailing lone `2>&1`, N-4 leading `cd DIR &&`, N-7
+//! trimming. [`apply_limits`] applies head then tail to the complete output (N-6).
 #![forbid(unsafe_code)]
 
+mod ansi_c;
+pub mod ast;
+mod error;
+mod heredoc;
+mod lexer;
 mod limits;
+mod normalizer;
+mod parser;
+mod printer;
+mod rules;
+mod word;
+mod words;
 
+pub use ast::Script;
+pub use error::{ParseError, ParseErrorKind};
 pub use limits::{Limited, Limits, apply_limits};
+pub use normalizer::StandardNormalizer;
+pub use parser::{MAX_INPUT, parse};
+pub use printer::print;
+pub use word::WordValue;
 
 /// A rewrite the normalizer made, reported to the caller so the model is never silently misled.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rewrite {
-    /// Short machine name of the rule, e.g. `"trailing_limiter"`.
+    /// Short machine name of the rule: `"trailing_limiter"`, `"trailing_stderr_merge"` or
+    /// `"leading_cd"`.
     pub rule: &'static str,
-    /// One human sentence describing what changed.
+    /// One human sentence describing what changed, shown to the model as a notice.
     pub message: String,
 }
 
@@ -31,6 +81,8 @@ pub struct Normalized {
     pub original: String,
     /// The command to execute.
     pub script: String,
+    /// The parse of [`Normalized::script`] (spans are offsets into it), or why it failed.
+    pub tree: Result<Script, ParseError>,
     /// Output limits lifted out of the command (fallbacks for explicit ones).
     pub limits: Limits,
     /// Working directory lifted from a leading `cd DIR &&`, if any.
@@ -40,15 +92,49 @@ pub struct Normalized {
 }
 
 impl Normalized {
-    /// A normalized command that is the input unchanged.
+    /// A normalized command that is the input unchanged (parsed as it is).
     pub fn unchanged(command: &str) -> Self {
         Self {
-            original: command.to_owned(),
             script: command.to_owned(),
+            tree: parse(command),
+            ..Self::empty(command)
+        }
+    }
+
+    /// Fields for `command` with an empty script and no tree yet.
+    fn empty(command: &str) -> Self {
+        Self {
+            original: command.to_owned(),
+            script: String::new(),
+            tree: Ok(Script {
+                list: ast::List {
+                    items: Vec::new(),
+                    span: ast::Span::default(),
+                },
+                comments: Vec::new(),
+                span: ast::Span::default(),
+            }),
             limits: Limits::default(),
             cwd: None,
             rewrites: Vec::new(),
         }
+    }
+
+    /// Undo the `cd` lift (N-4) because the request gave its own working directory: the command is
+    /// normalized again with the other standard rules, keeping its `cd`.
+    #[must_use]
+    pub fn without_lifted_cwd(self) -> Self {
+        if self.cwd.is_none() {
+            return self;
+        }
+        StandardNormalizer::default()
+            .lift_cd(false)
+            .normalize(&self.original)
+    }
+
+    /// Whether the script parsed.
+    pub fn parsed(&self) -> bool {
+        self.tree.is_ok()
     }
 }
 
@@ -73,20 +159,6 @@ impl<N: Normalizer + ?Sized> Normalizer for Box<N> {
 impl<N: Normalizer + ?Sized> Normalizer for std::sync::Arc<N> {
     fn normalize(&self, command: &str) -> Normalized {
         (**self).normalize(command)
-    }
-}
-
-/// The normalizer shellgate uses by default.
-#[derive(Debug, Clone, Default)]
-pub struct StandardNormalizer {
-    _private: (),
-}
-
-impl Normalizer for StandardNormalizer {
-    fn normalize(&self, command: &str) -> Normalized {
-        let mut n = Normalized::unchanged(command);
-        n.script = command.trim().to_owned();
-        n
     }
 }
 

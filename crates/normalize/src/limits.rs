@@ -60,7 +60,7 @@ mod tests {
 
     #[test]
     fn head_then_tail_on_full_stream() {
-        let text: String = (1..=10).map(|i| format!("{i}\n")).collect();
+        let text: String = (1..=10).map(|i| i.to_string() + "\n").collect();
         let r = apply_limits(
             &text,
             Limits {

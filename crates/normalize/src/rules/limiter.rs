@@ -1,0 +1,148 @@
+//! SPEC N-2: a trailing plain `head`/`tail` line limiter becomes a structured limit.
+
+use crate::ast::{Command, Pipeline, SimpleCommand, Span, Word};
+use crate::{Limits, Rewrite};
+
+/// What stripping found: ranges to delete, the limits, notices, and how many stages remain.
+pub(crate) struct Stripped {
+    pub(crate) delete: Vec<Span>,
+    pub(crate) limits: Limits,
+    pub(crate) rewrites: Vec<Rewrite>,
+    pub(crate) remaining_stages: usize,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Head,
+    Tail,
+}
+
+/// Strip trailing limiters from `pipeline`. A `| head -n A | tail -n B` pair is lifted together
+/// (it is exactly "head, then tail", the order limits are applied in); anything else stops.
+pub(crate) fn find(pipeline: &Pipeline, src: &str) -> Option<Stripped> {
+    if pipeline.negated || pipeline.timed {
+        return None;
+    }
+    let mut n = pipeline.commands.len();
+    let mut out = Stripped {
+        delete: Vec::new(),
+        limits: Limits::default(),
+        rewrites: Vec::new(),
+        remaining_stages: n,
+    };
+    let mut last_kind = None;
+    while n >= 2 {
+        let Some(cmd) = pipeline.commands[n - 1].as_simple() else {
+            break;
+        };
+        let Some((kind, count)) = limiter(cmd, src) else {
+            break;
+        };
+        match (last_kind, kind) {
+            (None, _) | (Some(Kind::Tail), Kind::Head) => {}
+            _ => break,
+        }
+        last_kind = Some(kind);
+        let fragment = Span::new(pipeline.pipes[n - 2].span.start, cmd.span.end);
+        out.delete
+            .push(Span::new(pipeline.commands[n - 2].span().end, cmd.span.end));
+        let lines = if count == 1 { "line" } else { "lines" };
+        let (which, slot) = match kind {
+            Kind::Head => ("first", &mut out.limits.head),
+            Kind::Tail => ("last", &mut out.limits.tail),
+        };
+        *slot = Some(count);
+        out.rewrites.push(Rewrite {
+            rule: "trailing_limiter",
+            message: format!(
+                "Trailing `{}` was applied by the tool (output limited to the {which} {count} {lines})",
+                fragment.slice(src)
+            ),
+        });
+        n -= 1;
+    }
+    if out.delete.is_empty() || pipeline.commands[..n].iter().any(never_ends) {
+        return None;
+    }
+    // Notices in pipeline order: the head (applied first) before the tail.
+    out.rewrites.reverse();
+    out.remaining_stages = n;
+    Some(out)
+}
+
+/// A plain `head`/`tail` with only line-count style arguments: its kind and line count.
+fn limiter(cmd: &SimpleCommand, src: &str) -> Option<(Kind, u64)> {
+    if !cmd.assignments.is_empty() || !cmd.redirects.is_empty() {
+        return None;
+    }
+    let name = cmd.words.first()?;
+    if name.is_quoted(src) {
+        return None;
+    }
+    let kind = match name.static_value()?.as_str() {
+        "head" => Kind::Head,
+        "tail" => Kind::Tail,
+        _ => return None,
+    };
+    let args = cmd.words[1..]
+        .iter()
+        .map(Word::static_value)
+        .collect::<Option<Vec<_>>>()?;
+    let mut count = 10;
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        if a == "-n" || a == "--lines" {
+            count = line_count(args.get(i + 1)?)?;
+            i += 2;
+            continue;
+        }
+        if let Some(v) = a.strip_prefix("--lines=") {
+            count = line_count(v)?;
+        } else if let Some(v) = a.strip_prefix("-n") {
+            count = line_count(v.strip_prefix('=').unwrap_or(v))?;
+        } else if let Some(v) = a.strip_prefix('-').filter(|v| !v.is_empty() && all_digits(v)) {
+            count = line_count(v)?;
+        } else if all_digits(a) && !a.is_empty() {
+            count = line_count(a)?;
+        } else if !matches!(a, "-q" | "--quiet" | "--silent") {
+            return None;
+        }
+        i += 1;
+    }
+    Some((kind, count))
+}
+
+fn all_digits(s: &str) -> bool {
+    s.bytes().all(|c| c.is_ascii_digit())
+}
+
+/// A plain decimal count; `+K` (tail from line K), signs and size suffixes are refused.
+fn line_count(s: &str) -> Option<u64> {
+    if s.is_empty() || !all_digits(s) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// Stages that never finish on their own: once the limiter is gone nothing would stop them.
+fn never_ends(cmd: &Command) -> bool {
+    let Some(cmd) = cmd.as_simple() else { return false };
+    let name = cmd.name();
+    let words: Vec<String> = cmd.words.iter().filter_map(Word::static_value).collect();
+    let follows = name.as_deref() == Some("tail")
+        && words.iter().any(|w| {
+            w == "--follow" || (w.starts_with('-') && !w.starts_with("--") && w.contains(['f', 'F']))
+        });
+    let endless_file = words
+        .iter()
+        .chain(
+            cmd.redirects
+                .iter()
+                .filter_map(|r| r.target.static_value())
+                .collect::<Vec<_>>()
+                .iter(),
+        )
+        .any(|w| matches!(w.as_str(), "/dev/zero" | "/dev/urandom" | "/dev/random"));
+    matches!(name.as_deref(), Some("yes" | "watch")) || follows || endless_file
+}

@@ -1,0 +1,622 @@
+//! Scanning of words: quoting, escapes and expansions, exactly as bash splits them.
+
+use crate::ansi_c;
+use crate::ast::{Script, Span, Word, WordPart};
+use crate::error::ParseErrorKind;
+use crate::lexer::{PResult, Parser, is_meta, is_name_byte, is_name_start};
+
+/// Unquoted literal text being accumulated, with where it started.
+struct LitBuf {
+    text: String,
+    start: usize,
+}
+
+impl LitBuf {
+    fn new() -> Self {
+        Self {
+            text: String::new(),
+            start: 0,
+        }
+    }
+
+    fn push(&mut self, at: usize, s: &str) {
+        if self.text.is_empty() {
+            self.start = at;
+        }
+        self.text.push_str(s);
+    }
+
+    fn flush(&mut self, end: usize, parts: &mut Vec<WordPart>) {
+        if !self.text.is_empty() {
+            parts.push(WordPart::Literal {
+                value: std::mem::take(&mut self.text),
+                span: Span::new(self.start, end),
+            });
+        }
+    }
+}
+
+/// Bytes that need attention inside an unquoted word.
+fn is_word_special(b: u8) -> bool {
+    is_meta(b)
+        || matches!(
+            b,
+            b'\\' | b'\'' | b'"' | b'$' | b'`' | b'*' | b'?' | b'[' | b'~' | b'{' | b'}' | b','
+        )
+}
+
+/// If `raw` starts like an assignment (`NAME=`, `NAME+=`, `NAME[…]=`), the index of its `=`.
+pub(crate) fn assignment_eq(raw: &str) -> Option<usize> {
+    let b = raw.as_bytes();
+    if b.is_empty() || !is_name_start(b[0]) {
+        return None;
+    }
+    let mut i = 1;
+    while i < b.len() && is_name_byte(b[i]) {
+        i += 1;
+    }
+    if i < b.len() && b[i] == b'[' {
+        let close = b[i..].iter().position(|&c| c == b']')?;
+        i += close + 1;
+    }
+    if i < b.len() && b[i] == b'+' {
+        i += 1;
+    }
+    (i < b.len() && b[i] == b'=').then_some(i)
+}
+
+/// Whether `s` (the text between braces) is a bash sequence expression like `1..5` or `a..e..2`.
+fn is_sequence(s: &str) -> bool {
+    let parts: Vec<&str> = s.split("..").collect();
+    let int = |p: &str| {
+        let d = p.strip_prefix('-').unwrap_or(p);
+        !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit())
+    };
+    let letter = |p: &str| p.len() == 1 && p.as_bytes()[0].is_ascii_alphabetic();
+    match parts.as_slice() {
+        [a, b] => (int(a) && int(b)) || (letter(a) && letter(b)),
+        [a, b, c] => ((int(a) && int(b)) || (letter(a) && letter(b))) && int(c),
+        _ => false,
+    }
+}
+
+impl Parser<'_> {
+    /// Scan one word at the cursor. `allow_array` permits `NAME=( … )`.
+    pub(crate) fn scan_word(&mut self, allow_array: bool) -> PResult<Word> {
+        let start = self.pos;
+        let mut parts = Vec::new();
+        let mut lit = LitBuf::new();
+        let mut braces: Vec<(usize, bool)> = Vec::new();
+        let mut brace_expansion = false;
+        while let Some(c) = self.peek() {
+            match c {
+                b'<' | b'>' if self.pos == start && self.peek_at(1) == Some(b'(') => {
+                    let part = self.process_substitution()?;
+                    parts.push(part);
+                }
+                b'(' if allow_array
+                    && assignment_eq(&self.src[start..self.pos])
+                        .is_some_and(|eq| start + eq + 1 == self.pos) =>
+                {
+                    lit.flush(self.pos, &mut parts);
+                    let part = self.array_elements()?;
+                    parts.push(part);
+                }
+                c if is_meta(c) => break,
+                b'\\' => match self.peek_at(1) {
+                    None => {
+                        lit.push(self.pos, "\\");
+                        self.pos += 1;
+                    }
+                    Some(b'\n') => self.pos += 2,
+                    Some(_) => {
+                        let ch = self.src[self.pos + 1..].chars().next().unwrap_or('\\');
+                        let at = self.pos;
+                        lit.push(at, ch.encode_utf8(&mut [0u8; 4]));
+                        self.pos += 1 + ch.len_utf8();
+                    }
+                },
+                b'\'' => {
+                    lit.flush(self.pos, &mut parts);
+                    let part = self.single_quoted()?;
+                    parts.push(part);
+                }
+                b'"' => {
+                    lit.flush(self.pos, &mut parts);
+                    let part = self.double_quoted(self.pos, false)?;
+                    parts.push(part);
+                }
+                b'$' => {
+                    let at = self.pos;
+                    if let Some(part) = self.dollar(false)? {
+                        lit.flush(at, &mut parts);
+                        parts.push(part);
+                    } else {
+                        lit.push(at, "$");
+                        self.pos += 1;
+                    }
+                }
+                b'`' => {
+                    lit.flush(self.pos, &mut parts);
+                    let part = self.backtick()?;
+                    parts.push(part);
+                }
+                b'*' | b'?' => {
+                    lit.flush(self.pos, &mut parts);
+                    parts.push(WordPart::Glob {
+                        span: Span::new(self.pos, self.pos + 1),
+                    });
+                    self.pos += 1;
+                }
+                b'[' if self.has_closing_bracket() => {
+                    lit.flush(self.pos, &mut parts);
+                    parts.push(WordPart::Glob {
+                        span: Span::new(self.pos, self.pos + 1),
+                    });
+                    self.pos += 1;
+                }
+                b'~' if self.tilde_expands(start) => {
+                    lit.flush(self.pos, &mut parts);
+                    let part = self.tilde();
+                    parts.push(part);
+                }
+                b'{' => {
+                    braces.push((self.pos, false));
+                    lit.push(self.pos, "{");
+                    self.pos += 1;
+                }
+                b',' => {
+                    if let Some(top) = braces.last_mut() {
+                        top.1 = true;
+                    }
+                    lit.push(self.pos, ",");
+                    self.pos += 1;
+                }
+                b'}' => {
+                    if let Some((open, comma)) = braces.pop()
+                        && (comma || is_sequence(&self.src[open + 1..self.pos]))
+                    {
+                        brace_expansion = true;
+                    }
+                    lit.push(self.pos, "}");
+                    self.pos += 1;
+                }
+                _ => {
+                    let from = self.pos;
+                    while self.pos < self.b.len() && !is_word_special(self.b[self.pos]) {
+                        self.pos += 1;
+                    }
+                    if self.pos == from {
+                        // `[` without `]` or a `~` that does not expand: plain text.
+                        self.pos += 1;
+                    }
+                    let text = &self.src[from..self.pos];
+                    lit.push(from, text);
+                }
+            }
+        }
+        lit.flush(self.pos, &mut parts);
+        Ok(Word {
+            parts,
+            brace_expansion,
+            span: Span::new(start, self.pos),
+        })
+    }
+
+    /// `[` opens a glob bracket expression only when a `]` follows within the word.
+    fn has_closing_bracket(&self) -> bool {
+        self.b[self.pos + 1..]
+            .iter()
+            .take_while(|&&c| !is_meta(c))
+            .any(|&c| c == b']')
+    }
+
+    /// A tilde expands at the start of a word, and after `=` or `:` in an assignment-like word.
+    fn tilde_expands(&self, start: usize) -> bool {
+        if self.pos == start {
+            return true;
+        }
+        let prev = self.b[self.pos - 1];
+        (prev == b'=' || prev == b':')
+            && assignment_eq(&self.src[start..self.pos]).is_some_and(|eq| start + eq < self.pos)
+    }
+
+    fn tilde(&mut self) -> WordPart {
+        let start = self.pos;
+        self.pos += 1;
+        let from = self.pos;
+        while let Some(c) = self.peek() {
+            if c == b'/' || c == b':' || is_word_special(c) {
+                break;
+            }
+            self.pos += 1;
+        }
+        WordPart::Tilde {
+            user: self.src[from..self.pos].to_owned(),
+            span: Span::new(start, self.pos),
+        }
+    }
+
+    fn single_quoted(&mut self) -> PResult<WordPart> {
+        let start = self.pos;
+        let Some(len) = self.b[start + 1..].iter().position(|&c| c == b'\'') else {
+            return self.err(ParseErrorKind::UnexpectedEnd("matching `'`"));
+        };
+        let end = start + 1 + len;
+        self.pos = end + 1;
+        Ok(WordPart::SingleQuoted {
+            value: self.src[start + 1..end].to_owned(),
+            span: Span::new(start, self.pos),
+        })
+    }
+
+    /// `"…"` starting at `start` (`$"…"` when `locale`).
+    fn double_quoted(&mut self, start: usize, locale: bool) -> PResult<WordPart> {
+        self.pos = start + if locale { 2 } else { 1 };
+        let mut parts = Vec::new();
+        let mut lit = LitBuf::new();
+        loop {
+            let Some(c) = self.peek() else {
+                return self.err(ParseErrorKind::UnexpectedEnd("matching `\"`"));
+            };
+            match c {
+                b'"' => {
+                    lit.flush(self.pos, &mut parts);
+                    self.pos += 1;
+                    break;
+                }
+                b'\\' => match self.peek_at(1) {
+                    Some(e @ (b'$' | b'`' | b'"' | b'\\')) => {
+                        lit.push(
+                            self.pos,
+                            if e == b'$' {
+                                "$"
+                            } else if e == b'`' {
+                                "`"
+                            } else if e == b'"' {
+                                "\""
+                            } else {
+                                "\\"
+                            },
+                        );
+                        self.pos += 2;
+                    }
+                    Some(b'\n') => self.pos += 2,
+                    _ => {
+                        lit.push(self.pos, "\\");
+                        self.pos += 1;
+                    }
+                },
+                b'$' => {
+                    let at = self.pos;
+                    if let Some(part) = self.dollar(true)? {
+                        lit.flush(at, &mut parts);
+                        parts.push(part);
+                    } else {
+                        lit.push(at, "$");
+                        self.pos += 1;
+                    }
+                }
+                b'`' => {
+                    lit.flush(self.pos, &mut parts);
+                    let part = self.backtick()?;
+                    parts.push(part);
+                }
+                _ => {
+                    let from = self.pos;
+                    while self.pos < self.b.len() && !matches!(self.b[self.pos], b'"' | b'\\' | b'$' | b'`') {
+                        self.pos += 1;
+                    }
+                    let text = &self.src[from..self.pos];
+                    lit.push(from, text);
+                }
+            }
+        }
+        Ok(WordPart::DoubleQuoted {
+            parts,
+            locale,
+            span: Span::new(start, self.pos),
+        })
+    }
+
+    /// An expansion starting with `$` at the cursor; `None` when the `$` is literal.
+    fn dollar(&mut self, in_dquote: bool) -> PResult<Option<WordPart>> {
+        let start = self.pos;
+        let Some(next) = self.peek_at(1) else {
+            return Ok(None);
+        };
+        let part = match next {
+            b'\'' if !in_dquote => self.ansi_c()?,
+            b'"' if !in_dquote => self.double_quoted(start, true)?,
+            b'{' => self.braced_parameter()?,
+            b'(' => {
+                if self.peek_at(2) == Some(b'(')
+                    && let Some(end) = self.arithmetic_end(start + 3)
+                {
+                    self.pos = end;
+                    WordPart::Arithmetic {
+                        expression: Span::new(start + 3, end - 2),
+                        span: Span::new(start, end),
+                    }
+                } else {
+                    self.command_substitution()?
+                }
+            }
+            b'[' => {
+                let Some(end) = self.bracket_arith_end(start + 2) else {
+                    self.pos = self.b.len();
+                    return self.err(ParseErrorKind::UnexpectedEnd("matching `]`"));
+                };
+                self.pos = end;
+                WordPart::Arithmetic {
+                    expression: Span::new(start + 2, end - 1),
+                    span: Span::new(start, end),
+                }
+            }
+            c if is_name_start(c) => {
+                let mut end = start + 2;
+                while end < self.b.len() && is_name_byte(self.b[end]) {
+                    end += 1;
+                }
+                self.pos = end;
+                WordPart::Parameter {
+                    name: self.src[start + 1..end].to_owned(),
+                    braced: false,
+                    span: Span::new(start, end),
+                }
+            }
+            c if c.is_ascii_digit() || matches!(c, b'@' | b'*' | b'#' | b'?' | b'-' | b'$' | b'!') => {
+                self.pos = start + 2;
+                WordPart::Parameter {
+                    name: (c as char).to_string(),
+                    braced: false,
+                    span: Span::new(start, start + 2),
+                }
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(part))
+    }
+
+    fn ansi_c(&mut self) -> PResult<WordPart> {
+        let start = self.pos;
+        let mut i = start + 2;
+        loop {
+            match self.b.get(i) {
+                None => {
+                    self.pos = self.b.len();
+                    return self.err(ParseErrorKind::UnexpectedEnd("matching `'`"));
+                }
+                Some(b'\\') => i += 2,
+                Some(b'\'') => break,
+                Some(_) => i += 1,
+            }
+        }
+        let raw = &self.src[start + 2..i];
+        let bytes = ansi_c::decode(raw);
+        let (value, exact) = match String::from_utf8(bytes) {
+            Ok(s) => (s, true),
+            Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), false),
+        };
+        self.pos = i + 1;
+        Ok(WordPart::AnsiC {
+            value,
+            exact,
+            span: Span::new(start, self.pos),
+        })
+    }
+
+    /// `${…}`: braces nest, quotes and inner expansions are skipped over.
+    fn braced_parameter(&mut self) -> PResult<WordPart> {
+        let start = self.pos;
+        self.pos += 2;
+        self.enter()?;
+        let mut depth = 0usize;
+        loop {
+            let Some(c) = self.peek() else {
+                return self.err(ParseErrorKind::UnexpectedEnd("matching `}`"));
+            };
+            match c {
+                b'\\' => self.pos = (self.pos + 2).min(self.b.len()),
+                b'\'' => {
+                    self.single_quoted()?;
+                }
+                b'"' => {
+                    self.double_quoted(self.pos, false)?;
+                }
+                b'`' => {
+                    self.backtick()?;
+                }
+                b'$' => {
+                    if self.dollar(false)?.is_none() {
+                        self.pos += 1;
+                    }
+                }
+                b'{' => {
+                    depth += 1;
+                    self.pos += 1;
+                }
+                b'}' => {
+                    self.pos += 1;
+                    if depth == 0 {
+                        break;
+                    }
+                    depth -= 1;
+                }
+                _ => self.pos += 1,
+            }
+        }
+        self.leave();
+        Ok(WordPart::Parameter {
+            name: self.src[start + 2..self.pos - 1].to_owned(),
+            braced: true,
+            span: Span::new(start, self.pos),
+        })
+    }
+
+    /// Given the offset just after `$((`, the offset just after the closing `))`, if the text is
+    /// an arithmetic expansion rather than a command substitution starting with a subshell.
+    fn arithmetic_end(&self, from: usize) -> Option<usize> {
+        let mut depth = 0usize;
+        let mut i = from;
+        while i < self.b.len() {
+            match self.b[i] {
+                b'(' => depth += 1,
+                b')' if depth == 0 => {
+                    return (self.b.get(i + 1) == Some(&b')')).then_some(i + 2);
+                }
+                b')' => depth -= 1,
+                b'\\' => i += 1,
+                _ => {}
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// Given the offset just after `$[`, the offset after the matching `]`.
+    fn bracket_arith_end(&self, from: usize) -> Option<usize> {
+        let mut depth = 0usize;
+        for (i, &c) in self.b.iter().enumerate().skip(from) {
+            match c {
+                b'[' => depth += 1,
+                b']' if depth == 0 => return Some(i + 1),
+                b']' => depth -= 1,
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// `$( … )`: the inside is parsed as a script, as bash 5.2 does.
+    fn command_substitution(&mut self) -> PResult<WordPart> {
+        let start = self.pos;
+        let script = self.nested_script(start + 2)?;
+        Ok(WordPart::CommandSubstitution {
+            script: Some(Box::new(script)),
+            backtick: false,
+            span: Span::new(start, self.pos),
+        })
+    }
+
+    /// `<( … )` or `>( … )`.
+    fn process_substitution(&mut self) -> PResult<WordPart> {
+        let start = self.pos;
+        let input = self.b[start] == b'<';
+        let script = self.nested_script(start + 2)?;
+        Ok(WordPart::ProcessSubstitution {
+            script: Box::new(script),
+            input,
+            span: Span::new(start, self.pos),
+        })
+    }
+
+    /// Parse a script from `from` up to a closing `)`, which is consumed.
+    fn nested_script(&mut self, from: usize) -> PResult<Script> {
+        self.pos = from;
+        self.enter()?;
+        // Here-documents of the enclosing line wait for a newline outside the parentheses.
+        let outer = std::mem::take(&mut self.pending);
+        let list = self.parse_list()?;
+        self.skip_linebreaks();
+        match self.peek() {
+            Some(b')') => {}
+            None => return self.err(ParseErrorKind::UnexpectedEnd("matching `)`")),
+            Some(_) => return self.unexpected(),
+        }
+        self.pending = outer;
+        let span = Span::new(from, self.pos);
+        self.pos += 1;
+        self.leave();
+        let comments = self.comments_within(span);
+        Ok(Script { list, comments, span })
+    }
+
+    pub(crate) fn comments_within(&self, span: Span) -> Vec<Span> {
+        self.comments
+            .iter()
+            .copied()
+            .filter(|c| c.start >= span.start && c.end <= span.end)
+            .collect()
+    }
+
+    /// `` `…` ``: parsed in place when it holds no backslash (bash only parses it when it runs,
+    /// so a failed parse is not an error: the part is opaque).
+    fn backtick(&mut self) -> PResult<WordPart> {
+        let start = self.pos;
+        let mut i = start + 1;
+        let mut escaped = false;
+        loop {
+            match self.b.get(i) {
+                None => {
+                    self.pos = self.b.len();
+                    return self.err(ParseErrorKind::UnexpectedEnd("matching backquote"));
+                }
+                Some(b'\\') => {
+                    escaped = true;
+                    i += 2;
+                }
+                Some(b'`') => break,
+                Some(_) => i += 1,
+            }
+        }
+        let script = if escaped || self.depth >= crate::lexer::MAX_DEPTH {
+            None
+        } else {
+            let mut inner = Parser::new(&self.src[..i], start + 1);
+            inner.depth = self.depth + 1;
+            inner.parse_script().ok().map(Box::new)
+        };
+        self.pos = i + 1;
+        Ok(WordPart::CommandSubstitution {
+            script,
+            backtick: true,
+            span: Span::new(start, self.pos),
+        })
+    }
+
+    /// `NAME=( … )`: the element words, newlines and comments allowed between them.
+    fn array_elements(&mut self) -> PResult<WordPart> {
+        let start = self.pos;
+        self.pos += 1;
+        let mut elements = Vec::new();
+        loop {
+            self.skip_linebreaks();
+            match self.peek() {
+                None => return self.err(ParseErrorKind::UnexpectedEnd("matching `)`")),
+                Some(b')') => {
+                    self.pos += 1;
+                    break;
+                }
+                Some(c) if is_meta(c) => return self.unexpected(),
+                Some(_) => elements.push(self.scan_word(false)?),
+            }
+        }
+        Ok(WordPart::Array {
+            elements,
+            span: Span::new(start, self.pos),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{assignment_eq, is_sequence};
+
+    #[test]
+    fn recognizes_assignment_prefixes() {
+        assert_eq!(assignment_eq("a=1"), Some(1));
+        assert_eq!(assignment_eq("a+=1"), Some(2));
+        assert_eq!(assignment_eq("a[1]=x"), Some(4));
+        assert_eq!(assignment_eq("1a=x"), None);
+        assert_eq!(assignment_eq("--x=1"), None);
+    }
+
+    #[test]
+    fn recognizes_sequences() {
+        assert!(is_sequence("1..3"));
+        assert!(is_sequence("a..e..2"));
+        assert!(!is_sequence("1..b"));
+        assert!(!is_sequence("x"));
+    }
+}
