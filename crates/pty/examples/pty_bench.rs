@@ -1,0 +1,111 @@
+//! Measures PTY output throughput (with and without screen emulation) against pipes in the same
+//! run, and the keystroke round trip through `cat`. Prints one JSON object.
+//!
+//! `cargo run --release -p shellgate-pty --example pty_bench -- [--mb N] [--runs N] [--keys N]`
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use shellgate_executor::{CancellationToken, Executor, LaunchSpec, PipeExecutor, RunStatus};
+use shellgate_pty::{PtyExecutor, PtyOptions, PtyProcess};
+use shellgate_sink::FnSink;
+
+fn arg(name: &str, default: u64) -> u64 {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Best-of-`runs` throughput in MB/s of `exec` running the generator.
+async fn throughput(exec: &impl Executor, mb: u64, runs: u64) -> f64 {
+    let script = format!("head -c {mb}M /dev/zero | tr '\\0' a");
+    let mut best = 0.0f64;
+    for _ in 0..runs {
+        let spec = LaunchSpec::new("sh", ["-c", script.as_str()], "/").with_timeout(Duration::from_secs(600));
+        let total = Arc::new(AtomicU64::new(0));
+        let counter = Arc::clone(&total);
+        let mut sink = FnSink(move |chunk: &[u8]| {
+            counter.fetch_add(chunk.len() as u64, Ordering::Relaxed);
+        });
+        let start = Instant::now();
+        let outcome = exec.run(spec, &mut sink, CancellationToken::new()).await;
+        let secs = start.elapsed().as_secs_f64();
+        assert_eq!(outcome.status, RunStatus::Completed);
+        assert_eq!(total.load(Ordering::Relaxed), mb << 20, "every byte arrives");
+        best = best.max(mb as f64 / secs);
+    }
+    best
+}
+
+/// Keystroke round trips through `cat` in raw mode, in microseconds, sorted.
+fn round_trips(count: u64) -> Vec<f64> {
+    let spec = LaunchSpec::new("sh", ["-c", "stty raw -echo; echo ready; exec cat"], "/");
+    let mut process = PtyProcess::spawn(&spec, &PtyOptions::default()).expect("spawn cat");
+    let mut output = process.take_output().expect("output");
+    let mut seen = Vec::new();
+    while !String::from_utf8_lossy(&seen).contains("ready") {
+        seen.extend(output.blocking_recv().expect("cat starts"));
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while process.waiting_for_input() != Some(true) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let mut samples = Vec::new();
+    for i in 0..count {
+        let byte = b'a' + (i % 26) as u8;
+        let start = Instant::now();
+        process.write(&[byte]).expect("write");
+        loop {
+            let chunk = output.blocking_recv().expect("echo");
+            if chunk.contains(&byte) {
+                break;
+            }
+        }
+        samples.push(start.elapsed().as_secs_f64() * 1e6);
+    }
+    samples.sort_by(f64::total_cmp);
+    samples
+}
+
+fn main() {
+    let mb = arg("--mb", 50);
+    let runs = arg("--runs", 3);
+    let keys = arg("--keys", 200).max(1);
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let (pipes, pty_raw, pty_screen) = rt.block_on(async {
+        let pipes = throughput(&PipeExecutor::default(), mb, runs).await;
+        let raw = PtyExecutor::with_options(PtyOptions {
+            emulate_screen: false,
+            ..PtyOptions::default()
+        });
+        let pty_raw = throughput(&raw, mb, runs).await;
+        let pty_screen = throughput(&PtyExecutor::default(), mb, runs).await;
+        (pipes, pty_raw, pty_screen)
+    });
+    let rtt = round_trips(keys);
+    let pick = |q: f64| rtt[((rtt.len() - 1) as f64 * q).round() as usize];
+    let report = serde_json::json!({
+        "command": format!("head -c {mb}M /dev/zero | tr '\\0' a"),
+        "runs_best_of": runs,
+        "throughput_mb_s": {
+            "pipes": pipes,
+            "pty_without_screen": pty_raw,
+            "pty_with_screen": pty_screen,
+        },
+        "ratio_vs_pipes": {
+            "pty_without_screen": pty_raw / pipes,
+            "pty_with_screen": pty_screen / pipes,
+        },
+        "keystroke_round_trip_us": {
+            "samples": rtt.len(),
+            "median": pick(0.5),
+            "p90": pick(0.9),
+            "max": pick(1.0),
+        },
+    });
+    println!("{report:#}");
+}

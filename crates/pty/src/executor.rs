@@ -1,0 +1,265 @@
+//! The PTY executor: runs a [`LaunchSpec`] to completion under a pseudo-terminal, falling back to
+//! pipes (stdin left open, with a notice) when no terminal can be had.
+
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::Signal;
+use portable_pty::PtyPair;
+use shellgate_executor::{
+    CancellationToken, ExecOutcome, Executor, LaunchSpec, PipeExecutor, RunStatus, SendSink, StdinMode,
+};
+
+use crate::error::PtyError;
+use crate::process::{PtyOptions, PtyProcess, open_pty};
+use crate::size::TermSize;
+use crate::transcript::CrlfToLf;
+
+/// Runs commands under a pseudo-terminal.
+///
+/// The sink receives the terminal's output with `\r\n` turned into `\n`; escape sequences are kept
+/// for the sink's sanitizer.
+#[derive(Debug, Clone)]
+pub struct PtyExecutor {
+    /// Terminal size, emulation and input settings.
+    pub options: PtyOptions,
+    /// After the program exits, stop reading once no output arrived for this long.
+    pub drain_idle: Duration,
+    /// After the program exits, stop reading after this long in any case.
+    pub drain_max: Duration,
+    /// Used when no pseudo-terminal can be opened.
+    pub fallback: PipeExecutor,
+}
+
+impl Default for PtyExecutor {
+    fn default() -> Self {
+        Self {
+            options: PtyOptions::default(),
+            drain_idle: Duration::from_millis(250),
+            drain_max: Duration::from_secs(2),
+            fallback: PipeExecutor::default(),
+        }
+    }
+}
+
+impl PtyExecutor {
+    /// An executor with these terminal options and default timings.
+    pub fn with_options(options: PtyOptions) -> Self {
+        Self {
+            options,
+            ..Self::default()
+        }
+    }
+}
+
+impl Executor for PtyExecutor {
+    fn run<'a>(
+        &'a self,
+        spec: LaunchSpec,
+        sink: &'a mut SendSink<'_>,
+        cancel: CancellationToken,
+    ) -> impl std::future::Future<Output = ExecOutcome> + Send + 'a {
+        run_pty(self, spec, sink, cancel, open_pty)
+    }
+}
+
+pub(crate) async fn run_pty(
+    exec: &PtyExecutor,
+    spec: LaunchSpec,
+    sink: &mut SendSink<'_>,
+    cancel: CancellationToken,
+    open: impl FnOnce(TermSize) -> Result<PtyPair, PtyError>,
+) -> ExecOutcome {
+    let start = Instant::now();
+    match PtyProcess::spawn_with(&spec, &exec.options, open) {
+        Ok(process) => drive(exec, process, &spec, sink, cancel, start).await,
+        Err(e) if e.is_pty_unavailable() => {
+            let mut piped = spec;
+            piped.pty = false;
+            piped.stdin = StdinMode::Piped;
+            if let Some(timeout) = piped.timeout {
+                piped.timeout = Some(timeout.saturating_sub(start.elapsed()));
+            }
+            let mut outcome = exec.fallback.run(piped, sink, cancel).await;
+            outcome.notices.insert(
+                0,
+                format!("Warning: PTY unavailable ({e}); ran without a terminal."),
+            );
+            outcome.duration = start.elapsed();
+            outcome
+        }
+        Err(e) => {
+            sink.finish();
+            ExecOutcome::failed_to_start(e.to_string(), start.elapsed())
+        }
+    }
+}
+
+async fn drive(
+    exec: &PtyExecutor,
+    mut process: PtyProcess,
+    spec: &LaunchSpec,
+    sink: &mut SendSink<'_>,
+    cancel: CancellationToken,
+    start: Instant,
+) -> ExecOutcome {
+    let Some(mut output) = process.take_output() else {
+        unreachable!("a fresh process has its output");
+    };
+    let mut crlf = CrlfToLf::new();
+    let mut text = Vec::new();
+    let mut emit = |chunk: &[u8], crlf: &mut CrlfToLf, sink: &mut SendSink<'_>| {
+        text.clear();
+        crlf.push(chunk, &mut text);
+        if !text.is_empty() {
+            sink.write(&text);
+        }
+    };
+    let deadline = spec.timeout.map(|t| tokio::time::Instant::from_std(start + t));
+    let mut kill_at: Option<tokio::time::Instant> = None;
+    let mut status = RunStatus::Completed;
+    let mut eof = false;
+
+    // Phase 1: until the program exits.
+    let exit = loop {
+        tokio::select! {
+            chunk = output.recv(), if !eof => match chunk {
+                Some(chunk) => emit(&chunk, &mut crlf, sink),
+                None => eof = true,
+            },
+            info = process.wait() => break info,
+            () = sleep_until_opt(deadline), if status == RunStatus::Completed && deadline.is_some() => {
+                status = RunStatus::TimedOut;
+                kill_at = Some(stop_politely(&process, spec.kill_grace));
+            }
+            () = cancel.cancelled(), if status == RunStatus::Completed => {
+                status = RunStatus::Cancelled;
+                kill_at = Some(stop_politely(&process, spec.kill_grace));
+            }
+            () = sleep_until_opt(kill_at), if kill_at.is_some() => {
+                process.kill(Signal::SIGKILL);
+                kill_at = None;
+            }
+        }
+    };
+
+    // Phase 2: a bounded drain of what is still in the terminal.
+    if !eof {
+        let drain_end = tokio::time::Instant::now() + exec.drain_max;
+        loop {
+            let idle_end = (tokio::time::Instant::now() + exec.drain_idle).min(drain_end);
+            tokio::select! {
+                chunk = output.recv() => {
+                    let Some(chunk) = chunk else {
+                        eof = true;
+                        break;
+                    };
+                    emit(&chunk, &mut crlf, sink);
+                }
+                () = tokio::time::sleep_until(idle_end) => break,
+            }
+        }
+    }
+    let mut notices = Vec::new();
+    // Nothing of a foreground run outlives it.
+    if process.session_alive() {
+        process.kill(Signal::SIGKILL);
+        if status == RunStatus::Completed {
+            notices.push(if eof {
+                "Background processes left by the command were stopped.".to_owned()
+            } else {
+                "The terminal was still held open by a background process after the command exited; it was stopped."
+                    .to_owned()
+            });
+        }
+    }
+    text.clear();
+    crlf.finish(&mut text);
+    if !text.is_empty() {
+        sink.write(&text);
+    }
+    sink.finish();
+
+    let pid = process.pid();
+    // Dropping joins the process's threads; keep that off the async workers.
+    drop(output);
+    let _ = tokio::task::spawn_blocking(move || drop(process)).await;
+
+    let mut outcome = ExecOutcome::new(status, start.elapsed());
+    outcome.exit_code = exit.code;
+    outcome.signal = exit.signal_name();
+    outcome.pid = Some(pid);
+    outcome.notices = notices;
+    outcome
+}
+
+/// Hang up the terminal's processes and ask them to terminate; returns when SIGKILL is due.
+fn stop_politely(process: &PtyProcess, grace: Duration) -> tokio::time::Instant {
+    process.kill(Signal::SIGHUP);
+    process.kill(Signal::SIGTERM);
+    process.kill(Signal::SIGCONT);
+    tokio::time::Instant::now() + grace
+}
+
+async fn sleep_until_opt(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shellgate_sink::Collect;
+
+    #[tokio::test]
+    async fn falls_back_to_pipes_with_stdin_open_when_no_terminal() {
+        let spec = LaunchSpec::new(
+            "sh",
+            ["-c", "tty; test -p /dev/stdin && echo stdin-is-a-pipe"],
+            "/",
+        )
+        .with_timeout(Duration::from_secs(20));
+        let mut out = Collect::default();
+        let outcome = run_pty(
+            &PtyExecutor::default(),
+            spec,
+            &mut out,
+            CancellationToken::new(),
+            |_| Err(PtyError::Open("no ptmx".into())),
+        )
+        .await;
+        assert_eq!(outcome.status, RunStatus::Completed);
+        let text = String::from_utf8_lossy(&out.bytes);
+        assert!(text.contains("not a tty"), "{text}");
+        assert!(text.contains("stdin-is-a-pipe"), "{text}");
+        assert!(
+            outcome.notices[0].contains("PTY unavailable (cannot open a pseudo-terminal: no ptmx)"),
+            "{:?}",
+            outcome.notices
+        );
+    }
+
+    #[tokio::test]
+    async fn missing_program_fails_to_start_without_fallback() {
+        let spec = LaunchSpec::new("/nonexistent/program-4711", Vec::<String>::new(), "/");
+        let mut out = Collect::default();
+        let outcome = PtyExecutor::default()
+            .run(spec, &mut out, CancellationToken::new())
+            .await;
+        assert_eq!(outcome.status, RunStatus::FailedToStart);
+        assert!(outcome.error.unwrap().contains("program-4711"));
+        assert!(outcome.notices.is_empty());
+    }
+
+    #[tokio::test]
+    async fn missing_directory_fails_to_start() {
+        let spec = LaunchSpec::new("true", Vec::<String>::new(), "/nonexistent/dir-4711");
+        let mut out = Collect::default();
+        let outcome = PtyExecutor::default()
+            .run(spec, &mut out, CancellationToken::new())
+            .await;
+        assert_eq!(outcome.status, RunStatus::FailedToStart);
+        assert!(outcome.error.unwrap().contains("dir-4711"));
+    }
+}
