@@ -1,27 +1,54 @@
-//! Bounded output capture for shellgate.
-//!
-//! A [`Sink`] receives the bytes a command prints, chunk by chunk. [`OutputWindow`] keeps the head and
-//! tail of any stream in fixed memory with exact totals, and renders clean model text.
+//! Bounded output capture for shellgate: any amount of command output in fixed memory, never lost.
+//! An [`OutputWindow`] keeps clean head and tail text with exact totals and spills the raw stream to an
+//! [`ArtifactStore`] once it no longer fits.
 //!
 //! ```
 //! use shellgate_sink::{OutputWindow, Sink, WindowConfig};
 //!
-//! let mut window = OutputWindow::new(WindowConfig { head_bytes: 32, tail_bytes: 32 });
+//! let mut window = OutputWindow::new(WindowConfig { head_bytes: 32, tail_bytes: 32, ..Default::default() });
 //! for i in 0..1000 {
-//!     window.write(format!("line {i}\n").as_bytes());
+//!     window.write(format!("\x1b[32mline {i}\x1b[0m\n").as_bytes());
 //! }
+//! window.finish();
 //! let summary = window.summary();
 //! assert_eq!(summary.total_lines, 1000);
 //! assert!(summary.text.ends_with("line 999\n"));
+//! assert!(!summary.text.contains('\x1b'));
 //! assert!(summary.truncation.is_some());
 //! ```
+//!
+//! The pieces: [`Sink`] (the push trait) and its adapters ([`Tee`], [`Collect`], [`Discard`],
+//! [`FnSink`], [`SanitizeSink`], [`LiveTail`]); [`Sanitizer`] (escape sequences, `\r`, backspace,
+//! controls, UTF-8, column cap); [`OutputWindow`] (head/tail window, accounting, [`Truncation`]);
+//! [`ArtifactSpill`] and [`ArtifactStore`] (artifacts, ids, quota, expiry, reading).
 #![forbid(unsafe_code)]
 
 mod adapters;
+mod escape;
+mod line;
+mod live_tail;
+mod ring;
+mod sanitize;
+mod scan;
+mod spill;
+mod store;
+mod summary;
+mod utf8;
 mod window;
 
 pub use adapters::{Collect, Discard, FnSink, Tee};
-pub use window::{CaptureSummary, OutputWindow, Truncation, WindowConfig};
+pub use line::cap_marker;
+pub use live_tail::{DEFAULT_INTERVAL, DEFAULT_MAX_PENDING, LiveChunk, LiveTail};
+pub use sanitize::{
+    CleanOutput, DEFAULT_MAX_COLUMN, MAX_COLUMN_LIMIT, SanitizeSink, SanitizeStats, Sanitizer, sanitize,
+};
+pub use spill::ArtifactSpill;
+pub use store::{
+    ArtifactId, ArtifactInfo, ArtifactStore, ByteRange, DEFAULT_MAX_AGE, DEFAULT_QUOTA_BYTES, LineRange,
+    MAX_LINE_PREFIX, NewArtifact, StoreConfig, StoreError, parse_range,
+};
+pub use summary::{CaptureSummary, Truncation, elision_marker, format_bytes};
+pub use window::{DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES, OutputWindow, WindowConfig};
 
 /// A consumer of a command's output stream (push model).
 ///

@@ -1,135 +1,301 @@
-//! [`OutputWindow`]: the first and last bytes of a stream in fixed memory, with exact totals.
+//! [`OutputWindow`]: the first and last bytes of a stream's model text in fixed memory, with exact
+//! totals, and (optionally) the full raw stream spilled to an artifact.
+//!
+//! Raw chunks go through the [`Sanitizer`]; its clean output fills a head buffer and then a tail ring.
+//! Accounting (bytes, lines) is of the raw stream. Because the sanitizer keeps lines aligned, the line
+//! numbers in [`Truncation::shown_ranges`] are valid in the raw artifact too; byte offsets are mapped
+//! back to the raw stream through a few checkpoints recorded only where sanitizing changed a line's
+//! length, so plain text pays nothing for them.
 
 use std::collections::VecDeque;
 
-use serde::{Deserialize, Serialize};
+use memchr::{memchr, memrchr};
 
 use crate::Sink;
+use crate::ring::TailRing;
+use crate::sanitize::{CleanOutput, DEFAULT_MAX_COLUMN, Sanitizer};
+use crate::scan::count_newlines;
+use crate::spill::ArtifactSpill;
+use crate::summary::{CaptureSummary, Truncation, elision_marker};
+use crate::utf8::{ceil_char_boundary, floor_char_boundary};
+
+/// Default bytes of model text kept from the start of the stream.
+pub const DEFAULT_HEAD_BYTES: usize = 20 * 1024;
+/// Default bytes of model text kept from the end of the stream.
+pub const DEFAULT_TAIL_BYTES: usize = 50 * 1024;
 
 /// Sizes of the window.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WindowConfig {
-    /// Bytes kept from the start of the stream.
+    /// Bytes of model text kept from the start of the stream.
     pub head_bytes: usize,
-    /// Bytes kept from the end of the stream.
+    /// Bytes of model text kept from the end of the stream.
     pub tail_bytes: usize,
+    /// Lines of model text longer than this many bytes are cut with a marker (0: the 1 MiB limit).
+    pub max_column: usize,
 }
 
 impl Default for WindowConfig {
     fn default() -> Self {
         Self {
-            head_bytes: 20 * 1024,
-            tail_bytes: 50 * 1024,
+            head_bytes: DEFAULT_HEAD_BYTES,
+            tail_bytes: DEFAULT_TAIL_BYTES,
+            max_column: DEFAULT_MAX_COLUMN,
         }
     }
 }
 
-/// What was elided from the model text, and where the full output is (SPEC S-6).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Truncation {
-    /// `"head"`, `"tail"` or `"both"`: which ends of the stream are shown.
-    pub direction: String,
-    /// Lines in the whole stream.
-    pub total_lines: u64,
-    /// Bytes in the whole stream.
-    pub total_bytes: u64,
-    /// Shown line ranges, 1-based and inclusive.
-    pub shown_ranges: Vec<(u64, u64)>,
-    /// Lines not shown.
-    pub elided_lines: u64,
-    /// Bytes not shown.
-    pub elided_bytes: u64,
-    /// Where the full output is, when it was spilled.
-    pub artifact: Option<String>,
+/// The clean side: head buffer, tail ring, and the raw-offset checkpoints.
+#[derive(Debug)]
+struct CleanWindow {
+    head_cap: usize,
+    head: Vec<u8>,
+    /// Clean and raw offsets just after the last newline in the head (0, 0 when there is none).
+    head_cut: (u64, u64),
+    /// Holds `tail_bytes + 1` bytes: the extra oldest byte tells whether the tail starts a line.
+    ring: TailRing,
+    clean_total: u64,
+    newlines: u64,
+    /// `(clean offset, raw - clean)`: from that clean offset on, newlines sit at clean + delta in the
+    /// raw stream. A new entry is pushed only when the delta changes.
+    checkpoints: VecDeque<(u64, i64)>,
 }
 
-/// The result of a capture: model text plus exact accounting.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct CaptureSummary {
-    /// Model text: the kept part of the stream, decoded lossily.
-    pub text: String,
-    /// Bytes in the whole stream.
-    pub total_bytes: u64,
-    /// Lines in the whole stream (a trailing newline does not add one).
-    pub total_lines: u64,
-    /// Present when part of the stream is not in `text`.
-    pub truncation: Option<Truncation>,
-    /// The artifact holding the full stream, if any.
-    pub artifact: Option<String>,
-    /// Things the reader should know (spill failures, replaced bytes).
-    pub notices: Vec<String>,
+impl CleanWindow {
+    fn new(config: &WindowConfig) -> Self {
+        Self {
+            head_cap: config.head_bytes,
+            head: Vec::with_capacity(config.head_bytes.min(64 * 1024)),
+            head_cut: (0, 0),
+            ring: TailRing::new(config.tail_bytes.saturating_add(1)),
+            clean_total: 0,
+            newlines: 0,
+            checkpoints: VecDeque::from([(0, 0)]),
+        }
+    }
+
+    fn held(&self) -> u64 {
+        (self.head.len() + self.ring.len()) as u64
+    }
+
+    fn is_truncated(&self) -> bool {
+        self.clean_total > self.held()
+    }
+
+    /// Raw offset of the position just after the clean newline at `newline`.
+    fn raw_after(&self, newline: u64) -> u64 {
+        let idx = self.checkpoints.partition_point(|c| c.0 <= newline);
+        let delta = self.checkpoints[idx.saturating_sub(1)].1;
+        (newline as i64 + 1 + delta).max(0) as u64
+    }
 }
 
-/// Keeps the first `head_bytes` and the last `tail_bytes` of a stream; memory is O(window).
-#[derive(Debug, Clone)]
+impl CleanOutput for CleanWindow {
+    fn emit(&mut self, text: &[u8], raw_end: u64) {
+        if text.is_empty() {
+            return;
+        }
+        let start = self.clean_total;
+        self.clean_total += text.len() as u64;
+        self.newlines += count_newlines(text);
+        let ends_line = text.last() == Some(&b'\n');
+        let delta = raw_end as i64 - self.clean_total as i64;
+        let room = self.head_cap - self.head.len();
+        let (head, rest) = text.split_at(room.min(text.len()));
+        if !head.is_empty() {
+            self.head.extend_from_slice(head);
+            if let Some(k) = memrchr(b'\n', head) {
+                let clean = start + k as u64 + 1;
+                self.head_cut = (clean, (clean as i64 + delta).max(0) as u64);
+            }
+        }
+        if !rest.is_empty() {
+            if ends_line && self.checkpoints.back().map(|c| c.1) != Some(delta) {
+                self.checkpoints.push_back((start, delta));
+            }
+            self.ring.push(rest);
+            let ring_start = self.clean_total - self.ring.len() as u64;
+            while self.checkpoints.len() >= 2 && self.checkpoints[1].0 <= ring_start {
+                self.checkpoints.pop_front();
+            }
+        }
+    }
+}
+
+/// Keeps the first `head_bytes` and the last `tail_bytes` of a stream's model text; memory is
+/// O(window) whatever the stream size. Optionally spills the full raw stream to an artifact.
+///
+/// Call [`Sink::finish`] before [`OutputWindow::summary`] so the last line (if it has no newline) is
+/// included.
+#[derive(Debug)]
 pub struct OutputWindow {
     config: WindowConfig,
-    head: Vec<u8>,
-    tail: VecDeque<u8>,
-    total_bytes: u64,
-    newlines: u64,
-    last_byte: Option<u8>,
+    sanitizer: Sanitizer,
+    clean: CleanWindow,
+    raw_bytes: u64,
+    raw_last: Option<u8>,
+    spill: Option<ArtifactSpill>,
+    finished: bool,
 }
 
 impl OutputWindow {
-    /// A window with the given sizes.
+    /// A window with the given sizes and no spill.
     pub fn new(config: WindowConfig) -> Self {
         Self {
-            head: Vec::with_capacity(config.head_bytes.min(64 * 1024)),
-            tail: VecDeque::new(),
+            sanitizer: Sanitizer::new(config.max_column),
+            clean: CleanWindow::new(&config),
             config,
-            total_bytes: 0,
-            newlines: 0,
-            last_byte: None,
+            raw_bytes: 0,
+            raw_last: None,
+            spill: None,
+            finished: false,
         }
     }
 
-    /// Bytes seen so far.
+    /// A window that spills the full raw stream to `spill` once the output no longer fits the window
+    /// or a line was cut at the column cap.
+    pub fn with_spill(config: WindowConfig, spill: ArtifactSpill) -> Self {
+        let mut window = Self::new(config);
+        window.spill = Some(spill);
+        window
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &WindowConfig {
+        &self.config
+    }
+
+    /// Raw bytes seen so far.
     pub fn total_bytes(&self) -> u64 {
-        self.total_bytes
+        self.raw_bytes
     }
 
     /// Lines seen so far; a trailing newline does not add a line.
     pub fn total_lines(&self) -> u64 {
-        match self.last_byte {
+        match self.raw_last {
             None => 0,
-            Some(b'\n') => self.newlines,
-            Some(_) => self.newlines + 1,
+            Some(b'\n') => self.clean.newlines,
+            Some(_) => self.clean.newlines + 1,
         }
     }
 
-    /// Whether part of the stream is no longer held.
+    /// Whether part of the model text is no longer held.
     pub fn is_truncated(&self) -> bool {
-        self.total_bytes > (self.head.len() + self.tail.len()) as u64
+        self.clean.is_truncated()
+    }
+
+    /// Whether the output no longer fits the window (or a line was cut): the spill condition.
+    pub fn overflowed(&self) -> bool {
+        let window = (self.config.head_bytes as u64).saturating_add(self.config.tail_bytes as u64);
+        self.raw_bytes > window || self.clean.clean_total > window || self.sanitizer.any_line_capped()
+    }
+
+    /// The spill, if one is attached.
+    pub fn spill(&self) -> Option<&ArtifactSpill> {
+        self.spill.as_ref()
     }
 
     /// Model text and accounting for everything seen so far.
     pub fn summary(&self) -> CaptureSummary {
+        let stats = self.sanitizer.stats();
         let total_lines = self.total_lines();
+        let artifact = self.spill.as_ref().and_then(|s| s.artifact().map(str::to_owned));
         let mut summary = CaptureSummary {
-            total_bytes: self.total_bytes,
+            total_bytes: self.raw_bytes,
             total_lines,
+            artifact: artifact.clone(),
+            replaced_bytes: stats.replaced_bytes,
+            capped_lines: stats.capped_lines,
             ..CaptureSummary::default()
         };
-        if !self.is_truncated() {
-            let mut all = self.head.clone();
-            all.extend(self.tail.iter());
-            summary.text = String::from_utf8_lossy(&all).into_owned();
+        if stats.replaced_bytes > 0 {
+            summary.notices.push(format!(
+                "{} invalid UTF-8 byte{} shown as U+FFFD",
+                stats.replaced_bytes,
+                if stats.replaced_bytes == 1 { "" } else { "s" }
+            ));
+        }
+        if stats.capped_lines > 0 {
+            summary.notices.push(format!(
+                "{} line{} longer than {} bytes cut",
+                stats.capped_lines,
+                if stats.capped_lines == 1 { " was" } else { "s were" },
+                self.config.max_column
+            ));
+        }
+        if let Some(spill) = &self.spill {
+            summary.notices.extend(spill.notices().iter().cloned());
+        }
+        let c = &self.clean;
+        if !c.is_truncated() {
+            let mut all = c.head.clone();
+            all.extend_from_slice(&c.ring.to_vec());
+            summary.text = into_string(all);
+            if stats.capped_lines > 0 {
+                summary.truncation = Some(Truncation {
+                    direction: "none".to_owned(),
+                    total_lines,
+                    total_bytes: self.raw_bytes,
+                    shown_ranges: if total_lines > 0 {
+                        vec![(1, total_lines)]
+                    } else {
+                        Vec::new()
+                    },
+                    elided_lines: 0,
+                    elided_bytes: stats.capped_bytes,
+                    artifact,
+                });
+            }
             return summary;
         }
-        // Cut the head after its last complete line and the tail before its first complete line.
-        let head_end = memchr::memrchr(b'\n', &self.head).map_or(0, |i| i + 1);
-        let tail: Vec<u8> = self.tail.iter().copied().collect();
-        let tail_start = memchr::memchr(b'\n', &tail).map_or(tail.len(), |i| i + 1);
-        let head_part = &self.head[..head_end];
-        let tail_part = &tail[tail_start..];
-        let head_lines = memchr::memchr_iter(b'\n', head_part).count() as u64;
+
+        // Head: up to its last newline (or, for one giant line, a UTF-8-safe prefix).
+        let (head_part, head_lines, raw_head_end) = if c.head_cut.0 > 0 {
+            let part = &c.head[..c.head_cut.0 as usize];
+            (part, count_newlines(part), c.head_cut.1)
+        } else {
+            let part = &c.head[..floor_char_boundary(&c.head, c.head.len())];
+            (part, u64::from(!part.is_empty()), part.len() as u64)
+        };
+
+        // Tail: from the first line that starts inside the ring.
+        let ring = c.ring.to_vec();
+        let ring_start = c.clean_total - ring.len() as u64;
+        let (prev, tail) = ring.split_first().map_or((b'\n', &[][..]), |(p, t)| (*p, t));
+        let (offset, at_line_start) = if prev == b'\n' {
+            (0, true)
+        } else {
+            match memchr(b'\n', tail) {
+                Some(k) => (k + 1, true),
+                None => (ceil_char_boundary(tail, 0), false),
+            }
+        };
+        let tail_part = &tail[offset..];
+        let tail_clean_start = ring_start + 1 + offset as u64;
+        let raw_tail_start = if at_line_start {
+            c.raw_after(tail_clean_start - 1)
+        } else {
+            c.raw_after(tail_clean_start).saturating_sub(1)
+        };
+        let newlines_before_tail = c.newlines - count_newlines(tail_part);
         let tail_lines = if tail_part.is_empty() {
             0
         } else {
-            memchr::memchr_iter(b'\n', tail_part).count() as u64 + u64::from(!tail_part.ends_with(b"\n"))
+            total_lines.saturating_sub(newlines_before_tail)
         };
-        let shown_bytes = (head_part.len() + tail_part.len()) as u64;
+
+        let elided_lines = total_lines.saturating_sub(head_lines + tail_lines);
+        let elided_bytes = raw_tail_start.saturating_sub(raw_head_end);
+        let mut text = Vec::with_capacity(head_part.len() + tail_part.len() + 64);
+        text.extend_from_slice(head_part);
+        if !text.is_empty() && !text.ends_with(b"\n") {
+            text.push(b'\n');
+        }
+        text.extend_from_slice(elision_marker(elided_lines, elided_bytes).as_bytes());
+        text.push(b'\n');
+        text.extend_from_slice(tail_part);
+        summary.text = into_string(text);
+
         let mut shown_ranges = Vec::new();
         if head_lines > 0 {
             shown_ranges.push((1, head_lines));
@@ -142,44 +308,48 @@ impl OutputWindow {
             (true, false) => "head",
             _ => "tail",
         };
-        let mut text = String::from_utf8_lossy(head_part).into_owned();
-        text.push_str(&String::from_utf8_lossy(tail_part));
-        summary.text = text;
         summary.truncation = Some(Truncation {
             direction: direction.to_owned(),
             total_lines,
-            total_bytes: self.total_bytes,
+            total_bytes: self.raw_bytes,
             shown_ranges,
-            elided_lines: total_lines.saturating_sub(head_lines + tail_lines),
-            elided_bytes: self.total_bytes - shown_bytes,
-            artifact: None,
+            elided_lines,
+            elided_bytes,
+            artifact,
         });
         summary
     }
 }
 
+fn into_string(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
 impl Sink for OutputWindow {
-    fn write(&mut self, mut chunk: &[u8]) {
+    fn write(&mut self, chunk: &[u8]) {
         if chunk.is_empty() {
             return;
         }
-        self.total_bytes += chunk.len() as u64;
-        self.newlines += memchr::memchr_iter(b'\n', chunk).count() as u64;
-        self.last_byte = chunk.last().copied();
-        let room = self.config.head_bytes - self.head.len();
-        if room > 0 {
-            let take = room.min(chunk.len());
-            self.head.extend_from_slice(&chunk[..take]);
-            chunk = &chunk[take..];
+        self.raw_bytes += chunk.len() as u64;
+        self.raw_last = chunk.last().copied();
+        self.sanitizer.push(chunk, &mut self.clean);
+        if self.spill.is_some() {
+            let overflowed = self.overflowed();
+            if let Some(spill) = &mut self.spill {
+                spill.push(chunk, overflowed);
+            }
         }
-        let cap = self.config.tail_bytes;
-        if chunk.len() >= cap {
-            self.tail.clear();
-            self.tail.extend(&chunk[chunk.len() - cap..]);
-        } else {
-            let overflow = (self.tail.len() + chunk.len()).saturating_sub(cap);
-            self.tail.drain(..overflow);
-            self.tail.extend(chunk);
+    }
+
+    fn finish(&mut self) {
+        if self.finished {
+            return;
+        }
+        self.finished = true;
+        self.sanitizer.finish(&mut self.clean);
+        let overflowed = self.overflowed();
+        if let Some(spill) = &mut self.spill {
+            spill.finish(overflowed);
         }
     }
 }
@@ -188,11 +358,20 @@ impl Sink for OutputWindow {
 mod tests {
     use super::*;
 
+    fn window(head: usize, tail: usize) -> OutputWindow {
+        OutputWindow::new(WindowConfig {
+            head_bytes: head,
+            tail_bytes: tail,
+            ..WindowConfig::default()
+        })
+    }
+
     #[test]
     fn small_output_is_kept_whole() {
         let mut w = OutputWindow::new(WindowConfig::default());
         w.write(b"a\nb");
         w.write(b"\n");
+        w.finish();
         let s = w.summary();
         assert_eq!(s.text, "a\nb\n");
         assert_eq!(s.total_lines, 2);
@@ -201,24 +380,81 @@ mod tests {
 
     #[test]
     fn large_output_keeps_head_and_tail_with_exact_counts() {
-        let mut w = OutputWindow::new(WindowConfig {
-            head_bytes: 20,
-            tail_bytes: 20,
-        });
+        let mut w = window(20, 20);
         let mut all = String::new();
         for i in 1..=1000 {
             let line = format!("{i}\n");
             all.push_str(&line);
             w.write(line.as_bytes());
         }
+        w.finish();
         let s = w.summary();
         assert_eq!(s.total_lines, 1000);
         assert_eq!(s.total_bytes, all.len() as u64);
         assert!(s.text.starts_with("1\n2\n"));
         assert!(s.text.ends_with("999\n1000\n"));
         let t = s.truncation.unwrap();
+        assert_eq!(t.direction, "both");
         assert_eq!(t.shown_ranges.last().unwrap().1, 1000);
         let shown: u64 = t.shown_ranges.iter().map(|(a, b)| b - a + 1).sum();
         assert_eq!(shown + t.elided_lines, 1000);
+        let shown_bytes = all.len() as u64 - t.elided_bytes;
+        let (h, tl) = (t.shown_ranges[0], t.shown_ranges[1]);
+        let lines: Vec<&str> = all.lines().collect();
+        let expect: usize = lines[..h.1 as usize]
+            .iter()
+            .chain(&lines[tl.0 as usize - 1..])
+            .map(|l| l.len() + 1)
+            .sum();
+        assert_eq!(shown_bytes, expect as u64);
+    }
+
+    #[test]
+    fn elided_bytes_are_raw_bytes_even_when_escapes_were_removed() {
+        let mut w = window(30, 30);
+        let mut raw = Vec::new();
+        for i in 1..=200 {
+            raw.extend_from_slice(format!("\x1b[31m{i}\x1b[0m\n").as_bytes());
+        }
+        w.write(&raw);
+        w.finish();
+        let s = w.summary();
+        let t = s.truncation.unwrap();
+        let raw_lines: Vec<&[u8]> = raw.split_inclusive(|&b| b == b'\n').collect();
+        let (h, tl) = (t.shown_ranges[0], t.shown_ranges[1]);
+        let shown: usize = raw_lines[..h.1 as usize]
+            .iter()
+            .chain(&raw_lines[tl.0 as usize - 1..])
+            .map(|l| l.len())
+            .sum();
+        assert_eq!(t.elided_bytes, (raw.len() - shown) as u64);
+        assert!(!s.text.contains('\x1b'));
+        assert!(s.text.ends_with("199\n200\n"), "{}", s.text);
+    }
+
+    #[test]
+    fn trailing_partial_line_counts_and_is_shown_after_finish() {
+        let mut w = window(100, 100);
+        w.write(b"one\ntwo");
+        assert_eq!(w.total_lines(), 2);
+        w.finish();
+        assert_eq!(w.summary().text, "one\ntwo");
+    }
+
+    #[test]
+    fn a_capped_line_is_reported_without_elision() {
+        let mut w = OutputWindow::new(WindowConfig::default());
+        let mut line = vec![b'A'; 300_000];
+        line.extend_from_slice(b"\nTAIL\n");
+        w.write(&line);
+        w.finish();
+        assert!(w.overflowed());
+        let s = w.summary();
+        assert!(s.text.ends_with("TAIL\n"));
+        assert!(s.text.len() < 5000);
+        let t = s.truncation.unwrap();
+        assert_eq!(t.direction, "none");
+        assert_eq!(t.elided_bytes, 296_000);
+        assert_eq!(s.capped_lines, 1);
     }
 }

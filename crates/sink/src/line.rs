@@ -1,0 +1,255 @@
+//! The line being written: terminal-style editing (carriage return, backspace, erase in line) and the
+//! column cap.
+//!
+//! A line is held until its newline arrives because a later `\r` may overwrite it: a progress bar that
+//! redraws itself ends as its final frame, exactly as a terminal would show it. The buffer never grows
+//! past the cap, so memory stays bounded whatever the line length.
+
+use crate::utf8::{char_len, floor_char_boundary, is_continuation};
+
+/// The current line: valid UTF-8, at most `cap` bytes, with a cursor on a character boundary.
+#[derive(Debug, Clone)]
+pub(crate) struct LineEditor {
+    buf: Vec<u8>,
+    cursor: usize,
+    cap: usize,
+    /// Bytes that fell beyond the cap on this line.
+    dropped: u64,
+}
+
+impl LineEditor {
+    pub(crate) fn new(cap: usize) -> Self {
+        Self {
+            buf: Vec::new(),
+            cursor: 0,
+            cap,
+            dropped: 0,
+        }
+    }
+
+    /// Nothing written on this line yet: complete lines can bypass the buffer.
+    pub(crate) fn is_fresh(&self) -> bool {
+        self.buf.is_empty() && self.cursor == 0 && self.dropped == 0
+    }
+
+    /// Whether this line has lost bytes to the cap.
+    pub(crate) fn is_capped(&self) -> bool {
+        self.dropped > 0
+    }
+
+    /// Write text (valid UTF-8, no control characters, no newline) at the cursor.
+    pub(crate) fn put(&mut self, text: &[u8]) {
+        if text.is_empty() {
+            return;
+        }
+        if self.cursor == self.buf.len() {
+            self.append(text);
+        } else {
+            self.overwrite(text);
+        }
+    }
+
+    fn append(&mut self, text: &[u8]) {
+        if self.dropped > 0 {
+            // The end of this line is already past the cap: nothing more of it fits.
+            self.dropped += text.len() as u64;
+            return;
+        }
+        let room = self.cap.saturating_sub(self.buf.len());
+        if text.len() <= room {
+            self.buf.extend_from_slice(text);
+        } else {
+            let cut = floor_char_boundary(text, room);
+            self.buf.extend_from_slice(&text[..cut]);
+            self.dropped += (text.len() - cut) as u64;
+        }
+        self.cursor = self.buf.len();
+    }
+
+    fn overwrite(&mut self, text: &[u8]) {
+        let over = text.len().min(self.buf.len() - self.cursor);
+        let target = &mut self.buf[self.cursor..self.cursor + over];
+        if text[..over].is_ascii() && target.is_ascii() {
+            target.copy_from_slice(&text[..over]);
+            self.cursor += over;
+            return self.put(&text[over..]);
+        }
+        let mut i = 0;
+        while i < text.len() {
+            if self.cursor == self.buf.len() {
+                self.append(&text[i..]);
+                return;
+            }
+            let new_len = char_len(text[i]);
+            let old_len = char_len(self.buf[self.cursor]);
+            let new = &text[i..i + new_len];
+            if new_len == old_len {
+                self.buf[self.cursor..self.cursor + new_len].copy_from_slice(new);
+            } else {
+                self.buf
+                    .splice(self.cursor..self.cursor + old_len, new.iter().copied());
+            }
+            self.cursor += new_len;
+            i += new_len;
+        }
+        if self.buf.len() > self.cap {
+            let cut = floor_char_boundary(&self.buf, self.cap);
+            self.dropped += (self.buf.len() - cut) as u64;
+            self.buf.truncate(cut);
+            self.cursor = self.cursor.min(cut);
+        }
+    }
+
+    /// `\r`: back to the start of the line; what follows overwrites.
+    pub(crate) fn carriage_return(&mut self) {
+        self.cursor = 0;
+    }
+
+    /// Backspace: one character to the left (never past the start).
+    pub(crate) fn backspace(&mut self) {
+        while self.cursor > 0 {
+            self.cursor -= 1;
+            if !is_continuation(self.buf[self.cursor]) {
+                break;
+            }
+        }
+    }
+
+    /// `CSI n K`: 0 erases from the cursor to the end, 1 blanks from the start through the cursor,
+    /// 2 blanks the whole line (the cursor stays where it is).
+    pub(crate) fn erase(&mut self, mode: u16) {
+        match mode {
+            0 => self.buf.truncate(self.cursor),
+            1 => {
+                let end = if self.cursor < self.buf.len() {
+                    self.cursor + char_len(self.buf[self.cursor])
+                } else {
+                    self.cursor
+                };
+                let before = char_count(&self.buf[..self.cursor]);
+                let chars = char_count(&self.buf[..end]);
+                self.buf.splice(..end, std::iter::repeat_n(b' ', chars));
+                self.cursor = before;
+            }
+            2 => {
+                let chars = char_count(&self.buf[..self.cursor]);
+                self.buf.clear();
+                self.buf.resize(chars, b' ');
+                self.cursor = chars;
+            }
+            _ => {}
+        }
+        if self.buf.iter().all(|&b| b == b' ') {
+            // A cleared line shows none of what was cut from it.
+            self.dropped = 0;
+        }
+    }
+
+    /// Take the finished line (with the cap marker when bytes were cut and `newline` if it ended with
+    /// one) and start a new line. Returns whether the line had been capped.
+    pub(crate) fn take(&mut self, newline: bool, out: &mut Vec<u8>) -> bool {
+        out.clear();
+        out.extend_from_slice(&self.buf);
+        let capped = self.dropped > 0;
+        if capped {
+            out.extend_from_slice(cap_marker(self.dropped).as_bytes());
+        }
+        if newline {
+            out.push(b'\n');
+        }
+        self.buf.clear();
+        self.cursor = 0;
+        self.dropped = 0;
+        capped
+    }
+
+    /// Bytes cut from the current line so far.
+    pub(crate) fn dropped(&self) -> u64 {
+        self.dropped
+    }
+}
+
+/// The marker ending a line that was cut at the column cap.
+pub fn cap_marker(dropped: u64) -> String {
+    format!("… [line truncated: {dropped} more bytes]")
+}
+
+fn char_count(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| !is_continuation(b)).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finish(line: &mut LineEditor) -> String {
+        let mut out = Vec::new();
+        line.take(false, &mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn carriage_return_overwrites_like_a_terminal() {
+        let mut line = LineEditor::new(100);
+        line.put(b"10%");
+        line.carriage_return();
+        line.put(b"100%");
+        assert_eq!(finish(&mut line), "100%");
+        line.put(b"abcdef");
+        line.carriage_return();
+        line.put(b"XY");
+        assert_eq!(finish(&mut line), "XYcdef");
+    }
+
+    #[test]
+    fn backspace_steps_over_whole_characters() {
+        let mut line = LineEditor::new(100);
+        line.put("a€".as_bytes());
+        line.backspace();
+        line.put(b"b");
+        assert_eq!(finish(&mut line), "ab");
+        line.backspace();
+        line.put(b"x");
+        assert_eq!(finish(&mut line), "x");
+    }
+
+    #[test]
+    fn overwriting_with_wider_characters_keeps_utf8() {
+        let mut line = LineEditor::new(100);
+        line.put(b"abc");
+        line.carriage_return();
+        line.put("é😀".as_bytes());
+        assert_eq!(finish(&mut line), "é😀c");
+    }
+
+    #[test]
+    fn erase_modes() {
+        let mut line = LineEditor::new(100);
+        line.put(b"hello world");
+        line.carriage_return();
+        line.erase(2);
+        line.put(b"hi");
+        assert_eq!(finish(&mut line), "hi");
+        line.put(b"hello");
+        line.backspace();
+        line.backspace();
+        line.erase(0);
+        assert_eq!(finish(&mut line), "hel");
+        line.put(b"hello");
+        line.backspace();
+        line.backspace();
+        line.erase(1);
+        assert_eq!(finish(&mut line), "    o");
+    }
+
+    #[test]
+    fn the_cap_cuts_on_a_character_boundary_and_marks_the_line() {
+        let mut line = LineEditor::new(4);
+        line.put("ab€".as_bytes());
+        line.put(b"zz");
+        assert!(line.is_capped());
+        assert_eq!(line.dropped(), 5);
+        assert_eq!(finish(&mut line), format!("ab{}", cap_marker(5)));
+        assert!(line.is_fresh());
+    }
+}

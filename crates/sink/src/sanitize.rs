@@ -1,0 +1,363 @@
+//! [`Sanitizer`]: turns a raw terminal byte stream into clean model text, incrementally.
+//!
+//! Removes escape sequences completely (CSI, OSC ended by BEL or ST, DCS/SOS/PM/APC, SS2/SS3, other
+//! `ESC` sequences), including sequences split across chunks; collapses `\r` overwrites and applies
+//! backspace and erase-in-line the way a terminal would, so a progress bar ends as its final frame;
+//! drops other C0 controls, DEL and C1 controls (keeping `\t` and `\n`); decodes UTF-8 incrementally
+//! (U+FFFD for invalid bytes, counted); and caps lines at `max_column` bytes with a marker.
+//!
+//! Every raw `\n` yields exactly one clean `\n` and nothing else does, so line N of the clean text is
+//! line N of the raw stream.
+
+use memchr::{memchr, memchr_iter, memchr3, memrchr};
+
+use crate::Sink;
+use crate::escape::{EscState, Step};
+use crate::line::LineEditor;
+use crate::scan::{first_long_line, text_run};
+use crate::utf8::{Resumed, Utf8Carry};
+
+/// Default line cap of the model text, in bytes.
+pub const DEFAULT_MAX_COLUMN: usize = 4000;
+
+/// The largest line cap honoured (also used when `max_column` is 0), so a line buffer stays bounded.
+pub const MAX_COLUMN_LIMIT: usize = 1 << 20;
+
+const ESC: u8 = 0x1b;
+const REPLACEMENT: &[u8] = "\u{FFFD}".as_bytes();
+
+/// Receives the sanitizer's output.
+pub trait CleanOutput {
+    /// Accept clean text (always valid UTF-8). When `text` ends with `\n`, `raw_end` is the offset in the
+    /// raw stream just after the corresponding raw newline; every newline inside `text` has the same
+    /// distance between its raw and clean offsets.
+    fn emit(&mut self, text: &[u8], raw_end: u64);
+}
+
+impl CleanOutput for Vec<u8> {
+    fn emit(&mut self, text: &[u8], _raw_end: u64) {
+        self.extend_from_slice(text);
+    }
+}
+
+/// What the sanitizer removed or changed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SanitizeStats {
+    /// Invalid UTF-8 bytes replaced with U+FFFD.
+    pub replaced_bytes: u64,
+    /// Control characters dropped (C0 other than `\t`, `\n`, `\r`, BS, ESC; DEL; C1).
+    pub dropped_controls: u64,
+    /// Complete escape sequences removed.
+    pub escape_sequences: u64,
+    /// Finished lines that were cut at the column cap.
+    pub capped_lines: u64,
+    /// Bytes of text cut by the column cap on finished lines.
+    pub capped_bytes: u64,
+}
+
+/// A streaming sanitizer; see the module docs. Memory is O(`max_column`).
+#[derive(Debug, Clone)]
+pub struct Sanitizer {
+    esc: EscState,
+    line: LineEditor,
+    carry: Utf8Carry,
+    cap: usize,
+    raw_pos: u64,
+    stats: SanitizeStats,
+    scratch: Vec<u8>,
+}
+
+impl Default for Sanitizer {
+    fn default() -> Self {
+        Self::new(DEFAULT_MAX_COLUMN)
+    }
+}
+
+impl Sanitizer {
+    /// A sanitizer capping lines at `max_column` bytes (0 or anything above [`MAX_COLUMN_LIMIT`] means
+    /// [`MAX_COLUMN_LIMIT`]).
+    pub fn new(max_column: usize) -> Self {
+        let cap = if max_column == 0 {
+            MAX_COLUMN_LIMIT
+        } else {
+            max_column.min(MAX_COLUMN_LIMIT)
+        };
+        Self {
+            esc: EscState::Ground,
+            line: LineEditor::new(cap),
+            carry: Utf8Carry::default(),
+            cap,
+            raw_pos: 0,
+            stats: SanitizeStats::default(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> SanitizeStats {
+        self.stats
+    }
+
+    /// Whether any line, including the one still open, was cut at the column cap.
+    pub fn any_line_capped(&self) -> bool {
+        self.stats.capped_lines > 0 || self.line.is_capped()
+    }
+
+    /// Raw bytes consumed so far.
+    pub fn raw_bytes(&self) -> u64 {
+        self.raw_pos
+    }
+
+    /// Sanitize the next raw chunk; complete lines go to `out` as soon as they end.
+    pub fn push<O: CleanOutput + ?Sized>(&mut self, input: &[u8], out: &mut O) {
+        let base = self.raw_pos;
+        let mut i = 0;
+        if !self.carry.is_empty() && !input.is_empty() {
+            i = self.resume_carry(input);
+        }
+        while i < input.len() {
+            if self.esc.in_sequence() {
+                i = self.escape(input, i);
+                continue;
+            }
+            let (run, high) = text_run(&input[i..]);
+            if run > 0 {
+                if high {
+                    self.utf8_text(input, i, i + run, base, out);
+                } else {
+                    self.text(&input[i..i + run], base + i as u64, out);
+                }
+                i += run;
+                continue;
+            }
+            match input[i] {
+                ESC => self.esc = EscState::Esc,
+                b'\r' => self.line.carriage_return(),
+                0x08 => self.line.backspace(),
+                _ => self.stats.dropped_controls += 1,
+            }
+            i += 1;
+        }
+        self.raw_pos += input.len() as u64;
+    }
+
+    /// The stream has ended: an incomplete character becomes U+FFFD, an open sequence is dropped, and
+    /// the last line (without a newline) is emitted.
+    pub fn finish<O: CleanOutput + ?Sized>(&mut self, out: &mut O) {
+        if !self.carry.is_empty() {
+            let n = self.carry.len();
+            self.carry.clear();
+            self.replace(n as u64);
+        }
+        self.esc = EscState::Ground;
+        if !self.line.is_fresh() {
+            self.end_line(false, self.raw_pos, out);
+        }
+    }
+
+    fn resume_carry(&mut self, input: &[u8]) -> usize {
+        match self.carry.resume(input) {
+            Resumed::Char(bytes, len, used) => {
+                let ch = &bytes[..len];
+                if is_c1(ch) {
+                    self.stats.dropped_controls += 1;
+                } else {
+                    self.line.put(ch);
+                }
+                used
+            }
+            Resumed::Invalid { invalid, used } => {
+                self.replace(invalid as u64);
+                used
+            }
+            Resumed::Pending => input.len(),
+        }
+    }
+
+    fn escape(&mut self, input: &[u8], mut i: usize) -> usize {
+        if self.esc.in_string() {
+            // Skip a control string's payload in one scan.
+            match memchr3(0x07, ESC, b'\n', &input[i..]) {
+                None => return input.len(),
+                Some(k) => i += k,
+            }
+        }
+        match self.esc.step(input[i]) {
+            Step::Continue => i + 1,
+            Step::Done => {
+                self.stats.escape_sequences += 1;
+                i + 1
+            }
+            Step::EraseLine(mode) => {
+                self.stats.escape_sequences += 1;
+                self.line.erase(mode);
+                i + 1
+            }
+            Step::Reprocess => i,
+        }
+    }
+
+    /// A run without control bytes that contains non-ASCII bytes: validate and decode it.
+    fn utf8_text<O: CleanOutput + ?Sized>(
+        &mut self,
+        input: &[u8],
+        start: usize,
+        end: usize,
+        base: u64,
+        out: &mut O,
+    ) {
+        let mut p = start;
+        while p < end {
+            match std::str::from_utf8(&input[p..end]) {
+                Ok(_) => {
+                    self.valid_text(&input[p..end], base + p as u64, out);
+                    p = end;
+                }
+                Err(e) => {
+                    let valid = e.valid_up_to();
+                    if valid > 0 {
+                        self.valid_text(&input[p..p + valid], base + p as u64, out);
+                    }
+                    p += valid;
+                    match e.error_len() {
+                        Some(bad) => {
+                            self.replace(bad as u64);
+                            p += bad;
+                        }
+                        None if end == input.len() => {
+                            // A character split by the chunk boundary: finish it with the next chunk.
+                            self.carry.set(&input[p..end]);
+                            p = end;
+                        }
+                        None => {
+                            // Cut short by a control byte: it can never complete.
+                            self.replace((end - p) as u64);
+                            p = end;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Valid UTF-8 without C0 controls: drop C1 controls (U+0080..U+009F), pass the rest on.
+    fn valid_text<O: CleanOutput + ?Sized>(&mut self, text: &[u8], raw: u64, out: &mut O) {
+        let mut start = 0;
+        for pos in memchr_iter(0xc2, text) {
+            if matches!(text.get(pos + 1), Some(0x80..=0x9f)) {
+                self.text(&text[start..pos], raw + start as u64, out);
+                self.stats.dropped_controls += 1;
+                start = pos + 2;
+            }
+        }
+        self.text(&text[start..], raw + start as u64, out);
+    }
+
+    /// Clean text (valid UTF-8; only `\t` and `\n` among controls) starting at raw offset `raw`.
+    fn text<O: CleanOutput + ?Sized>(&mut self, mut s: &[u8], mut raw: u64, out: &mut O) {
+        if !self.line.is_fresh() {
+            let Some(k) = memchr(b'\n', s) else {
+                self.line.put(s);
+                return;
+            };
+            self.line.put(&s[..k]);
+            self.end_line(true, raw + k as u64 + 1, out);
+            s = &s[k + 1..];
+            raw += k as u64 + 1;
+        }
+        // The line is fresh: complete lines within the cap go straight out, without buffering.
+        while let Some(last) = memrchr(b'\n', s) {
+            let body = &s[..=last];
+            let Some(long) = first_long_line(body, self.cap) else {
+                out.emit(body, raw + body.len() as u64);
+                s = &s[last + 1..];
+                break;
+            };
+            if long > 0 {
+                out.emit(&s[..long], raw + long as u64);
+            }
+            let nl = long + memchr(b'\n', &s[long..]).unwrap_or(s.len() - long - 1);
+            self.line.put(&s[long..nl]);
+            self.end_line(true, raw + nl as u64 + 1, out);
+            s = &s[nl + 1..];
+            raw += nl as u64 + 1;
+        }
+        self.line.put(s);
+    }
+
+    fn end_line<O: CleanOutput + ?Sized>(&mut self, newline: bool, raw_end: u64, out: &mut O) {
+        let dropped = self.line.dropped();
+        if self.line.take(newline, &mut self.scratch) {
+            self.stats.capped_lines += 1;
+            self.stats.capped_bytes += dropped;
+        }
+        out.emit(&self.scratch, raw_end);
+    }
+
+    fn replace(&mut self, bad: u64) {
+        self.stats.replaced_bytes += bad;
+        self.line.put(REPLACEMENT);
+    }
+}
+
+fn is_c1(ch: &[u8]) -> bool {
+    ch.len() == 2 && ch[0] == 0xc2 && (0x80..=0x9f).contains(&ch[1])
+}
+
+/// Sanitize a complete byte string with the default line cap.
+pub fn sanitize(bytes: &[u8]) -> String {
+    let mut sanitizer = Sanitizer::default();
+    let mut out = Vec::with_capacity(bytes.len());
+    sanitizer.push(bytes, &mut out);
+    sanitizer.finish(&mut out);
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// A [`Sink`] adapter: sanitizes the stream and forwards clean text to another sink.
+///
+/// Lines are forwarded when they end (a later `\r` could still rewrite an open line); call
+/// [`Sink::finish`] to flush the last one.
+#[derive(Debug, Clone)]
+pub struct SanitizeSink<S> {
+    sanitizer: Sanitizer,
+    inner: S,
+}
+
+impl<S: Sink> SanitizeSink<S> {
+    /// Sanitize into `inner` with the given line cap.
+    pub fn new(inner: S, max_column: usize) -> Self {
+        Self {
+            sanitizer: Sanitizer::new(max_column),
+            inner,
+        }
+    }
+
+    /// The wrapped sink.
+    pub fn into_inner(self) -> S {
+        self.inner
+    }
+
+    /// The sanitizer's counters.
+    pub fn stats(&self) -> SanitizeStats {
+        self.sanitizer.stats()
+    }
+}
+
+struct Forward<'a, S>(&'a mut S);
+
+impl<S: Sink> CleanOutput for Forward<'_, S> {
+    fn emit(&mut self, text: &[u8], _raw_end: u64) {
+        self.0.write(text);
+    }
+}
+
+impl<S: Sink> Sink for SanitizeSink<S> {
+    fn write(&mut self, chunk: &[u8]) {
+        self.sanitizer.push(chunk, &mut Forward(&mut self.inner));
+    }
+
+    fn finish(&mut self) {
+        self.sanitizer.finish(&mut Forward(&mut self.inner));
+        self.inner.finish();
+    }
+}

@@ -1,0 +1,206 @@
+//! [`ArtifactSpill`]: writes the full raw stream to an artifact once it no longer fits the window.
+//!
+//! Until the decision is made, the raw bytes are held (at most the window size), so the artifact
+//! starts at byte 0. A failing write (ENOSPC, EACCES, quota) never disturbs the window or the command:
+//! the spill stops, removes its partial file, and reports a notice naming the error.
+
+use std::fmt;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::store::ArtifactStore;
+use crate::summary::format_bytes;
+
+const WRITE_BUFFER: usize = 256 * 1024;
+
+enum Target {
+    Store(Arc<ArtifactStore>),
+    Writer(String, Option<Box<dyn Write + Send>>),
+}
+
+enum State {
+    /// Not spilling yet: the raw stream so far.
+    Pending(Vec<u8>),
+    /// Writing.
+    Open {
+        id: String,
+        out: BufWriter<Box<dyn Write + Send>>,
+        path: Option<PathBuf>,
+    },
+    /// Finished, or stopped at the limit: the artifact exists.
+    Closed { id: String },
+    /// Nothing was spilled (the output fit) or spilling failed.
+    Nothing,
+}
+
+/// Spills a raw stream to an artifact; attach it with [`crate::OutputWindow::with_spill`].
+pub struct ArtifactSpill {
+    target: Target,
+    state: State,
+    limit: u64,
+    written: u64,
+    seen: u64,
+    limit_hit: bool,
+    notices: Vec<String>,
+}
+
+impl fmt::Debug for ArtifactSpill {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ArtifactSpill")
+            .field("artifact", &self.artifact())
+            .field("written", &self.written)
+            .field("seen", &self.seen)
+            .field("notices", &self.notices)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ArtifactSpill {
+    /// Spill into a new artifact of `store` (allocated only if spilling happens).
+    pub fn new(store: Arc<ArtifactStore>) -> Self {
+        Self::with_target(Target::Store(store))
+    }
+
+    /// Spill into any writer, reporting it as `id` (for tests and embedders with their own storage).
+    pub fn to_writer(id: impl Into<String>, writer: impl Write + Send + 'static) -> Self {
+        Self::with_target(Target::Writer(id.into(), Some(Box::new(writer))))
+    }
+
+    fn with_target(target: Target) -> Self {
+        Self {
+            target,
+            state: State::Pending(Vec::new()),
+            limit: u64::MAX,
+            written: 0,
+            seen: 0,
+            limit_hit: false,
+            notices: Vec::new(),
+        }
+    }
+
+    /// Write at most `limit` bytes (the store's quota applies as well).
+    #[must_use]
+    pub fn with_limit(mut self, limit: u64) -> Self {
+        self.limit = limit;
+        self
+    }
+
+    /// `artifact://<id>` when an artifact holds (the start of) the stream.
+    pub fn artifact(&self) -> Option<&str> {
+        match &self.state {
+            State::Open { id, .. } | State::Closed { id } => Some(id),
+            State::Pending(_) | State::Nothing => None,
+        }
+    }
+
+    /// Bytes written to the artifact so far.
+    pub fn bytes_written(&self) -> u64 {
+        self.written
+    }
+
+    /// Spill failures and incomplete artifacts, one sentence each.
+    pub fn notices(&self) -> &[String] {
+        &self.notices
+    }
+
+    /// The next raw chunk; `overflowed` says whether the stream no longer fits the window.
+    pub fn push(&mut self, chunk: &[u8], overflowed: bool) {
+        self.seen += chunk.len() as u64;
+        match &mut self.state {
+            State::Pending(held) if !overflowed => held.extend_from_slice(chunk),
+            State::Pending(_) => {
+                let State::Pending(held) = std::mem::replace(&mut self.state, State::Nothing) else {
+                    unreachable!("matched Pending above")
+                };
+                self.open();
+                self.write_out(&held);
+                self.write_out(chunk);
+            }
+            State::Open { .. } => self.write_out(chunk),
+            State::Closed { .. } | State::Nothing => {}
+        }
+    }
+
+    /// The stream ended: spill what is held if `overflowed`, flush and close.
+    pub fn finish(&mut self, overflowed: bool) {
+        if let State::Pending(held) = std::mem::replace(&mut self.state, State::Nothing)
+            && overflowed
+        {
+            self.open();
+            self.write_out(&held);
+        }
+        if let State::Open { id, mut out, path } = std::mem::replace(&mut self.state, State::Nothing) {
+            match out.flush() {
+                Ok(()) => {
+                    if self.limit_hit {
+                        self.notices.push(format!(
+                            "{id} holds only the first {} of {} of output: the artifact limit was reached",
+                            format_bytes(self.written),
+                            format_bytes(self.seen)
+                        ));
+                    }
+                    self.state = State::Closed { id };
+                }
+                Err(e) => self.fail(&id, path, &e),
+            }
+        }
+    }
+
+    fn open(&mut self) {
+        match &mut self.target {
+            Target::Store(store) => match store.create() {
+                Ok(new) => {
+                    self.limit = self.limit.min(new.limit);
+                    self.state = State::Open {
+                        id: new.id.uri(),
+                        out: BufWriter::with_capacity(WRITE_BUFFER, Box::new(new.file)),
+                        path: Some(new.path),
+                    };
+                }
+                Err(e) => {
+                    self.notices.push(format!(
+                        "Full output was not saved: cannot create an artifact: {e}"
+                    ));
+                }
+            },
+            Target::Writer(id, writer) => {
+                if let Some(writer) = writer.take() {
+                    self.state = State::Open {
+                        id: id.clone(),
+                        out: BufWriter::with_capacity(WRITE_BUFFER, writer),
+                        path: None,
+                    };
+                }
+            }
+        }
+    }
+
+    fn write_out(&mut self, bytes: &[u8]) {
+        let State::Open { out, .. } = &mut self.state else {
+            return;
+        };
+        let room = self.limit.saturating_sub(self.written);
+        let take = (bytes.len() as u64).min(room) as usize;
+        if let Err(e) = out.write_all(&bytes[..take]) {
+            if let State::Open { id, path, .. } = std::mem::replace(&mut self.state, State::Nothing) {
+                self.fail(&id, path, &e);
+            }
+            return;
+        }
+        self.written += take as u64;
+        if take < bytes.len() && !self.limit_hit {
+            self.limit_hit = true;
+        }
+    }
+
+    fn fail(&mut self, id: &str, path: Option<PathBuf>, error: &std::io::Error) {
+        if let Some(path) = path {
+            // A partial artifact would pass for the full output; remove it (and free the space).
+            let _ = std::fs::remove_file(path);
+        }
+        self.notices
+            .push(format!("Full output was not saved ({id} discarded): {error}"));
+        self.state = State::Nothing;
+    }
+}
