@@ -1,6 +1,49 @@
 //! Workspace automation: `cargo xtask bench | fuzz | stress`.
+//!
+//! `bench` measures shellgate against the ways agents run commands today (raw spawns, Node, Python) and
+//! writes `target/shellgate-bench/report.{md,json}` plus a ratio chart; `fuzz` runs every crate's fuzz
+//! targets; `stress` checks the engine's limits hold and exits non-zero when one does not. See
+//! `xtask/README.md`.
 
-fn main() {
-    eprintln!("usage: cargo xtask <bench|fuzz|stress>");
-    std::process::exit(2);
+mod bench;
+mod cli;
+mod fuzz;
+mod measure;
+mod procs;
+mod report;
+mod rpc;
+mod stats;
+mod stress;
+mod svg;
+mod workspace;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let command = match cli::parse(&args) {
+        Ok(command) => command,
+        Err(message) => {
+            eprintln!("xtask: {message}\n\n{}", cli::USAGE);
+            return ExitCode::from(2);
+        }
+    };
+    let outcome = match command {
+        cli::Command::Help => {
+            println!("{}", cli::USAGE);
+            Ok(true)
+        }
+        cli::Command::Bench(options) => bench::run(&options).map(|()| true),
+        cli::Command::Fuzz(options) => fuzz::run(&options),
+        cli::Command::Stress(options) => stress::run(&options),
+        cli::Command::ReadPipe { bytes } => measure::read_pipe_child(bytes).map(|()| true),
+    };
+    match outcome {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("xtask: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -1,0 +1,228 @@
+//! Command-line parsing for `cargo xtask` (hand-rolled: three subcommands do not need a parser crate).
+
+/// Usage text printed by `cargo xtask help` and on bad arguments.
+pub const USAGE: &str = "\
+usage: cargo xtask <command> [options]
+
+commands:
+  bench [--quick] [--only LIST] [--runs N]
+        criterion benches of every crate plus end-to-end comparisons against raw spawn, Node and
+        Python; writes target/shellgate-bench/report.md, report.json and ratios.svg.
+        LIST is comma-separated from: criterion,latency,throughput,parse,jobs,pty
+        --runs N sets the per-command latency sample count (at least 500, the default).
+  fuzz [--time SECS] [--target NAME] [--stable]
+        builds and runs every fuzz target under crates/*/fuzz for SECS seconds each (default 60).
+        Uses the nightly toolchain with AddressSanitizer when installed, else `-s none` on stable.
+  stress [--only LIST]
+        output floods, 1000 concurrent commands, a fork bomb under a timeout, SIGKILL of the server,
+        10000 PTY open/close cycles; prints what held and exits non-zero if anything did not.
+        LIST is comma-separated from: flood,concurrent,forkbomb,sigkill,pty
+  help  this text";
+
+/// Options of `cargo xtask bench`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BenchOptions {
+    /// Short criterion times and smaller throughput volumes.
+    pub quick: bool,
+    /// Sections to run (empty = all).
+    pub only: Vec<String>,
+    /// Samples per command and method for the latency comparison.
+    pub runs: usize,
+}
+
+impl BenchOptions {
+    /// Whether section `name` was selected.
+    pub fn wants(&self, name: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|s| s == name)
+    }
+}
+
+/// Options of `cargo xtask fuzz`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FuzzOptions {
+    /// Seconds per target.
+    pub time_secs: u64,
+    /// Only targets whose name contains this.
+    pub target: Option<String>,
+    /// Force the stable toolchain (`-s none`) even when nightly is installed.
+    pub stable: bool,
+}
+
+/// Options of `cargo xtask stress`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StressOptions {
+    /// Checks to run (empty = all).
+    pub only: Vec<String>,
+}
+
+impl StressOptions {
+    /// Whether check `name` was selected.
+    pub fn wants(&self, name: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|s| s == name)
+    }
+}
+
+/// A parsed command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// Print usage.
+    Help,
+    /// `bench`.
+    Bench(BenchOptions),
+    /// `fuzz`.
+    Fuzz(FuzzOptions),
+    /// `stress`.
+    Stress(StressOptions),
+    /// Internal: read `bytes` of a generator through a pipe (the raw-Rust throughput baseline, run as a
+    /// child so its peak RSS can be measured on its own).
+    ReadPipe {
+        /// Bytes the generator emits.
+        bytes: u64,
+    },
+}
+
+/// The minimum latency sample count: p99 over fewer samples is mostly noise.
+pub const MIN_LATENCY_RUNS: usize = 500;
+
+const BENCH_SECTIONS: &[&str] = &["criterion", "latency", "throughput", "parse", "jobs", "pty"];
+const STRESS_CHECKS: &[&str] = &["flood", "concurrent", "forkbomb", "sigkill", "pty"];
+
+/// Parse the arguments after `cargo xtask`.
+pub fn parse(args: &[String]) -> Result<Command, String> {
+    let Some((first, rest)) = args.split_first() else {
+        return Ok(Command::Help);
+    };
+    let mut rest = rest.iter();
+    match first.as_str() {
+        "help" | "-h" | "--help" => Ok(Command::Help),
+        "bench" => {
+            let mut options = BenchOptions {
+                quick: false,
+                only: Vec::new(),
+                runs: MIN_LATENCY_RUNS,
+            };
+            while let Some(arg) = rest.next() {
+                match arg.as_str() {
+                    "--quick" => options.quick = true,
+                    "--only" => options.only = list(rest.next(), BENCH_SECTIONS)?,
+                    "--runs" => {
+                        options.runs = number(rest.next(), "--runs")?;
+                        if options.runs < MIN_LATENCY_RUNS {
+                            return Err(format!("--runs must be at least {MIN_LATENCY_RUNS}"));
+                        }
+                    }
+                    other => return Err(format!("unknown bench option {other:?}")),
+                }
+            }
+            Ok(Command::Bench(options))
+        }
+        "fuzz" => {
+            let mut options = FuzzOptions {
+                time_secs: 60,
+                target: None,
+                stable: false,
+            };
+            while let Some(arg) = rest.next() {
+                match arg.as_str() {
+                    "--time" => options.time_secs = number(rest.next(), "--time")?,
+                    "--target" => {
+                        options.target = Some(rest.next().ok_or("--target needs a name")?.clone());
+                    }
+                    "--stable" => options.stable = true,
+                    other => return Err(format!("unknown fuzz option {other:?}")),
+                }
+            }
+            if options.time_secs == 0 {
+                return Err("--time must be at least 1".to_owned());
+            }
+            Ok(Command::Fuzz(options))
+        }
+        "stress" => {
+            let mut options = StressOptions { only: Vec::new() };
+            while let Some(arg) = rest.next() {
+                match arg.as_str() {
+                    "--only" => options.only = list(rest.next(), STRESS_CHECKS)?,
+                    other => return Err(format!("unknown stress option {other:?}")),
+                }
+            }
+            Ok(Command::Stress(options))
+        }
+        "__read-pipe" => Ok(Command::ReadPipe {
+            bytes: number(rest.next(), "__read-pipe")?,
+        }),
+        other => Err(format!("unknown command {other:?}")),
+    }
+}
+
+fn number<T: std::str::FromStr>(value: Option<&String>, flag: &str) -> Result<T, String> {
+    let value = value.ok_or_else(|| format!("{flag} needs a number"))?;
+    value
+        .parse()
+        .map_err(|_| format!("{flag} needs a number, got {value:?}"))
+}
+
+fn list(value: Option<&String>, allowed: &[&str]) -> Result<Vec<String>, String> {
+    let value = value.ok_or("--only needs a comma-separated list")?;
+    value
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            if allowed.contains(&s) {
+                Ok(s.to_owned())
+            } else {
+                Err(format!(
+                    "unknown section {s:?} (choose from {})",
+                    allowed.join(",")
+                ))
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn bench_options_parse() {
+        let Command::Bench(o) = parse(&args("bench --quick --only latency,jobs --runs 800")).unwrap() else {
+            panic!("not a bench command");
+        };
+        assert!(o.quick);
+        assert_eq!(o.runs, 800);
+        assert!(o.wants("jobs") && !o.wants("criterion"));
+    }
+
+    #[test]
+    fn latency_runs_below_the_minimum_are_refused() {
+        assert!(
+            parse(&args("bench --runs 100"))
+                .unwrap_err()
+                .contains("at least 500")
+        );
+    }
+
+    #[test]
+    fn fuzz_and_stress_options_parse() {
+        assert_eq!(
+            parse(&args("fuzz --time 5 --target parse --stable")).unwrap(),
+            Command::Fuzz(FuzzOptions {
+                time_secs: 5,
+                target: Some("parse".into()),
+                stable: true
+            })
+        );
+        assert!(parse(&args("fuzz --time x")).is_err());
+        assert!(
+            parse(&args("stress --only bogus"))
+                .unwrap_err()
+                .contains("unknown section")
+        );
+        assert_eq!(parse(&[]).unwrap(), Command::Help);
+        assert!(parse(&args("frobnicate")).is_err());
+    }
+}

@@ -1,0 +1,167 @@
+//! A blocking client for `shellgate rpc` (JSON-RPC 2.0, one object per line on stdio).
+
+use std::collections::HashMap;
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, anyhow, bail};
+use serde_json::{Value, json};
+
+/// The JSON-RPC code for "method not found".
+pub const METHOD_NOT_FOUND: i64 = -32601;
+
+/// One running `shellgate rpc` server and the requests in flight.
+pub struct RpcClient {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    responses: Receiver<Value>,
+    next_id: u64,
+    /// Responses that arrived while waiting for another id.
+    stash: HashMap<u64, Value>,
+}
+
+impl RpcClient {
+    /// Start `binary rpc` with `configure` applied (working directory, environment).
+    pub fn spawn(binary: &Path, configure: impl FnOnce(&mut Command)) -> anyhow::Result<Self> {
+        let mut command = Command::new(binary);
+        command
+            .arg("rpc")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        configure(&mut command);
+        let mut child = command
+            .spawn()
+            .with_context(|| format!("starting {} rpc", binary.display()))?;
+        let stdout = child.stdout.take().expect("piped");
+        let (tx, responses) = mpsc::channel();
+        // A reader thread lets every wait have a deadline, so a wedged server fails a check instead of
+        // hanging the harness.
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let Ok(value) = serde_json::from_str::<Value>(&line) else {
+                    continue;
+                };
+                // Notifications (no id) carry live output and job events: not needed here.
+                if value.get("id").is_some_and(|id| !id.is_null()) && tx.send(value).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Ok(Self {
+            child,
+            stdin,
+            responses,
+            next_id: 1,
+            stash: HashMap::new(),
+        })
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Send a request without waiting; returns its id.
+    pub fn send(&mut self, method: &str, params: &Value) -> anyhow::Result<u64> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let mut line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
+        line.push('\n');
+        let stdin = self
+            .stdin
+            .as_mut()
+            .ok_or_else(|| anyhow!("server input already closed"))?;
+        stdin
+            .write_all(line.as_bytes())
+            .context("writing to the server")?;
+        stdin.flush().context("writing to the server")?;
+        Ok(id)
+    }
+
+    /// Wait for the response to request `id` (the whole JSON-RPC response object).
+    pub fn wait(&mut self, id: u64, timeout: Duration) -> anyhow::Result<Value> {
+        if let Some(found) = self.stash.remove(&id) {
+            return Ok(found);
+        }
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.responses.recv_timeout(left) {
+                Ok(response) => {
+                    let got = response.get("id").and_then(Value::as_u64);
+                    if got == Some(id) {
+                        return Ok(response);
+                    }
+                    if let Some(other) = got {
+                        self.stash.insert(other, response);
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => bail!("no response to request {id} within {timeout:?}"),
+                Err(RecvTimeoutError::Disconnected) => bail!("the server closed its output"),
+            }
+        }
+    }
+
+    /// Send a request and wait for its response.
+    pub fn call(&mut self, method: &str, params: &Value, timeout: Duration) -> anyhow::Result<Value> {
+        let id = self.send(method, params)?;
+        self.wait(id, timeout)
+    }
+
+    /// Close the server's input and wait (up to `timeout`) for it to exit; kill it past that.
+    pub fn close(mut self, timeout: Duration) -> anyhow::Result<ExitStatus> {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.child.try_wait()? {
+                return Ok(status);
+            }
+            if Instant::now() >= deadline {
+                let _ = self.child.kill();
+                bail!("server did not exit within {timeout:?} of end of input");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// SIGKILL the server (the crash test) and reap it.
+    pub fn kill(mut self) -> anyhow::Result<()> {
+        self.child.kill().context("killing the server")?;
+        self.child.wait().context("reaping the server")?;
+        Ok(())
+    }
+}
+
+impl Drop for RpcClient {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        if matches!(self.child.try_wait(), Ok(None)) {
+            std::thread::sleep(Duration::from_millis(200));
+            if matches!(self.child.try_wait(), Ok(None)) {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+            }
+        }
+    }
+}
+
+/// The `result` of a response, or its error as an `Err`.
+pub fn result(response: &Value) -> anyhow::Result<&Value> {
+    if let Some(error) = response.get("error") {
+        bail!("rpc error {error}");
+    }
+    response
+        .get("result")
+        .ok_or_else(|| anyhow!("response without result: {response}"))
+}
+
+/// The error code of a response, if it is an error.
+pub fn error_code(response: &Value) -> Option<i64> {
+    response.get("error")?.get("code")?.as_i64()
+}
