@@ -151,13 +151,8 @@ fn walk_parts(parts: &mut [WordPart], f: &mut impl FnMut(&mut Redirect)) {
     for p in parts {
         match p {
             WordPart::DoubleQuoted { parts, .. } => walk_parts(parts, f),
-            // Backtick contents are parsed by their own parser, which filled them already.
-            WordPart::CommandSubstitution {
-                script: Some(s),
-                backtick: false,
-                ..
-            } => walk_list(&mut s.list, f),
-            WordPart::ProcessSubstitution { script, .. } => walk_list(&mut script.list, f),
+            // Substitutions filled their own bodies when they were parsed (some by a parser of
+            // their own, with its own slot numbers), so they are not entered here.
             WordPart::Array { elements, .. } => {
                 for e in elements {
                     walk_word(e, f);

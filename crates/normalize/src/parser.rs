@@ -545,12 +545,13 @@ impl Parser<'_> {
             let body = self.loop_body()?;
             return Ok(CompoundKind::ArithmeticFor { header, body });
         }
-        let name = self.run_at();
-        if name.is_empty() || !name.bytes().all(is_name_byte) || !is_name_start(name.as_bytes()[0]) {
-            return self.unexpected();
+        // Bash checks the variable name only when the loop runs: any word parses.
+        match self.peek() {
+            Some(c) if !is_meta(c) => {}
+            None => return self.err(ParseErrorKind::UnexpectedEnd("a name after `for`")),
+            Some(_) => return self.unexpected(),
         }
-        let variable = name.to_owned();
-        self.pos += name.len();
+        let variable = self.scan_word(false)?.span.slice(self.src).to_owned();
         // `for x in …` or `for x` followed by `;`/newline and `do`.
         self.skip_linebreaks();
         let mut words = None;

@@ -329,19 +329,8 @@ impl Parser<'_> {
             b'\'' if !in_dquote => self.ansi_c()?,
             b'"' if !in_dquote => self.double_quoted(start, true)?,
             b'{' => self.braced_parameter()?,
-            b'(' => {
-                if self.peek_at(2) == Some(b'(')
-                    && let Some(end) = self.arithmetic_end(start + 3)
-                {
-                    self.pos = end;
-                    WordPart::Arithmetic {
-                        expression: Span::new(start + 3, end - 2),
-                        span: Span::new(start, end),
-                    }
-                } else {
-                    self.command_substitution()?
-                }
-            }
+            b'(' if self.peek_at(2) == Some(b'(') => self.double_paren_expansion()?,
+            b'(' => self.command_substitution()?,
             b'[' => {
                 let Some(end) = self.bracket_arith_end(start + 2) else {
                     self.pos = self.b.len();
@@ -406,18 +395,18 @@ impl Parser<'_> {
         })
     }
 
-    /// `${…}`: braces nest, quotes and inner expansions are skipped over.
+    /// `${…}`: ends at the first unquoted `}` (bash does not count inner braces: `${x:-{a}b}` is
+    /// `${x:-{a}` followed by `b}`); quotes and inner expansions are skipped over.
     fn braced_parameter(&mut self) -> PResult<WordPart> {
         let start = self.pos;
         self.pos += 2;
         self.enter()?;
-        let mut depth = 0usize;
         loop {
             let Some(c) = self.peek() else {
                 return self.err(ParseErrorKind::UnexpectedEnd("matching `}`"));
             };
             match c {
-                b'\\' => self.pos = (self.pos + 2).min(self.b.len()),
+                b'\\' => self.skip_escape(),
                 b'\'' => {
                     self.single_quoted()?;
                 }
@@ -432,16 +421,9 @@ impl Parser<'_> {
                         self.pos += 1;
                     }
                 }
-                b'{' => {
-                    depth += 1;
-                    self.pos += 1;
-                }
                 b'}' => {
                     self.pos += 1;
-                    if depth == 0 {
-                        break;
-                    }
-                    depth -= 1;
+                    break;
                 }
                 _ => self.pos += 1,
             }
@@ -454,24 +436,143 @@ impl Parser<'_> {
         })
     }
 
-    /// Given the offset just after `$((`, the offset just after the closing `))`, if the text is
-    /// an arithmetic expansion rather than a command substitution starting with a subshell.
-    fn arithmetic_end(&self, from: usize) -> Option<usize> {
-        let mut depth = 0usize;
+    /// Step over a backslash and the character it escapes (which may be multi-byte).
+    fn skip_escape(&mut self) {
+        self.pos += 1;
+        if let Some(ch) = self.src[self.pos..].chars().next() {
+            self.pos += ch.len_utf8();
+        }
+    }
+
+    /// `$((`: arithmetic when the parentheses close as `))`; otherwise bash takes the text up to
+    /// the matching `)` as a command substitution that it parses only when it runs.
+    fn double_paren_expansion(&mut self) -> PResult<WordPart> {
+        let start = self.pos;
+        let Some((end, arithmetic)) = self.match_parens(start + 3) else {
+            self.pos = self.b.len();
+            return self.err(ParseErrorKind::UnexpectedEnd("matching `)`"));
+        };
+        self.pos = end;
+        if arithmetic {
+            return Ok(WordPart::Arithmetic {
+                expression: Span::new(start + 3, end - 2),
+                span: Span::new(start, end),
+            });
+        }
+        let script = self.parse_in_place(start + 2, end - 1);
+        Ok(WordPart::CommandSubstitution {
+            script,
+            backtick: false,
+            span: Span::new(start, end),
+        })
+    }
+
+    /// Scan from `from` (just after `$((`) to the `)` matching the `$(`, as bash's matched-pair
+    /// scan does: quotes, escapes, backticks and nested `$( … )`/`${ … }` are skipped, comments
+    /// are not recognized. Returns the offset after it, and whether it closed as `))` (arithmetic).
+    fn match_parens(&self, from: usize) -> Option<(usize, bool)> {
+        let mut depth = 2usize;
         let mut i = from;
         while i < self.b.len() {
             match self.b[i] {
                 b'(' => depth += 1,
-                b')' if depth == 0 => {
-                    return (self.b.get(i + 1) == Some(&b')')).then_some(i + 2);
+                b')' => {
+                    depth -= 1;
+                    if depth == 1 && self.b.get(i + 1) == Some(&b')') {
+                        return Some((i + 2, true));
+                    }
+                    if depth == 0 {
+                        return Some((i + 1, false));
+                    }
                 }
-                b')' => depth -= 1,
-                b'\\' => i += 1,
-                _ => {}
+                _ => {
+                    i = self.skip_quoted(i, 0)?;
+                    continue;
+                }
             }
             i += 1;
         }
         None
+    }
+
+    /// If a quote, escape, backtick or nested expansion starts at `i`, the offset after it;
+    /// otherwise `i + 1`. `None` when it is unterminated (or nests deeper than the parser allows).
+    fn skip_quoted(&self, i: usize, level: usize) -> Option<usize> {
+        if level > crate::lexer::MAX_DEPTH {
+            return None;
+        }
+        let b = self.b;
+        let find = |from: usize, c: u8| b[from..].iter().position(|&x| x == c).map(|p| from + p);
+        Some(match b[i] {
+            b'\\' => i + 2,
+            b'\'' if i > 0 && b[i - 1] == b'$' => {
+                let mut j = i + 1;
+                while *b.get(j)? != b'\'' {
+                    j += if b[j] == b'\\' { 2 } else { 1 };
+                }
+                j + 1
+            }
+            b'\'' => find(i + 1, b'\'')? + 1,
+            b'`' => {
+                let mut j = i + 1;
+                while *b.get(j)? != b'`' {
+                    j += if b[j] == b'\\' { 2 } else { 1 };
+                }
+                j + 1
+            }
+            b'"' => {
+                let mut j = i + 1;
+                loop {
+                    match *b.get(j)? {
+                        b'"' => break j + 1,
+                        b'\\' => j += 2,
+                        b'$' | b'`' => j = self.skip_quoted(j, level + 1)?,
+                        _ => j += 1,
+                    }
+                }
+            }
+            b'$' if b.get(i + 1) == Some(&b'(') => {
+                let mut depth = 1usize;
+                let mut j = i + 2;
+                loop {
+                    match *b.get(j)? {
+                        b'(' => depth += 1,
+                        b')' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break j + 1;
+                            }
+                        }
+                        _ => {
+                            j = self.skip_quoted(j, level + 1)?;
+                            continue;
+                        }
+                    }
+                    j += 1;
+                }
+            }
+            b'$' if b.get(i + 1) == Some(&b'{') => {
+                let mut j = i + 2;
+                loop {
+                    if *b.get(j)? == b'}' {
+                        break j + 1;
+                    }
+                    j = self.skip_quoted(j, level + 1)?;
+                }
+            }
+            _ => i + 1,
+        })
+    }
+
+    /// Parse `start..end` of the source on its own (content bash parses only when it runs):
+    /// `None` when it does not parse.
+    fn parse_in_place(&self, start: usize, end: usize) -> Option<Box<Script>> {
+        if self.depth >= crate::lexer::MAX_DEPTH {
+            return None;
+        }
+        let mut inner = Parser::new(&self.src[..end], start);
+        inner.depth = self.depth + 1;
+        inner.parse_script().ok().map(Box::new)
     }
 
     /// Given the offset just after `$[`, the offset after the matching `]`.
@@ -525,6 +626,8 @@ impl Parser<'_> {
             Some(_) => return self.unexpected(),
         }
         self.pending = outer;
+        let mut list = list;
+        crate::heredoc::fill_bodies(&mut list, &self.bodies);
         let span = Span::new(from, self.pos);
         self.pos += 1;
         self.leave();
@@ -560,12 +663,10 @@ impl Parser<'_> {
                 Some(_) => i += 1,
             }
         }
-        let script = if escaped || self.depth >= crate::lexer::MAX_DEPTH {
+        let script = if escaped {
             None
         } else {
-            let mut inner = Parser::new(&self.src[..i], start + 1);
-            inner.depth = self.depth + 1;
-            inner.parse_script().ok().map(Box::new)
+            self.parse_in_place(start + 1, i)
         };
         self.pos = i + 1;
         Ok(WordPart::CommandSubstitution {
