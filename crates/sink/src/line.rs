@@ -88,15 +88,15 @@ impl LineEditor {
             } else {
                 self.buf
                     .splice(self.cursor..self.cursor + old_len, new.iter().copied());
+                if self.buf.len() > self.cap {
+                    // A wider character pushed the end of the line past the cap.
+                    let cut = floor_char_boundary(&self.buf, self.cap);
+                    self.dropped += (self.buf.len() - cut) as u64;
+                    self.buf.truncate(cut);
+                }
             }
-            self.cursor += new_len;
+            self.cursor = (self.cursor + new_len).min(self.buf.len());
             i += new_len;
-        }
-        if self.buf.len() > self.cap {
-            let cut = floor_char_boundary(&self.buf, self.cap);
-            self.dropped += (self.buf.len() - cut) as u64;
-            self.buf.truncate(cut);
-            self.cursor = self.cursor.min(cut);
         }
     }
 

@@ -124,7 +124,8 @@ impl ArtifactSpill {
 
     /// The stream ended: spill what is held if `overflowed`, flush and close.
     pub fn finish(&mut self, overflowed: bool) {
-        if let State::Pending(held) = std::mem::replace(&mut self.state, State::Nothing)
+        if matches!(self.state, State::Pending(_))
+            && let State::Pending(held) = std::mem::replace(&mut self.state, State::Nothing)
             && overflowed
         {
             self.open();
