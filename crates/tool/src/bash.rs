@@ -19,6 +19,7 @@ pub struct BashTool {
     normalizer: Arc<dyn Normalizer + Send + Sync>,
     interceptor: Arc<dyn Interceptor>,
     executor: Arc<dyn DynExecutor>,
+    jobs: crate::JobRegistry,
 }
 
 impl std::fmt::Debug for BashTool {
@@ -39,6 +40,7 @@ impl BashTool {
     /// A tool with the standard stages and `config`.
     pub fn new(config: ToolConfig) -> Self {
         Self {
+            jobs: crate::JobRegistry::new(config.jobs.clone()),
             config,
             normalizer: Arc::new(StandardNormalizer::default()),
             interceptor: Arc::new(AllowAll),
@@ -72,6 +74,18 @@ impl BashTool {
         &self.config
     }
 
+    /// Use `jobs` for background jobs (share one registry between tools of one engine).
+    #[must_use]
+    pub fn with_jobs(mut self, jobs: crate::JobRegistry) -> Self {
+        self.jobs = jobs;
+        self
+    }
+
+    /// The registry of background jobs this tool starts (give it to a [`ProcessTool`](crate::ProcessTool)).
+    pub fn jobs(&self) -> &crate::JobRegistry {
+        &self.jobs
+    }
+
     /// Run one call to its end (or until `cancel` fires).
     pub async fn call(&self, params: BashParams, cancel: CancellationToken) -> ToolResult {
         let base_cwd = self.config.cwd.display().to_string();
@@ -102,6 +116,12 @@ impl BashTool {
         spec.env.extend(params.env.clone());
         spec.timeout = Some(timeout);
         spec.kill_grace = self.config.kill_grace;
+
+        if params.background || params.yield_ms.is_some() {
+            return self
+                .call_as_job(spec, &params, &normalized, &cwd, timeout, notices, cancel)
+                .await;
+        }
 
         let mut window = OutputWindow::new(self.config.window.clone());
         let outcome = self.executor.run_dyn(spec, &mut window, cancel).await;
@@ -171,6 +191,37 @@ impl BashTool {
     }
 }
 
+impl BashTool {
+    /// `background` / `yield_ms`: run as a job (SPEC J-1).
+    #[allow(clippy::too_many_arguments)]
+    async fn call_as_job(
+        &self,
+        spec: shellgate_executor::LaunchSpec,
+        params: &BashParams,
+        normalized: &Normalized,
+        cwd: &Path,
+        timeout: Duration,
+        notices: Vec<String>,
+        cancel: CancellationToken,
+    ) -> ToolResult {
+        let request = crate::jobs::start::JobRequest {
+            command: &params.command,
+            background: params.background,
+            yield_ms: params.yield_ms,
+            pty: params.pty,
+            limits: Limits {
+                head: params.head,
+                tail: params.tail,
+            }
+            .or(normalized.limits),
+            cwd,
+            timeout,
+            notices,
+        };
+        crate::jobs::start::run_as_job(&self.jobs, spec, request, cancel).await
+    }
+}
+
 /// Resolve and validate the working directory (SPEC E-4).
 fn resolve_cwd(base: &Path, requested: Option<&str>) -> Result<PathBuf, String> {
     let Some(requested) = requested else {
@@ -192,7 +243,7 @@ fn resolve_cwd(base: &Path, requested: Option<&str>) -> Result<PathBuf, String> 
     }
 }
 
-fn shape(
+pub(crate) fn shape(
     outcome: ExecOutcome,
     window: &OutputWindow,
     limits: Limits,
@@ -241,6 +292,7 @@ fn shape(
         duration_ms: outcome.duration.as_millis() as u64,
         notices,
         job_id: None,
+        pid: None,
         pipeline_status: (!outcome.pipeline_status.is_empty()).then_some(outcome.pipeline_status),
         blocked: None,
         is_error,

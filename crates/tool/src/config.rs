@@ -25,6 +25,8 @@ pub struct ToolConfig {
     pub window: WindowConfig,
     /// Names of the other tools the agent has (for redirect-to-tool rules).
     pub tool_names: Vec<String>,
+    /// Limits of background jobs.
+    pub jobs: crate::JobConfig,
 }
 
 impl Default for ToolConfig {
@@ -38,6 +40,7 @@ impl Default for ToolConfig {
             kill_grace: Duration::from_secs(2),
             window: WindowConfig::default(),
             tool_names: Vec::new(),
+            jobs: crate::JobConfig::default(),
         }
     }
 }

@@ -21,13 +21,17 @@
 mod bash;
 mod config;
 mod file_config;
+pub mod jobs;
 mod params;
+mod process;
 mod result;
 
 pub use bash::BashTool;
 pub use config::ToolConfig;
 pub use file_config::{ConfigError, FileConfig, default_config_paths, load_tool_config};
+pub use jobs::{JobConfig, JobExit, JobInfo, JobRegistry, JobStatus};
 pub use params::BashParams;
+pub use process::{ProcessAction, ProcessParams, ProcessResult, ProcessTool};
 pub use result::{Blocked, ToolResult, ToolStatus, truncation_notice};
 
 pub use shellgate_executor as executor;

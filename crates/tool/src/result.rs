@@ -59,6 +59,9 @@ pub struct ToolResult {
     pub notices: Vec<String>,
     /// Background job id, when the command runs on as a job.
     pub job_id: Option<String>,
+    /// Process id of the job's shell, when the command runs on as a job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
     /// Exit statuses of a top-level pipeline's stages, when known.
     pub pipeline_status: Option<Vec<i32>>,
     /// Why it was blocked, when it was.
@@ -83,6 +86,7 @@ impl ToolResult {
             duration_ms: 0,
             notices: Vec::new(),
             job_id: None,
+            pid: None,
             pipeline_status: None,
             blocked: None,
             is_error: true,
@@ -121,6 +125,16 @@ impl ToolResult {
                 );
             }
             ToolStatus::Cancelled => text.push_str("[Command cancelled]\n"),
+            ToolStatus::Running => {
+                if let Some(id) = &self.job_id {
+                    let pid = self.pid.map_or_else(|| "n/a".to_owned(), |p| p.to_string());
+                    let _ = writeln!(
+                        text,
+                        "Command still running (job {id}, pid {pid}). Use process ({}) for follow-up.",
+                        crate::jobs::start::FOLLOW_UP
+                    );
+                }
+            }
             _ => {}
         }
         while text.ends_with('\n') {

@@ -1,0 +1,105 @@
+//! Background jobs (SPEC J-1…J-7): a registry of running and finished commands whose output, input and
+//! lifetime the `process` tool controls.
+//!
+//! A job is started by `bash` with `background: true` (returns at once) or `yield_ms: N` (runs in the
+//! foreground and becomes a job if still running after N ms). Each job has its own process tree (own
+//! process group, found again through the engine's subreaper and a run marker), its stdin kept open as a
+//! pipe, and its merged output in a [`JobOutput`](output::JobOutput): a bounded ring of recent bytes
+//! addressed by stream position, a head/tail window, and a spill file holding the whole stream once the
+//! ring overflows — so a poll cursor or a `log` range is always answered exactly, and anything no
+//! longer available is disclosed with its exact range.
+//!
+//! Exit delivery rule (J-6): a backgrounded job's exit is delivered exactly once. If, when the job ends,
+//! a `poll`/`kill`/`remove` call is waiting on it, that call's response carries the exit and no
+//! notification is sent; otherwise a [`JobExit`] event is sent at once to [`JobRegistry::subscribe`]
+//! listeners (the RPC server turns it into a `job_exited` notification). Later polls still report the
+//! final status (idempotently) but never cause a second notification.
+
+mod backend;
+mod job;
+mod output;
+mod registry;
+mod slug;
+pub(crate) mod start;
+mod text;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use shellgate_sink::WindowConfig;
+
+pub(crate) use backend::JobIo;
+pub(crate) use job::Job;
+pub use job::{JobExit, JobInfo, JobStatus};
+pub use registry::JobRegistry;
+pub(crate) use registry::wait_until_ended;
+pub use slug::new_job_id;
+pub use text::{collapse_tail, sanitize};
+
+/// Limits and defaults of background jobs.
+#[derive(Debug, Clone)]
+pub struct JobConfig {
+    /// Most jobs running at once (J-7). Starting one more stops the least recently used running job
+    /// outside the `protected_recent` most recently used; if all are protected, the start is refused.
+    pub max_running: usize,
+    /// Running jobs never stopped to make room: this many most recently used.
+    pub protected_recent: usize,
+    /// Most finished jobs kept; the oldest are forgotten first.
+    pub max_finished: usize,
+    /// Most output bytes kept in memory by finished jobs together; the oldest are forgotten first (the
+    /// newest finished job is always kept).
+    pub max_retained_bytes: usize,
+    /// Finished jobs are forgotten this long after they ended.
+    pub finished_ttl: Duration,
+    /// Recent output kept in memory per job (the rest is in the spill file).
+    pub ring_bytes: usize,
+    /// Head/tail window of a job's final summary.
+    pub window: WindowConfig,
+    /// Directory for spill files (one per job, removed when the job is forgotten); `None` disables.
+    pub spill_dir: Option<PathBuf>,
+    /// After a job's shell exits, stop reading once no output arrived for this long.
+    pub drain_idle: Duration,
+    /// After a job's shell exits, stop reading after this long in any case.
+    pub drain_max: Duration,
+    /// Smallest `yield_ms`.
+    pub min_yield: Duration,
+    /// Largest `yield_ms`.
+    pub max_yield: Duration,
+    /// Largest `wait_ms` of a poll.
+    pub max_poll_wait: Duration,
+    /// Most output bytes one poll returns (the newest part when more is pending).
+    pub poll_max_bytes: usize,
+    /// Lines `log` returns when neither `offset` nor `limit` is given.
+    pub log_default_lines: u64,
+    /// How long a `write` may wait for the job to read its input.
+    pub write_timeout: Duration,
+    /// Grace between the signals of a graceful `kill` (SIGINT → SIGTERM → SIGKILL).
+    pub kill_grace: Duration,
+    /// Grace between SIGTERM and SIGKILL when the engine shuts down.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for JobConfig {
+    fn default() -> Self {
+        Self {
+            max_running: 64,
+            protected_recent: 8,
+            max_finished: 50,
+            max_retained_bytes: 64 * 1024 * 1024,
+            finished_ttl: Duration::from_secs(30 * 60),
+            ring_bytes: 512 * 1024,
+            window: WindowConfig::default(),
+            spill_dir: Some(std::env::temp_dir().join(format!("shellgate-jobs-{}", std::process::id()))),
+            drain_idle: Duration::from_millis(250),
+            drain_max: Duration::from_secs(2),
+            min_yield: Duration::from_millis(10),
+            max_yield: Duration::from_secs(120),
+            max_poll_wait: Duration::from_secs(120),
+            poll_max_bytes: 64 * 1024,
+            log_default_lines: 200,
+            write_timeout: Duration::from_secs(5),
+            kill_grace: Duration::from_secs(2),
+            shutdown_grace: Duration::from_secs(1),
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! Helpers shared by the job tests (included with `mod common;` through `#[path]`).
+#![allow(dead_code)]
+
+use std::time::Duration;
+
+use shellgate::{
+    BashParams, BashTool, CancellationToken, ProcessAction, ProcessParams, ProcessResult, ProcessTool,
+    ToolConfig, ToolResult,
+};
+
+/// A bash tool and a process tool sharing one registry.
+pub fn tools() -> (BashTool, ProcessTool) {
+    tools_with(ToolConfig::default())
+}
+
+/// Like [`tools`] with a configuration.
+pub fn tools_with(config: ToolConfig) -> (BashTool, ProcessTool) {
+    let bash = BashTool::new(config);
+    let process = ProcessTool::new(bash.jobs().clone());
+    (bash, process)
+}
+
+/// Start `command` with `background: true`.
+pub async fn background(bash: &BashTool, command: &str) -> ToolResult {
+    let mut params = BashParams::new(command);
+    params.background = true;
+    bash.call(params, CancellationToken::new()).await
+}
+
+/// Run `action` on job `id`.
+pub async fn act(process: &ProcessTool, action: ProcessAction, id: &str) -> ProcessResult {
+    process.call(ProcessParams::new(action, id)).await
+}
+
+/// Poll job `id`, waiting up to `wait_ms`.
+pub async fn poll(process: &ProcessTool, id: &str, wait_ms: u64) -> ProcessResult {
+    let mut params = ProcessParams::new(ProcessAction::Poll, id);
+    params.wait_ms = Some(wait_ms);
+    process.call(params).await
+}
+
+/// Poll until the job has ended, collecting all output.
+pub async fn poll_to_end(process: &ProcessTool, id: &str) -> (ProcessResult, String) {
+    let mut all = String::new();
+    for _ in 0..200 {
+        let r = poll(process, id, 5000).await;
+        all.push_str(r.output.as_deref().unwrap_or(""));
+        if r.status != Some(shellgate::JobStatus::Running) {
+            return (r, all);
+        }
+    }
+    panic!("job {id} did not end");
+}
+
+/// Pids of live processes whose command line contains `marker`.
+pub fn processes_with(marker: &str) -> Vec<u32> {
+    let me = std::process::id();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let zombie = stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z'));
+        if !zombie && String::from_utf8_lossy(&cmdline).contains(marker) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Wait (bounded) until no process carries `marker`.
+pub async fn gone(marker: &str) -> bool {
+    for _ in 0..100 {
+        if processes_with(marker).is_empty() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
+}
