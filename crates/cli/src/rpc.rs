@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use shellgate::{BashParams, BashTool, CancellationToken, ToolConfig};
+use shellgate::{BashParams, BashTool, CancellationToken, ProcessParams, ProcessTool, ToolConfig};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
@@ -30,6 +30,8 @@ pub fn load_config(explicit: Option<&Path>) -> anyhow::Result<ToolConfig> {
 /// State shared by every request of one server.
 struct Server {
     tool: BashTool,
+    /// The `process` tool over `tool`'s jobs.
+    process: ProcessTool,
     /// Cancellation tokens of running `bash` requests, by their JSON-encoded id.
     running: Mutex<HashMap<String, CancellationToken>>,
     out: mpsc::UnboundedSender<Value>,
@@ -58,12 +60,25 @@ impl Server {
         let outcome = match method.as_str() {
             "bash" => self.bash(id.as_ref(), params).await,
             "abort" => self.abort(&params),
+            "process" => self.process(params).await,
             other => Err((code::METHOD_NOT_FOUND, format!("unknown method {other:?}"))),
         };
         // Requests without an id are notifications: no response.
         if let Some(id) = id {
             self.respond(id, outcome);
         }
+    }
+
+    /// `process`: inspect and control background jobs (SPEC J-3). Failures such as an unknown job are
+    /// results with `is_error: true`; only malformed parameters are JSON-RPC errors.
+    async fn process(&self, params: Value) -> Result<Value, RpcError> {
+        let params: ProcessParams = serde_json::from_value(params)
+            .map_err(|e| (code::INVALID_PARAMS, format!("invalid process params: {e}")))?;
+        let result = self.process.call(params).await;
+        let text = result.model_text();
+        let mut value = serde_json::to_value(result).map_err(|e| (code::INVALID_REQUEST, e.to_string()))?;
+        value["text"] = Value::String(text);
+        Ok(value)
     }
 
     async fn bash(&self, id: Option<&Value>, params: Value) -> Result<Value, RpcError> {
@@ -161,11 +176,14 @@ pub async fn serve() -> anyhow::Result<()> {
             }
         }
     });
+    let tool = BashTool::new(config);
     let server = Arc::new(Server {
-        tool: BashTool::new(config),
+        process: ProcessTool::new(tool.jobs().clone()),
+        tool,
         running: Mutex::new(HashMap::new()),
         out: out_tx,
     });
+    let exit_notifier = spawn_exit_notifier(&server);
 
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     let mut in_flight = JoinSet::new();
@@ -197,10 +215,31 @@ pub async fn serve() -> anyhow::Result<()> {
         // Reap finished tasks so the set does not grow with the session.
         while in_flight.try_join_next().is_some() {}
     }
+    // The client is gone: no job outlives the server. Killing the jobs also ends polls waiting on them.
+    exit_notifier.abort();
+    server.tool.jobs().shutdown().await;
     while in_flight.join_next().await.is_some() {}
     drop(server);
     let _ = writer.await;
     Ok(())
+}
+
+/// Forward each backgrounded job's exit as a `job_exited` notification (JSON-RPC, no id), once per job
+/// (a `poll`/`kill`/`remove` already waiting on the job when it ends reports the exit instead).
+fn spawn_exit_notifier(server: &Arc<Server>) -> tokio::task::JoinHandle<()> {
+    let mut exits = server.tool.jobs().subscribe();
+    let out = server.out.clone();
+    tokio::spawn(async move {
+        loop {
+            match exits.recv().await {
+                Ok(event) => {
+                    let _ = out.send(json!({"jsonrpc": "2.0", "method": "job_exited", "params": event}));
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+            }
+        }
+    })
 }
 
 #[cfg(test)]
