@@ -73,6 +73,41 @@ mod tests {
         assert_eq!(r.kept_lines, 2);
     }
 
+    fn lim(head: Option<u64>, tail: Option<u64>) -> Limits {
+        Limits { head, tail }
+    }
+
+    #[test]
+    fn head_only_tail_only_and_no_limit() {
+        let text = "a\nb\nc\n";
+        assert_eq!(apply_limits(text, lim(Some(2), None)).text, "a\nb\n");
+        assert_eq!(apply_limits(text, lim(None, Some(1))).text, "c\n");
+        let all = apply_limits(text, Limits::default());
+        assert_eq!((all.text.as_str(), all.total_lines, all.kept_lines), (text, 3, 3));
+    }
+
+    #[test]
+    fn limits_larger_than_the_output_keep_everything() {
+        let r = apply_limits("a\nb", lim(Some(10), Some(10)));
+        assert_eq!((r.text.as_str(), r.total_lines, r.kept_lines), ("a\nb", 2, 2));
+    }
+
+    #[test]
+    fn a_last_line_without_newline_counts_and_empty_text_has_no_lines() {
+        let r = apply_limits("a\nb\nc", lim(None, Some(1)));
+        assert_eq!((r.text.as_str(), r.total_lines), ("c", 3));
+        let r = apply_limits("", lim(Some(1), None));
+        assert_eq!((r.text.as_str(), r.total_lines, r.kept_lines), ("", 0, 0));
+        let r = apply_limits("\n\n", lim(Some(1), None));
+        assert_eq!((r.text.as_str(), r.total_lines, r.kept_lines), ("\n", 2, 1));
+    }
+
+    #[test]
+    fn head_zero_keeps_nothing() {
+        let r = apply_limits("a\nb\n", lim(Some(0), None));
+        assert_eq!((r.text.as_str(), r.kept_lines, r.total_lines), ("", 0, 2));
+    }
+
     #[test]
     fn explicit_limits_win() {
         let explicit = Limits {

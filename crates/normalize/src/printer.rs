@@ -5,7 +5,7 @@
 
 use crate::ast::{
     AndOr, AndOrOp, CaseTerminator, Command, CompoundCommand, CompoundKind, Heredoc, List, Pipeline,
-    Redirect, RedirectFd, Script, SimpleCommand, Terminator,
+    Redirect, RedirectFd, Script, SimpleCommand, Terminator, Word,
 };
 
 /// Print `script` (parsed from `source`) in canonical form. Comments are not kept.
@@ -33,12 +33,12 @@ impl<'a> Printer<'a> {
         self.out.push('\n');
         for doc in std::mem::take(&mut self.pending) {
             self.out.push_str(doc.body_span.slice(self.src));
-            // An unterminated body (end of input) may lack its final newline.
-            if !doc.body_span.is_empty() && !self.out.ends_with('\n') {
+            // A body that ran to the end of the input has no delimiter line (and cannot be
+            // followed by anything), so none is invented.
+            if doc.terminated {
+                self.out.push_str(&doc.delimiter);
                 self.out.push('\n');
             }
-            self.out.push_str(&doc.delimiter);
-            self.out.push('\n');
         }
     }
 
@@ -106,24 +106,29 @@ impl<'a> Printer<'a> {
         }
     }
 
+    /// Elements in source order: a reserved word is only reserved in command position, so a
+    /// `{` written after a redirect must stay after it.
     fn simple(&mut self, s: &'a SimpleCommand) {
-        let mut first = true;
-        let mut sep = |out: &mut String| {
-            if !std::mem::take(&mut first) {
-                out.push(' ');
+        enum Element<'a> {
+            Word(&'a Word),
+            Redirect(&'a Redirect),
+        }
+        let mut elements: Vec<(usize, Element<'a>)> = s
+            .assignments
+            .iter()
+            .map(|a| (a.span.start, Element::Word(&a.word)))
+            .chain(s.words.iter().map(|w| (w.span.start, Element::Word(w))))
+            .chain(s.redirects.iter().map(|r| (r.span.start, Element::Redirect(r))))
+            .collect();
+        elements.sort_by_key(|(start, _)| *start);
+        for (i, (_, e)) in elements.into_iter().enumerate() {
+            if i > 0 {
+                self.out.push(' ');
             }
-        };
-        for a in &s.assignments {
-            sep(&mut self.out);
-            self.out.push_str(a.span.slice(self.src));
-        }
-        for w in &s.words {
-            sep(&mut self.out);
-            self.out.push_str(w.span.slice(self.src));
-        }
-        for r in &s.redirects {
-            sep(&mut self.out);
-            self.redirect(r);
+            match e {
+                Element::Word(w) => self.word(w),
+                Element::Redirect(r) => self.redirect(r),
+            }
         }
     }
 
@@ -138,7 +143,7 @@ impl<'a> Printer<'a> {
             None => {}
         }
         self.out.push_str(r.op.as_str());
-        self.out.push_str(r.target.span.slice(self.src));
+        self.word(&r.target);
         if let Some(doc) = &r.heredoc {
             self.pending.push(doc);
         }
@@ -191,7 +196,7 @@ impl<'a> Printer<'a> {
                     self.out.push_str(" in");
                     for w in words {
                         self.out.push(' ');
-                        self.out.push_str(w.span.slice(self.src));
+                        self.word(w);
                     }
                 }
                 self.out.push_str("; ");
@@ -205,7 +210,7 @@ impl<'a> Printer<'a> {
             }
             CompoundKind::Case { subject, arms } => {
                 self.out.push_str("case ");
-                self.out.push_str(subject.span.slice(self.src));
+                self.word(subject);
                 self.out.push_str(" in ");
                 for arm in arms {
                     self.out.push('(');
@@ -213,7 +218,7 @@ impl<'a> Printer<'a> {
                         if i > 0 {
                             self.out.push_str(" | ");
                         }
-                        self.out.push_str(p.span.slice(self.src));
+                        self.word(p);
                     }
                     self.out.push_str(") ");
                     self.list(&arm.body);
@@ -248,6 +253,17 @@ impl<'a> Printer<'a> {
         for r in &c.redirects {
             self.out.push(' ');
             self.redirect(r);
+        }
+    }
+
+    /// A word as written. A word can only end in a lone backslash at the end of the input (where
+    /// it is a literal backslash); it is doubled so that a following newline does not turn it
+    /// into a line continuation.
+    fn word(&mut self, w: &Word) {
+        let raw = w.span.slice(self.src);
+        self.out.push_str(raw);
+        if raw.bytes().rev().take_while(|&b| b == b'\\').count() % 2 == 1 {
+            self.out.push('\\');
         }
     }
 

@@ -220,6 +220,22 @@ const HARD: &[&str] = &[
     "echo {fd}>x",
     "echo a>b<c",
     "echo 'a'\\''b'",
+    "<x { y",
+    "<x if",
+    ">/dev/null echo fi",
+    "x=1 if",
+    "x=1 { y; }",
+    "echo ${x:-{a}b} ${a {x} b; }",
+    "echo $((echo a) ; echo b )",
+    "echo $((echo a) ; fi )",
+    "echo $((( 1 )) && echo `ls` # c; ls )",
+    "echo $( echo x #c )",
+    "for v{ in a; do :; done",
+    "echo $(cat <<EOF)",
+    "f() ( :; ) > /dev/null",
+    "coproc cat",
+    "echo x; }",
+    "case x in a) echo;; b) echo;; esac; echo ${#}",
 ];
 
 fn corpus() -> Vec<String> {
