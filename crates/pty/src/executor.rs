@@ -1,6 +1,8 @@
 //! The PTY executor: runs a [`LaunchSpec`] to completion under a pseudo-terminal, falling back to
 //! pipes (stdin left open, with a notice) when no terminal can be had.
 
+use std::fs::File;
+use std::io::Read;
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::Signal;
@@ -8,11 +10,18 @@ use portable_pty::PtyPair;
 use shellgate_executor::{
     CancellationToken, ExecOutcome, Executor, LaunchSpec, PipeExecutor, RunStatus, SendSink, StdinMode,
 };
+use tokio::io::unix::AsyncFd;
 
 use crate::error::PtyError;
 use crate::process::{PtyOptions, PtyProcess, open_pty};
 use crate::size::TermSize;
 use crate::transcript::CrlfToLf;
+
+/// Largest read handed to the sink at once.
+const READ_CHUNK: usize = 64 * 1024;
+
+/// Upper bound on waiting for the end of output once no process of the session is left.
+const ORPHANED_DRAIN_MAX: Duration = Duration::from_secs(30);
 
 /// Runs commands under a pseudo-terminal.
 ///
@@ -70,7 +79,8 @@ pub(crate) async fn run_pty(
     open: impl FnOnce(TermSize) -> Result<PtyPair, PtyError>,
 ) -> ExecOutcome {
     let start = Instant::now();
-    match PtyProcess::spawn_with(&spec, &exec.options, open) {
+    // The run reads the terminal on its own task (no reader thread, no hand-off).
+    match PtyProcess::spawn_with(&spec, &exec.options, open, false) {
         Ok(process) => drive(exec, process, &spec, sink, cancel, start).await,
         Err(e) if e.is_pty_unavailable() => {
             let mut piped = spec;
@@ -102,9 +112,14 @@ async fn drive(
     cancel: CancellationToken,
     start: Instant,
 ) -> ExecOutcome {
-    let Some(mut output) = process.take_output() else {
-        unreachable!("a fresh process has its output");
+    let reader = process.take_caller_reader().map(watch_terminal);
+    let Some(Ok(mut reader)) = reader else {
+        let tree = process.tree().clone();
+        let _ = tokio::task::spawn_blocking(move || tree.kill_all()).await;
+        sink.finish();
+        return ExecOutcome::failed_to_start("cannot watch the terminal for output", start.elapsed());
     };
+    let mut buf = vec![0u8; READ_CHUNK];
     let mut crlf = CrlfToLf::new();
     let mut text = Vec::new();
     let mut emit = |chunk: &[u8], crlf: &mut CrlfToLf, sink: &mut SendSink<'_>| {
@@ -122,8 +137,11 @@ async fn drive(
     // Phase 1: until the program exits.
     let exit = loop {
         tokio::select! {
-            chunk = output.recv(), if !eof => match chunk {
-                Some(chunk) => emit(&chunk, &mut crlf, sink),
+            read = read_chunk(&mut reader, &mut buf), if !eof => match read {
+                Some(n) => {
+                    process.absorb(&buf[..n]);
+                    emit(&buf[..n], &mut crlf, sink);
+                }
                 None => eof = true,
             },
             info = process.wait() => break info,
@@ -142,18 +160,32 @@ async fn drive(
         }
     };
 
-    // Phase 2: a bounded drain of what is still in the terminal.
+    // Phase 2: drain what is still in the terminal. When nothing of the session is left, no one can
+    // write any more and the end of output is certain to come, so it is awaited (bounded generously,
+    // a loaded machine may be slow to deliver it); otherwise a background process may hold the
+    // terminal open forever, so reading stops once output goes idle.
     if !eof {
-        let drain_end = tokio::time::Instant::now() + exec.drain_max;
+        let orphaned = !process.session_alive();
+        let drain_end = tokio::time::Instant::now()
+            + if orphaned {
+                exec.drain_max.max(ORPHANED_DRAIN_MAX)
+            } else {
+                exec.drain_max
+            };
         loop {
-            let idle_end = (tokio::time::Instant::now() + exec.drain_idle).min(drain_end);
+            let idle_end = if orphaned {
+                drain_end
+            } else {
+                (tokio::time::Instant::now() + exec.drain_idle).min(drain_end)
+            };
             tokio::select! {
-                chunk = output.recv() => {
-                    let Some(chunk) = chunk else {
+                read = read_chunk(&mut reader, &mut buf) => {
+                    let Some(n) = read else {
                         eof = true;
                         break;
                     };
-                    emit(&chunk, &mut crlf, sink);
+                    process.absorb(&buf[..n]);
+                    emit(&buf[..n], &mut crlf, sink);
                 }
                 () = tokio::time::sleep_until(idle_end) => break,
             }
@@ -162,8 +194,11 @@ async fn drive(
     let mut notices = Vec::new();
     // Nothing of a foreground run outlives it.
     if process.session_alive() {
-        process.kill(Signal::SIGKILL);
-        if status == RunStatus::Completed {
+        let tree = process.tree().clone();
+        let killed = tokio::task::spawn_blocking(move || tree.kill_all().len())
+            .await
+            .unwrap_or(0);
+        if status == RunStatus::Completed && killed > 0 {
             notices.push(if eof {
                 "Background processes left by the command were stopped.".to_owned()
             } else {
@@ -181,7 +216,7 @@ async fn drive(
 
     let pid = process.pid();
     // Dropping joins the process's threads; keep that off the async workers.
-    drop(output);
+    drop(reader);
     let _ = tokio::task::spawn_blocking(move || drop(process)).await;
 
     let mut outcome = ExecOutcome::new(status, start.elapsed());
@@ -192,11 +227,55 @@ async fn drive(
     outcome
 }
 
+/// Register the terminal with the runtime's reactor.
+#[allow(unsafe_code)]
+fn watch_terminal(file: File) -> Result<AsyncFd<File>, std::io::Error> {
+    // SAFETY: a `File` owns its descriptor: it stays open and refers to the same open file
+    // description until the `AsyncFd` (which takes ownership of the `File`) is dropped, and
+    // `as_raw_fd` always returns that descriptor.
+    unsafe { AsyncFd::register_with_interest(file, tokio::io::Interest::READABLE) }
+        .map_err(std::io::Error::from)
+}
+
+/// Read what the terminal has, up to `buf.len()` bytes; `None` at the end of output (all slave
+/// descriptors closed). Cancel-safe: nothing is awaited once bytes were taken.
+async fn read_chunk(reader: &mut AsyncFd<File>, buf: &mut [u8]) -> Option<usize> {
+    loop {
+        let mut guard = reader.readable().await.ok()?;
+        let mut filled = 0;
+        let mut ended = false;
+        while filled < buf.len() {
+            match guard.get_inner().read(&mut buf[filled..]) {
+                Ok(0) => {
+                    ended = true;
+                    break;
+                }
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    guard.clear_ready();
+                    break;
+                }
+                // EIO: every slave descriptor is closed.
+                Err(_) => {
+                    ended = true;
+                    break;
+                }
+            }
+        }
+        if filled > 0 {
+            return Some(filled);
+        }
+        if ended {
+            return None;
+        }
+    }
+}
+
 /// Hang up the terminal's processes and ask them to terminate; returns when SIGKILL is due.
 fn stop_politely(process: &PtyProcess, grace: Duration) -> tokio::time::Instant {
     process.kill(Signal::SIGHUP);
-    process.kill(Signal::SIGTERM);
-    process.kill(Signal::SIGCONT);
+    process.tree().terminate();
     tokio::time::Instant::now() + grace
 }
 

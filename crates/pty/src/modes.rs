@@ -146,7 +146,7 @@ impl ModeTracker {
 }
 
 fn memchr_esc(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == 0x1b)
+    memchr::memchr(0x1b, bytes)
 }
 
 /// The answer to a cursor position query: `ESC[<row>;<col>R`, 1-based.

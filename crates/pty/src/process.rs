@@ -23,13 +23,14 @@ use nix::sys::signal::Signal;
 use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
 use nix::unistd::Pid;
 use portable_pty::{CommandBuilder, MasterPty, PtyPair, PtySize, native_pty_system};
+use shellgate_executor::tree::{ProcessTree, RUN_MARKER_VAR, new_run_marker};
 use shellgate_executor::{LaunchSpec, signal_name};
 use tokio::sync::{mpsc, watch};
 
 use crate::error::PtyError;
 use crate::input_wait::foreground_waiting_for_input;
 use crate::keys::{KeyModes, KeySpec, encode_keys, paste_bytes};
-use crate::kill::{session_alive, signal_session};
+use crate::kill::{signal_tree, tree_alive};
 use crate::modes::{DEVICE_ATTRIBUTES_REPORT, ModeTracker, TerminalQuery, cursor_position_report};
 use crate::screen::{Screen, ScreenSnapshot};
 use crate::size::TermSize;
@@ -231,10 +232,13 @@ pub struct PtyProcess {
     master: Mutex<Box<dyn MasterPty + Send>>,
     shared: Arc<Shared>,
     pid: u32,
+    tree: ProcessTree,
     tty: Option<PathBuf>,
     size: Mutex<TermSize>,
     exit_rx: watch::Receiver<Option<ExitInfo>>,
     output: Option<PtyOutput>,
+    /// Without a reader thread: the non-blocking master copy the caller reads itself.
+    caller_reader: Option<File>,
     stop: Arc<AtomicBool>,
     reader: Option<Worker>,
     waiter: Option<Worker>,
@@ -262,7 +266,7 @@ pub(crate) fn open_pty(size: TermSize) -> Result<PtyPair, PtyError> {
         .map_err(|e| PtyError::Open(format!("{e:#}")))
 }
 
-fn command_for(spec: &LaunchSpec, options: &PtyOptions) -> CommandBuilder {
+fn command_for(spec: &LaunchSpec, options: &PtyOptions, marker: &str) -> CommandBuilder {
     let mut cmd = CommandBuilder::new(&spec.program);
     cmd.args(&spec.args);
     cmd.cwd(&spec.cwd);
@@ -276,6 +280,8 @@ fn command_for(spec: &LaunchSpec, options: &PtyOptions) -> CommandBuilder {
     for (key, value) in &spec.env {
         cmd.env(key, value);
     }
+    // Lets the process tree recognise descendants that leave the session.
+    cmd.env(RUN_MARKER_VAR, marker);
     cmd
 }
 
@@ -324,13 +330,14 @@ impl PtyProcess {
     /// Start `spec` under a new pseudo-terminal. `spec.stdin` and `spec.pty` are ignored: the
     /// terminal is the program's stdin, stdout and stderr. `spec.timeout` is the caller's to enforce.
     pub fn spawn(spec: &LaunchSpec, options: &PtyOptions) -> Result<Self, PtyError> {
-        Self::spawn_with(spec, options, open_pty)
+        Self::spawn_with(spec, options, open_pty, true)
     }
 
     pub(crate) fn spawn_with(
         spec: &LaunchSpec,
         options: &PtyOptions,
         open: impl FnOnce(TermSize) -> Result<PtyPair, PtyError>,
+        reader_thread: bool,
     ) -> Result<Self, PtyError> {
         let size = options.size.clamped();
         // portable-pty silently falls back to $HOME for a missing directory; refuse instead.
@@ -344,7 +351,8 @@ impl PtyProcess {
             });
         }
         let pair = open(size)?;
-        let spawned = pair.slave.spawn_command(command_for(spec, options));
+        let marker = new_run_marker();
+        let spawned = pair.slave.spawn_command(command_for(spec, options, &marker));
         // The reader sees the end of output only once no slave descriptor is left open here.
         drop(pair.slave);
         let mut child = match spawned {
@@ -363,8 +371,9 @@ impl PtyProcess {
             return Err(PtyError::Setup("the process has no id".into()));
         };
         let master = pair.master;
+        let tree = ProcessTree::new(pid, Some(marker));
         let abort = |child: &mut Box<dyn portable_pty::Child + Send + Sync>, err: PtyError| {
-            signal_session(pid as i32, Signal::SIGKILL);
+            tree.kill_all();
             let _ = child.wait();
             err
         };
@@ -398,35 +407,59 @@ impl PtyProcess {
             Ok(w) => w,
             Err(e) => {
                 // The child moved into the failed closure and was dropped; kill and reap it.
-                signal_session(pid as i32, Signal::SIGKILL);
+                tree.kill_all();
                 let _ = waitid(Id::Pid(Pid::from_raw(pid as i32)), WaitPidFlag::WEXITED);
                 return Err(PtyError::Setup(format!("cannot start a wait thread: {e}")));
             }
         };
         let (tx, rx) = mpsc::channel(CHANNEL_CHUNKS);
-        let reader = {
+        let (reader, caller_reader) = if reader_thread {
             let shared = Arc::clone(&shared);
             let stop = Arc::clone(&stop);
-            Worker::spawn("pty-read", move || read_loop(&reader_file, &shared, &tx, &stop))
+            (
+                Some(Worker::spawn("pty-read", move || {
+                    read_loop(&reader_file, &shared, &tx, &stop);
+                })),
+                None,
+            )
+        } else {
+            (None, Some(reader_file))
         };
         let mut process = Self {
             tty: master.tty_name(),
             master: Mutex::new(master),
             shared,
             pid,
+            tree,
             size: Mutex::new(size),
             exit_rx,
-            output: Some(PtyOutput { rx }),
+            output: reader_thread.then_some(PtyOutput { rx }),
+            caller_reader,
             stop,
             reader: None,
             waiter: Some(waiter),
         };
         match reader {
-            Ok(r) => process.reader = Some(r),
+            Some(Ok(r)) => process.reader = Some(r),
             // Dropping `process` kills the session and joins the waiter.
-            Err(e) => return Err(PtyError::Setup(format!("cannot start a reader thread: {e}"))),
+            Some(Err(e)) => return Err(PtyError::Setup(format!("cannot start a reader thread: {e}"))),
+            None => {}
         }
         Ok(process)
+    }
+
+    /// Without a reader thread: the non-blocking master copy to read output from. Every chunk read
+    /// must go through [`Self::absorb`].
+    pub(crate) fn take_caller_reader(&mut self) -> Option<File> {
+        self.caller_reader.take()
+    }
+
+    /// Account for output read by the caller: modes, screen, and answers to the program's queries.
+    pub(crate) fn absorb(&self, chunk: &[u8]) {
+        let replies = lock(&self.shared.terminal).feed(chunk);
+        if !replies.is_empty() {
+            let _ = self.shared.write_all(&replies);
+        }
     }
 
     /// The program's process id (also its session and process group id).
@@ -539,19 +572,30 @@ impl PtyProcess {
     /// Send `signal` to every process of the terminal's session and process group. Returns whether
     /// anything received it.
     pub fn kill(&self, signal: Signal) -> bool {
-        signal_session(self.pid as i32, signal) > 0
+        signal_tree(&self.tree, signal) > 0
+    }
+
+    /// Kill every process of the tree with SIGKILL (re-scanning until none is left, briefly) and reap
+    /// the ones the engine adopted. Returns how many processes other than the program were killed.
+    pub fn kill_tree(&self) -> usize {
+        self.tree.kill_all().len()
     }
 
     /// Whether any process of the session is still alive (the program or what it left behind).
     pub fn session_alive(&self) -> bool {
-        session_alive(self.pid as i32)
+        tree_alive(&self.tree)
+    }
+
+    /// The process tree of this terminal session.
+    pub fn tree(&self) -> &ProcessTree {
+        &self.tree
     }
 }
 
 impl Drop for PtyProcess {
     fn drop(&mut self) {
-        if self.try_wait().is_none() || session_alive(self.pid as i32) {
-            signal_session(self.pid as i32, Signal::SIGKILL);
+        if self.try_wait().is_none() || tree_alive(&self.tree) {
+            self.tree.kill_all();
         }
         self.stop.store(true, Ordering::Relaxed);
         if let Some(waiter) = self.waiter.take() {
@@ -603,46 +647,56 @@ fn wait_loop(
 /// Read the terminal until it closes: update modes and screen, answer queries, pass chunks on.
 fn read_loop(file: &File, shared: &Shared, tx: &mpsc::Sender<Vec<u8>>, stop: &AtomicBool) {
     let mut buf = vec![0u8; READ_CHUNK];
+    // Output not yet handed over: while the consumer is still busy with earlier chunks, new output
+    // is gathered into one larger chunk instead of many small ones.
+    let mut pending: Vec<u8> = Vec::new();
     let mut consumer_gone = false;
-    let timeout = PollTimeout::from(u16::try_from(STOP_POLL.as_millis()).unwrap_or(50));
+    let idle_wait = PollTimeout::from(u16::try_from(STOP_POLL.as_millis()).unwrap_or(50));
+    let busy_wait = PollTimeout::from(1u16);
     loop {
         if stop.load(Ordering::Relaxed) {
             return;
         }
         let mut fds = [PollFd::new(file.as_fd(), PollFlags::POLLIN)];
-        match poll(&mut fds, timeout) {
-            Ok(0) | Err(Errno::EINTR) => continue,
-            Ok(_) => {}
+        let ready = match poll(&mut fds, if pending.is_empty() { idle_wait } else { busy_wait }) {
+            Ok(n) => n > 0,
+            Err(Errno::EINTR) => false,
             Err(_) => return,
-        }
-        // Take everything available, up to one chunk, so fast writers cost fewer hand-offs.
-        let mut filled = 0;
+        };
         let mut ended = false;
-        while filled < buf.len() {
-            match (&*file).read(&mut buf[filled..]) {
-                Ok(0) => {
-                    ended = true;
-                    break;
+        if ready {
+            // Take everything available, up to one chunk.
+            let mut filled = 0;
+            while filled < buf.len() {
+                match (&*file).read(&mut buf[filled..]) {
+                    Ok(0) => {
+                        ended = true;
+                        break;
+                    }
+                    Ok(n) => filled += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                    // EIO: every slave descriptor is closed.
+                    Err(_) => {
+                        ended = true;
+                        break;
+                    }
                 }
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
-                // EIO: every slave descriptor is closed.
-                Err(_) => {
-                    ended = true;
-                    break;
+            }
+            if filled > 0 {
+                let chunk = &buf[..filled];
+                let replies = lock(&shared.terminal).feed(chunk);
+                if !replies.is_empty() {
+                    let _ = shared.write_all(&replies);
+                }
+                if !consumer_gone {
+                    pending.extend_from_slice(chunk);
                 }
             }
         }
-        if filled > 0 {
-            let chunk = &buf[..filled];
-            let replies = lock(&shared.terminal).feed(chunk);
-            if !replies.is_empty() {
-                let _ = shared.write_all(&replies);
-            }
-            if !consumer_gone {
-                consumer_gone = !deliver(tx, chunk.to_vec(), stop);
-            }
+        let consumer_idle = tx.capacity() == tx.max_capacity();
+        if !pending.is_empty() && (consumer_idle || !ready || ended || pending.len() >= READ_CHUNK) {
+            consumer_gone = !deliver(tx, std::mem::take(&mut pending), stop);
         }
         if ended {
             return;
