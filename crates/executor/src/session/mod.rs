@@ -1,0 +1,67 @@
+//! Persistent shell sessions (SPEC E-10) and the rc snapshot (SPEC E-11).
+//!
+//! A session is a live bash or zsh that keeps its working directory, variables, functions, aliases and
+//! options from one command to the next. [`SessionManager`] keeps one per [`SessionKey`].
+//!
+//! # Protocol, and why
+//!
+//! Every shell gets a private directory (mode 0700, on a memory-backed file system when available) with
+//! two FIFOs:
+//!
+//! - `req` is the shell's **script**: the shell is started as `bash --noprofile --norc <dir>/req` and
+//!   executes lines as the engine writes them. Each command is one fixed line: acknowledge, `cd`/`export`
+//!   the call's directory and variables, then `{ source <dir>/c<id>; } </dev/null ><dir>/o<id> 2>&1 3>&-`,
+//!   then report. The user's text is written to the file `c<id>`, never into the script stream, so quotes,
+//!   heredocs or syntax errors in it cannot desynchronise anything, and `return` ends just the command.
+//!   Because the command is sourced by the shell itself (no subshell), `cd`, `export`, functions, aliases
+//!   and options persist. Running at the top level of the script (not inside a `while read` loop) means a
+//!   stray `break` or `continue` in a command cannot end the session.
+//! - `resp` (the shell's fd 3) carries NUL-separated control records: ready, acknowledged, done (status
+//!   and `$PWD`), state saved. The command runs with fd 3 closed, and its stdout/stderr go to a FIFO of
+//!   its own (`o<id>`), so nothing a command prints — NUL bytes, fake sentinels, escape sequences — can be
+//!   mistaken for a control record. Redirections of the compound command are undone by the shell when it
+//!   ends, which also neutralises `exec >file` or `exec 3>&-` inside a command.
+//! - The per-command output FIFO gives the pipe executor's completion rule unchanged: after "done", the
+//!   engine drops its own write end and reads until EOF (every writer gone) or the bounded drain ends;
+//!   processes the command left behind are then killed, the shell itself is kept.
+//!
+//! After each command the shell writes its state (`declare -p`, `declare -f`, `alias -p`, the option
+//! sets; zsh: exports, functions, aliases, options) to one of two alternating files, then reports
+//! "saved". When the shell is lost — `exit N`, `exec cmd`, `set -e` with a failure, a timeout or cancel
+//! (the whole tree is stopped, including a loop running inside the shell), a shell that does not pick up
+//! a command — the next command runs in a new shell restored from the last saved state, with a notice.
+//! Changes made by the command that ended the shell are lost; everything before it is kept.
+//!
+//! Shells run like the pipe executor's commands: a new session and process group behind the guard
+//! process (parent-death signal), stdin `/dev/null`, the non-interactive environment, and the process
+//! tree module to find, signal and kill every descendant.
+//!
+//! ```
+//! use std::collections::BTreeMap;
+//! use std::time::Duration;
+//! use shellgate_executor::{CancellationToken, SessionKey, SessionManager};
+//! use shellgate_sink::Collect;
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let sessions = SessionManager::default();
+//! let key = SessionKey::new("demo").with_shell("/bin/bash");
+//! let env = BTreeMap::new();
+//! let t = Duration::from_secs(30);
+//! let mut out = Collect::default();
+//! sessions.run(&key, "cd /tmp && export V=1", None, &env, t, &mut out, CancellationToken::new()).await;
+//! let mut out = Collect::default();
+//! let outcome = sessions.run(&key, "echo $V", None, &env, t, &mut out, CancellationToken::new()).await;
+//! assert_eq!(out.bytes, b"1\n");
+//! assert_eq!(outcome.cwd_after.as_deref(), Some(std::path::Path::new("/tmp")));
+//! sessions.shutdown();
+//! # });
+//! ```
+
+mod manager;
+mod process;
+mod records;
+mod script;
+mod snapshot;
+
+pub use manager::{SessionInfo, SessionKey, SessionManager, SessionOptions};
+pub use script::ShellKind;

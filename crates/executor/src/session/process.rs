@@ -1,0 +1,502 @@
+//! One live session shell: spawning it, running a command in it, stopping it.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, kill};
+use nix::sys::stat::Mode;
+use nix::unistd::{Pid, mkfifo};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::unix::pipe;
+use tokio::process::Child;
+use tokio_util::sync::CancellationToken;
+
+use super::records::{Record, RecordReader};
+use super::script::{self, ShellKind};
+use crate::tree::{self, ProcInfo, ProcessTree, RUN_MARKER_VAR};
+use crate::{ExecOutcome, LaunchSpec, RunStatus, SendSink, guard, non_interactive, signal_name};
+
+const READ_CHUNK: usize = 64 * 1024;
+
+/// How to start a session shell.
+#[derive(Debug, Clone)]
+pub(crate) struct SpawnPlan<'a> {
+    pub program: &'a Path,
+    pub kind: ShellKind,
+    pub login: bool,
+    pub env: &'a BTreeMap<String, String>,
+    pub cwd: &'a Path,
+    pub snapshot: Option<&'a Path>,
+    pub state: Option<&'a [u8]>,
+    pub parent_dir: &'a Path,
+    pub ready_timeout: Duration,
+}
+
+/// Limits for one command.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RunLimits {
+    pub start: Instant,
+    pub timeout: Duration,
+    pub kill_grace: Duration,
+    pub drain_idle: Duration,
+    pub drain_max: Duration,
+    pub ack_timeout: Duration,
+}
+
+/// One command for the shell.
+pub(crate) struct CommandPlan<'a> {
+    pub text: &'a str,
+    pub cd: Option<&'a Path>,
+    pub env: &'a [(&'a str, &'a str)],
+}
+
+/// How a command ended, seen from the session.
+pub(crate) enum RunEnd {
+    /// The command ran (or was stopped); the outcome is final.
+    Finished { outcome: ExecOutcome, shell_alive: bool },
+    /// The shell never picked the command up: it is wedged. Nothing ran; the caller restarts and retries.
+    Unresponsive,
+}
+
+/// A running shell reading its script from a private request FIFO.
+pub(crate) struct ShellProcess {
+    kind: ShellKind,
+    child: Child,
+    tree: ProcessTree,
+    dir: PathBuf,
+    req: pipe::Sender,
+    resp: pipe::Receiver,
+    records: RecordReader,
+    pid: u32,
+    next_id: u64,
+    saved: Option<u64>,
+    exited: Option<ExitStatus>,
+}
+
+impl ShellProcess {
+    /// Start a shell and wait until it has restored its state and reports ready.
+    pub(crate) async fn spawn(plan: &SpawnPlan<'_>) -> io::Result<Self> {
+        let _ = tree::init_subreaper();
+        let dir = private_dir(plan.parent_dir)?;
+        match Self::spawn_in(plan, dir.clone()).await {
+            Ok(shell) => Ok(shell),
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&dir);
+                Err(e)
+            }
+        }
+    }
+
+    async fn spawn_in(plan: &SpawnPlan<'_>, dir: PathBuf) -> io::Result<Self> {
+        let req_path = dir.join("req");
+        let resp_path = dir.join("resp");
+        for p in [&req_path, &resp_path] {
+            mkfifo(p, Mode::S_IRUSR | Mode::S_IWUSR).map_err(io::Error::from)?;
+        }
+        // Both ends are opened read-write by the engine, so the shell's opens never block and neither
+        // side sees a spurious EOF; the shell's death is observed through its exit status instead.
+        let mut req = pipe::OpenOptions::new().read_write(true).open_sender(&req_path)?;
+        let resp = pipe::OpenOptions::new()
+            .read_write(true)
+            .open_receiver(&resp_path)?;
+        let init = match plan.state {
+            Some(state) => {
+                let path = dir.join("init");
+                std::fs::write(&path, script::restorable_state(state))?;
+                Some(path)
+            }
+            None => None,
+        };
+        let marker = tree::new_run_marker();
+        let mut spec = LaunchSpec::new(
+            plan.program.to_string_lossy().into_owned(),
+            plan.kind.session_args(plan.login, &req_path),
+            plan.cwd,
+        );
+        spec.env = plan.env.clone();
+        let spec = non_interactive(spec);
+        let mut cmd = tokio::process::Command::new(&spec.program);
+        cmd.args(&spec.args).current_dir(&spec.cwd).envs(&spec.env);
+        cmd.env(RUN_MARKER_VAR, &marker);
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        cmd.kill_on_drop(true);
+        let engine = std::process::id() as libc::pid_t;
+        // SAFETY: the hook (the pipe executor's guard: new session, parent-death signal, guard process)
+        // only makes async-signal-safe system calls and does not allocate; it captures one integer.
+        unsafe {
+            cmd.pre_exec(move || guard::in_child(engine, None));
+        }
+        let child = cmd.spawn()?;
+        let tree = ProcessTree::new(child.id().unwrap_or(0), Some(marker.clone()));
+        let mut shell = Self {
+            kind: plan.kind,
+            child,
+            tree,
+            dir: dir.clone(),
+            req: {
+                let text = script::bootstrap(
+                    plan.kind,
+                    &dir,
+                    plan.cwd,
+                    if init.is_some() { None } else { plan.snapshot },
+                    init.as_deref(),
+                    &marker,
+                );
+                req.write_all(text.as_bytes()).await?;
+                req
+            },
+            resp,
+            records: RecordReader::default(),
+            pid: 0,
+            next_id: 1,
+            saved: None,
+            exited: None,
+        };
+        shell.wait_ready(plan.ready_timeout).await?;
+        Ok(shell)
+    }
+
+    async fn wait_ready(&mut self, limit: Duration) -> io::Result<()> {
+        let deadline = tokio::time::Instant::now() + limit;
+        let mut buf = [0u8; 256];
+        loop {
+            while let Some(record) = self.records.next_record() {
+                if let Record::Ready { pid } = record {
+                    self.pid = pid;
+                    return Ok(());
+                }
+            }
+            tokio::select! {
+                read = self.resp.read(&mut buf) => match read {
+                    Ok(0) => return Err(io::Error::other("control channel closed")),
+                    Ok(n) => self.records.push(&buf[..n]),
+                    Err(e) => return Err(e),
+                },
+                waited = self.child.wait() => {
+                    let status = waited?;
+                    self.exited = Some(status);
+                    return Err(io::Error::other(format!("the shell exited during startup ({status})")));
+                }
+                () = tokio::time::sleep_until(deadline) => {
+                    return Err(io::Error::new(io::ErrorKind::TimedOut, "the shell did not start in time"));
+                }
+            }
+        }
+    }
+
+    /// The shell's own pid.
+    pub(crate) fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// The process tree (guard, shell and everything they started).
+    pub(crate) fn tree(&self) -> &ProcessTree {
+        &self.tree
+    }
+
+    /// Whether the shell has been seen to exit.
+    pub(crate) fn has_exited(&mut self) -> bool {
+        if self.exited.is_none()
+            && let Ok(Some(status)) = self.child.try_wait()
+        {
+            self.exited = Some(status);
+        }
+        self.exited.is_some()
+    }
+
+    /// The last state the shell saved (raw), if it saved one since it started.
+    pub(crate) fn saved_state(&self) -> Option<Vec<u8>> {
+        let id = self.saved?;
+        std::fs::read(self.dir.join(format!("s{}", id % 2))).ok()
+    }
+
+    /// Path of the last saved state file.
+    pub(crate) fn saved_state_path(&self) -> Option<PathBuf> {
+        self.saved.map(|id| self.dir.join(format!("s{}", id % 2)))
+    }
+
+    /// Run one command to its end, streaming its output into `sink`.
+    pub(crate) async fn run(
+        &mut self,
+        command: &CommandPlan<'_>,
+        limits: RunLimits,
+        sink: &mut SendSink<'_>,
+        cancel: &CancellationToken,
+    ) -> io::Result<RunEnd> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let cmd_path = self.dir.join(format!("c{id}"));
+        let out_path = self.dir.join(format!("o{id}"));
+        std::fs::write(&cmd_path, command.text)?;
+        mkfifo(&out_path, Mode::S_IRUSR | Mode::S_IWUSR).map_err(io::Error::from)?;
+        let _cleanup = RemoveOnDrop(vec![cmd_path, out_path.clone()]);
+        let mut output = pipe::OpenOptions::new().open_receiver(&out_path)?;
+        // Our own write end keeps the FIFO from reading as EOF before the shell opens it; it is dropped
+        // when the shell reports the command done, so EOF then means every writer is gone.
+        let mut holder = Some(
+            std::fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(&out_path)?,
+        );
+        let line = script::command_line(self.kind, &self.dir, id, command.cd, command.env);
+        self.req.write_all(line.as_bytes()).await?;
+
+        let start = limits.start;
+        let deadline = tokio::time::Instant::from_std(start + limits.timeout);
+        let ack_deadline = tokio::time::Instant::now() + limits.ack_timeout;
+        let mut acked = false;
+        let mut done: Option<(i32, PathBuf)> = None;
+        let mut status = RunStatus::Completed;
+        let mut kill_at: Option<tokio::time::Instant> = None;
+        let mut eof = false;
+        let mut buf = vec![0u8; READ_CHUNK];
+        let mut ctl = [0u8; 4096];
+
+        // Phase 1: until the shell reports the command done, or dies.
+        loop {
+            while let Some(record) = self.records.next_record() {
+                match record {
+                    Record::Ack { id: got } if got == id => acked = true,
+                    Record::Done { id: got, status, cwd } if got == id => done = Some((status, cwd)),
+                    Record::Saved { id: got } => self.saved = Some(got),
+                    Record::Ready { pid } => self.pid = pid,
+                    _ => {}
+                }
+            }
+            if done.is_some() {
+                break;
+            }
+            tokio::select! {
+                read = output.read(&mut buf), if !eof => match read {
+                    Ok(0) | Err(_) => eof = true,
+                    Ok(n) => sink.write(&buf[..n]),
+                },
+                read = self.resp.read(&mut ctl) => match read {
+                    Ok(0) | Err(_) => {}
+                    Ok(n) => self.records.push(&ctl[..n]),
+                },
+                waited = self.child.wait() => {
+                    self.exited = Some(waited?);
+                    break;
+                }
+                () = tokio::time::sleep_until(ack_deadline), if !acked => {
+                    return Ok(RunEnd::Unresponsive);
+                }
+                () = tokio::time::sleep_until(deadline), if status == RunStatus::Completed => {
+                    status = RunStatus::TimedOut;
+                    self.tree.terminate();
+                    kill_at = Some(tokio::time::Instant::now() + limits.kill_grace);
+                }
+                () = cancel.cancelled(), if status == RunStatus::Completed => {
+                    status = RunStatus::Cancelled;
+                    self.tree.terminate();
+                    kill_at = Some(tokio::time::Instant::now() + limits.kill_grace);
+                }
+                () = sleep_until_opt(kill_at), if kill_at.is_some() => {
+                    self.tree.kill_all();
+                    kill_at = None;
+                }
+            }
+        }
+        holder.take();
+        if self.exited.is_some() {
+            // Remember escaped orphans while they are still attributable.
+            let _ = self.tree.members();
+        }
+
+        // Phase 2: bounded drain of what the command's processes still write.
+        let mut held_open = false;
+        if !eof {
+            let drain_end = kill_at.unwrap_or_else(|| tokio::time::Instant::now() + limits.drain_max);
+            loop {
+                let idle_end = if kill_at.is_some() {
+                    drain_end
+                } else {
+                    (tokio::time::Instant::now() + limits.drain_idle).min(drain_end)
+                };
+                tokio::select! {
+                    read = output.read(&mut buf) => match read {
+                        Ok(0) | Err(_) => { eof = true; break; }
+                        Ok(n) => sink.write(&buf[..n]),
+                    },
+                    () = tokio::time::sleep_until(idle_end) => break,
+                }
+            }
+            held_open = !eof;
+        }
+
+        // Phase 3: nothing the command started outlives it (the shell itself stays, unless it died).
+        let shell_alive = self.exited.is_none();
+        let killed = if shell_alive {
+            self.kill_leftovers(!eof)
+        } else {
+            self.tree.kill_all()
+        };
+        let mut notices = Vec::new();
+        if status == RunStatus::Completed {
+            if held_open {
+                notices.push(
+                    "Output was still held open by a background process after the command exited; \
+                     reading stopped."
+                        .to_owned(),
+                );
+            }
+            if !killed.is_empty() {
+                notices.push(killed_notice(&killed));
+            }
+        }
+        if held_open {
+            while let Ok(Ok(n)) = tokio::time::timeout(Duration::from_millis(20), output.read(&mut buf)).await
+            {
+                if n == 0 {
+                    break;
+                }
+                sink.write(&buf[..n]);
+            }
+        }
+        sink.finish();
+
+        let mut outcome = ExecOutcome::new(status, start.elapsed());
+        outcome.pid = Some(self.pid);
+        outcome.notices = notices;
+        match (&done, self.exited) {
+            (Some((code, cwd)), _) => {
+                outcome.exit_code = Some(*code);
+                outcome.cwd_after = Some(cwd.clone());
+            }
+            (None, Some(st)) => {
+                outcome.exit_code = st.code();
+                outcome.signal = st.signal().map(signal_name);
+            }
+            (None, None) => {}
+        }
+        if status != RunStatus::Completed {
+            outcome.exit_code = None;
+        }
+        Ok(RunEnd::Finished { outcome, shell_alive })
+    }
+
+    /// Kill what the finished command left running: descendants of the shell, and (when the output was
+    /// held open or the engine adopted orphans) everything else attributed to the shell's tree.
+    fn kill_leftovers(&self, output_held: bool) -> Vec<ProcInfo> {
+        let shell = self.pid;
+        let guard = self.tree.leader();
+        let direct: Vec<u32> = tree::children_of(shell)
+            .into_iter()
+            .filter(|&p| tree::read_proc(p).is_some_and(|i| !i.is_zombie()))
+            .collect();
+        if direct.is_empty() && !output_held && !self.has_adopted_orphans() {
+            return Vec::new();
+        }
+        let mut killed = Vec::new();
+        for _ in 0..50 {
+            let alive: Vec<ProcInfo> = self
+                .tree
+                .members()
+                .into_iter()
+                .filter(|p| p.pid != shell && p.pid != guard && !p.is_zombie())
+                .collect();
+            if alive.is_empty() {
+                break;
+            }
+            for p in alive {
+                let _ = kill(Pid::from_raw(p.pid as i32), Signal::SIGKILL);
+                if !killed.iter().any(|k: &ProcInfo| k.pid == p.pid) {
+                    killed.push(p);
+                }
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        self.tree.reap_adopted();
+        killed
+    }
+
+    /// Whether the engine has adopted children other than its direct spawns (cheap pre-check).
+    fn has_adopted_orphans(&self) -> bool {
+        let Some(marker) = self.tree.marker() else {
+            return false;
+        };
+        let engine = std::process::id();
+        tree::children_of(engine).into_iter().any(|p| {
+            tree::read_proc(p).is_some_and(|i| !i.is_zombie() && i.pgid != p && i.sid != p)
+                && tree::has_run_marker(p, marker)
+        })
+    }
+
+    /// Stop the shell and everything it started.
+    pub(crate) fn stop(&mut self) {
+        self.tree.kill_all();
+        let _ = self.child.start_kill();
+        self.exited.get_or_insert(ExitStatus::from_raw(libc::SIGKILL));
+    }
+}
+
+impl Drop for ShellProcess {
+    fn drop(&mut self) {
+        self.tree.kill_all();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Removes files when dropped (a command's script and output FIFO).
+struct RemoveOnDrop(Vec<PathBuf>);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        for p in &self.0 {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+/// A new directory only the engine's user can enter, under `parent`.
+pub(crate) fn private_dir(parent: &Path) -> io::Result<PathBuf> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    loop {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let path = parent.join(format!("shellgate-{}-{n}-{nanos:x}", std::process::id()));
+        match std::fs::DirBuilder::new().mode(0o700).create(&path) {
+            Ok(()) => return Ok(path),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+const NOTICE_NAMES: usize = 5;
+
+fn killed_notice(killed: &[ProcInfo]) -> String {
+    let mut names: Vec<String> = killed
+        .iter()
+        .take(NOTICE_NAMES)
+        .map(|p| format!("{} (pid {})", p.comm, p.pid))
+        .collect();
+    if killed.len() > NOTICE_NAMES {
+        names.push(format!("and {} more", killed.len() - NOTICE_NAMES));
+    }
+    let plural = if killed.len() == 1 { "process" } else { "processes" };
+    format!(
+        "Stopped {} background {plural} still running after the command exited: {}.",
+        killed.len(),
+        names.join(", ")
+    )
+}
+
+async fn sleep_until_opt(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}

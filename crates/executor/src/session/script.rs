@@ -1,0 +1,420 @@
+//! The shell-side half of the session protocol: bootstrap, per-command lines, state filtering.
+//!
+//! Everything the engine sends is written in the shell's own language and read by the shell as its script
+//! (from the request FIFO). Only fixed text and single-quoted paths/values are interpolated; the user's
+//! command never enters this stream — it is written to a file and `source`d, so a syntax error, a stray
+//! quote or a heredoc in it cannot desynchronise the protocol.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The shell families sessions support.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ShellKind {
+    /// GNU bash.
+    Bash,
+    /// zsh.
+    Zsh,
+}
+
+impl ShellKind {
+    /// The family of the shell at `path`, judged by its file name; `None` for other shells.
+    pub fn of(path: &Path) -> Option<Self> {
+        let name = path.file_name()?.to_str()?;
+        if name.contains("zsh") {
+            Some(Self::Zsh)
+        } else if name.contains("bash") {
+            Some(Self::Bash)
+        } else {
+            None
+        }
+    }
+
+    /// Arguments that start the shell reading its script from `script` (the request FIFO).
+    pub(crate) fn session_args(self, login: bool, script: &Path) -> Vec<String> {
+        let mut args: Vec<String> = match (self, login) {
+            (Self::Bash, false) => vec!["--noprofile".into(), "--norc".into()],
+            (Self::Bash, true) => vec!["-l".into()],
+            (Self::Zsh, false) => vec!["-f".into()],
+            (Self::Zsh, true) => vec!["-l".into(), "-f".into()],
+        };
+        args.push(script.to_string_lossy().into_owned());
+        args
+    }
+
+    /// The rc file the snapshot reads, relative to `$HOME`.
+    pub(crate) fn rc_name(self) -> &'static str {
+        match self {
+            Self::Bash => ".bashrc",
+            Self::Zsh => ".zshrc",
+        }
+    }
+}
+
+/// `value` as one single-quoted shell word (valid in bash and zsh).
+pub(crate) fn quote(value: &str) -> String {
+    let mut out = String::with_capacity(value.len() + 2);
+    out.push('\'');
+    for c in value.chars() {
+        if c == '\'' {
+            out.push_str("'\\''");
+        } else {
+            out.push(c);
+        }
+    }
+    out.push('\'');
+    out
+}
+
+fn quote_path(path: &Path) -> String {
+    quote(&path.to_string_lossy())
+}
+
+/// Whether `name` can be exported by the shell.
+pub(crate) fn is_valid_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Marker between the variable part of a saved state and the rest (functions, aliases).
+const STATE_SPLIT: &str = "#shellgate-state-functions";
+
+/// What the shell runs first: open the control FIFO, restore state, define the protocol helpers, report
+/// readiness. `snapshot` is sourced only for a brand-new session; `init` is a saved state to restore.
+pub(crate) fn bootstrap(
+    kind: ShellKind,
+    dir: &Path,
+    cwd: &Path,
+    snapshot: Option<&Path>,
+    init: Option<&Path>,
+    marker: &str,
+) -> String {
+    let dir_q = quote_path(dir);
+    let mut s = String::new();
+    let _ = writeln!(s, "\\exec 3>{}", quote_path(&dir.join("resp")));
+    match kind {
+        Kind::Bash => {
+            s.push_str("\\builtin shopt -s expand_aliases\n");
+            if let Some(snap) = snapshot {
+                let _ = writeln!(
+                    s,
+                    "{{ \\builtin source {}; }} </dev/null >/dev/null 2>&1",
+                    quote_path(snap)
+                );
+            }
+            if let Some(init) = init {
+                let _ = writeln!(
+                    s,
+                    "{{ \\builtin source {}; }} </dev/null >/dev/null 2>&1",
+                    quote_path(init)
+                );
+            }
+            // Options are saved as the values of SHELLOPTS/BASHOPTS (cheaper than `shopt -p; set +o`
+            // after every command) and re-applied here: on ones switched on, missing ones off.
+            s.push_str(
+                r#"__shellgate_options() {
+  \builtin local __o IFS=:
+  for __o in $SHELLOPTS; do case ":$1:" in *":$__o:"*) ;; *) \builtin set +o "$__o";; esac; done
+  for __o in $1; do \builtin set -o "$__o"; done
+  for __o in $BASHOPTS; do case ":$2:" in *":$__o:"*) ;; *) \builtin shopt -u "$__o";; esac; done
+  for __o in $2; do \builtin shopt -s "$__o"; done
+} 2>/dev/null
+"#,
+            );
+            let _ = write!(
+                s,
+                r#"__shellgate_end() {{
+  \builtin printf 'D\0%s\0%s\0%s\0' "$1" "$2" "$PWD" >&3
+  __shellgate_so=$SHELLOPTS __shellgate_bo=$BASHOPTS
+  {{ \builtin declare -p; \builtin printf '%s\n' '{STATE_SPLIT}'; \builtin declare -f; \builtin alias -p; }} >|{dir_q}/s$(( $1 % 2 )) 2>/dev/null
+  \builtin printf 'S\0%s\0' "$1" >&3
+}}
+"#
+            );
+            if init.is_some() {
+                s.push_str("__shellgate_options \"${__shellgate_so-}\" \"${__shellgate_bo-}\"\n");
+            }
+            let _ = writeln!(s, "\\builtin export SHELLGATE_RUN_ID={}", quote(marker));
+            let _ = writeln!(s, "\\builtin cd -- {} 2>/dev/null", quote_path(cwd));
+            s.push_str("\\builtin printf 'R\\0%s\\0' \"$$\" >&3\n");
+        }
+        Kind::Zsh => {
+            if let Some(snap) = snapshot {
+                let _ = writeln!(
+                    s,
+                    "{{ \\builtin source {} }} </dev/null >/dev/null 2>&1",
+                    quote_path(snap)
+                );
+            }
+            if let Some(init) = init {
+                let _ = writeln!(
+                    s,
+                    "{{ \\builtin source {} }} </dev/null >/dev/null 2>&1",
+                    quote_path(init)
+                );
+            }
+            let _ = write!(
+                s,
+                r#"__shellgate_end() {{
+  \builtin print -rn -- D$'\0'"$1"$'\0'"$2"$'\0'"$PWD"$'\0' >&3
+  {{ \builtin export -p; \builtin print -r -- '{STATE_SPLIT}'; \builtin typeset -f; \builtin alias -L;
+     \builtin print -r -- "\builtin setopt ${{(k)options[(R)on]:#(interactive|login|shinstdin|privileged|restricted|zle|monitor|singlecommand)}}";
+     \builtin print -r -- "\builtin unsetopt ${{(k)options[(R)off]:#(interactive|login|shinstdin|privileged|restricted|zle|monitor|singlecommand)}}";
+  }} >|{dir_q}/s$(( $1 % 2 )) 2>/dev/null
+  \builtin print -rn -- S$'\0'"$1"$'\0' >&3
+}}
+"#
+            );
+            let _ = writeln!(s, "\\builtin export SHELLGATE_RUN_ID={}", quote(marker));
+            let _ = writeln!(s, "\\builtin cd -- {} 2>/dev/null", quote_path(cwd));
+            s.push_str("\\builtin print -rn -- R$'\\0'\"$$\"$'\\0' >&3\n");
+        }
+    }
+    s
+}
+
+use ShellKind as Kind;
+
+/// The line that runs command `id`: acknowledge, apply the call's directory and variables, source the
+/// command file with stdin from `/dev/null` and stdout+stderr into the command's output FIFO (the control
+/// descriptor closed), then report and save state.
+pub(crate) fn command_line(
+    kind: ShellKind,
+    dir: &Path,
+    id: u64,
+    cd: Option<&Path>,
+    env: &[(&str, &str)],
+) -> String {
+    let mut s = String::new();
+    match kind {
+        Kind::Bash => {
+            let _ = write!(s, "\\builtin printf 'A\\0%s\\0' {id} >&3; ");
+        }
+        Kind::Zsh => {
+            let _ = write!(s, "\\builtin print -rn -- A$'\\0'{id}$'\\0' >&3; ");
+        }
+    }
+    if let Some(cd) = cd {
+        let _ = write!(s, "\\builtin cd -- {} 2>/dev/null; ", quote_path(cd));
+    }
+    for (key, value) in env {
+        let _ = write!(s, "\\builtin export {key}={}; ", quote(value));
+    }
+    let file = quote_path(&dir.join(format!("c{id}")));
+    let out = quote_path(&dir.join(format!("o{id}")));
+    match kind {
+        Kind::Bash => {
+            let _ = write!(s, "{{ \\builtin source {file}; }} </dev/null >{out} 2>&1 3>&-; ");
+        }
+        Kind::Zsh => {
+            let _ = write!(s, "{{ \\builtin source {file} }} </dev/null >{out} 2>&1 3>&-; ");
+        }
+    }
+    let _ = writeln!(s, "\\__shellgate_end {id} \"$?\"");
+    s
+}
+
+/// Variables a saved state must not restore: the shell's own dynamic or read-only variables, the
+/// protocol's run marker, and `PWD` (the directory is restored with `cd`).
+const VOLATILE: &[&str] = &[
+    "BASH",
+    "BASHOPTS",
+    "BASHPID",
+    "BASH_ARGC",
+    "BASH_ARGV",
+    "BASH_ARGV0",
+    "BASH_COMMAND",
+    "BASH_EXECUTION_STRING",
+    "BASH_LINENO",
+    "BASH_REMATCH",
+    "BASH_SOURCE",
+    "BASH_SUBSHELL",
+    "BASH_VERSINFO",
+    "BASH_VERSION",
+    "COMP_WORDBREAKS",
+    "DIRSTACK",
+    "EPOCHREALTIME",
+    "EPOCHSECONDS",
+    "EUID",
+    "FUNCNAME",
+    "GROUPS",
+    "HISTCMD",
+    "LINENO",
+    "PIPESTATUS",
+    "PPID",
+    "PWD",
+    "RANDOM",
+    "SECONDS",
+    "SHELLOPTS",
+    "SHLVL",
+    "SRANDOM",
+    "UID",
+    "_",
+    "SHELLGATE_RUN_ID",
+    "ZSH_ARGZERO",
+    "ZSH_EVAL_CONTEXT",
+    "ZSH_SUBSHELL",
+    "ZSH_VERSION",
+    "ZSH_PATCHLEVEL",
+];
+
+/// A saved state as written by `__shellgate_end`, reduced to what a new shell may restore.
+///
+/// Variable declarations are one per line (`declare -p` / `export -p` quote newlines as `$'…'`), so they
+/// can be filtered by name; everything after the split marker is kept as it is.
+pub(crate) fn restorable_state(saved: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(saved);
+    let (vars, rest) = match text.find(STATE_SPLIT) {
+        Some(i) => (&text[..i], &text[i..]),
+        None => (&text[..], ""),
+    };
+    let mut out = String::with_capacity(text.len());
+    for line in vars.lines() {
+        if declared_name(line).is_some_and(|name| VOLATILE.contains(&name)) {
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.push_str(rest);
+    out.into_bytes()
+}
+
+/// The variable a `declare -x NAME=…` / `export NAME=…` / `typeset NAME` line declares.
+fn declared_name(line: &str) -> Option<&str> {
+    let mut words = line.split(' ');
+    match words.next()? {
+        "declare" | "typeset" | "export" => {}
+        _ => return None,
+    }
+    let word = words.find(|w| !w.starts_with('-'))?;
+    Some(word.split('=').next().unwrap_or(word))
+}
+
+/// Options a snapshot must not carry into sessions: they would change how every command behaves in ways
+/// an rc file only meant for interactive use (or that the protocol cannot survive).
+const SNAPSHOT_SKIP_OPTIONS: &[&str] = &[
+    "errexit",
+    "nounset",
+    "noexec",
+    "onecmd",
+    "monitor",
+    "restricted",
+    "xtrace",
+    "verbose",
+    "history",
+    "emacs",
+    "vi",
+    "login_shell",
+    "restricted_shell",
+    "interactive",
+    "login",
+    "shinstdin",
+    "privileged",
+    "zle",
+    "singlecommand",
+];
+
+/// The script that captures a snapshot after the rc file ran (the shell runs it with `-i -c`).
+pub(crate) fn snapshot_script(kind: ShellKind, out: &Path) -> String {
+    let out = quote_path(out);
+    match kind {
+        Kind::Bash => format!(
+            r#"\builtin unset HISTFILE
+{{ \builtin printf '%s\n' '# shellgate snapshot'
+  \builtin declare -f
+  \builtin alias -p
+  \builtin shopt -p
+  \builtin set +o
+  \builtin printf '\\builtin export PATH=%q\n' "$PATH"
+}} >|{out}
+\builtin exit 0
+"#
+        ),
+        Kind::Zsh => format!(
+            r#"\builtin unset HISTFILE
+{{ \builtin print -r -- '# shellgate snapshot'
+  \builtin typeset -f
+  \builtin alias -L
+  \builtin print -r -- "\builtin setopt ${{(k)options[(R)on]}}"
+  \builtin print -r -- "\builtin export PATH=${{(q)PATH}}"
+}} >|{out}
+\builtin exit 0
+"#
+        ),
+    }
+}
+
+/// A captured snapshot with the options in [`SNAPSHOT_SKIP_OPTIONS`] removed.
+pub(crate) fn filter_snapshot(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let words: Vec<&str> = line.split(' ').collect();
+        match words.as_slice() {
+            ["set", "-o" | "+o", name] | ["shopt", "-s" | "-u", name] => {
+                if !SNAPSHOT_SKIP_OPTIONS.contains(name) {
+                    out.push_str("\\builtin ");
+                    out.push_str(line);
+                    out.push('\n');
+                }
+            }
+            ["\\builtin", "setopt", names @ ..] => {
+                let kept: Vec<&str> = names
+                    .iter()
+                    .copied()
+                    .filter(|n| !SNAPSHOT_SKIP_OPTIONS.contains(n))
+                    .collect();
+                out.push_str("\\builtin setopt ");
+                out.push_str(&kept.join(" "));
+                out.push('\n');
+            }
+            _ => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_survives_single_quotes() {
+        assert_eq!(quote("a'b"), "'a'\\''b'");
+        assert_eq!(quote(""), "''");
+    }
+
+    #[test]
+    fn names() {
+        assert!(is_valid_name("_A1"));
+        assert!(!is_valid_name("1A"));
+        assert!(!is_valid_name("A-B"));
+        assert!(!is_valid_name(""));
+    }
+
+    #[test]
+    fn volatile_variables_are_dropped() {
+        let saved = b"declare -- V=\"1\"\ndeclare -i RANDOM\ndeclare -x PWD=\"/x\"\ndeclare -a FUNCNAME\n#shellgate-state-functions\nf () \n{ \n    declare -- RANDOM\n}\n";
+        let out = String::from_utf8(restorable_state(saved)).unwrap();
+        assert!(out.contains("declare -- V=\"1\""));
+        assert!(!out.contains("declare -i RANDOM"));
+        assert!(!out.contains("PWD"));
+        assert!(
+            out.contains("    declare -- RANDOM"),
+            "function bodies are kept: {out}"
+        );
+    }
+
+    #[test]
+    fn snapshot_filter_drops_dangerous_options() {
+        let out = filter_snapshot("set -o errexit\nset +o allexport\nshopt -s extglob\nalias a='b'\n");
+        assert!(!out.contains("errexit"));
+        assert!(out.contains("\\builtin set +o allexport"));
+        assert!(out.contains("\\builtin shopt -s extglob"));
+        assert!(out.contains("alias a='b'"));
+    }
+}

@@ -1,0 +1,59 @@
+//! Session state persists between commands and survives a lost shell (SPEC E-10).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use shellgate_executor::{CancellationToken, ExecOutcome, RunStatus, SessionKey, SessionManager};
+use shellgate_sink::Collect;
+
+fn key(name: &str) -> SessionKey {
+    let home = std::env::temp_dir();
+    SessionKey::new(name)
+        .with_shell("/bin/bash")
+        .with_env("HOME", home.to_string_lossy())
+}
+
+async fn run(m: &SessionManager, k: &SessionKey, cmd: &str) -> (ExecOutcome, String) {
+    let mut out = Collect::default();
+    let o = m
+        .run(
+            k,
+            cmd,
+            None,
+            &BTreeMap::new(),
+            Duration::from_secs(20),
+            &mut out,
+            CancellationToken::new(),
+        )
+        .await;
+    (o, String::from_utf8_lossy(&out.bytes).into_owned())
+}
+
+#[tokio::test]
+async fn cwd_variables_functions_aliases_persist_and_survive_exit() {
+    let m = SessionManager::default();
+    let k = key("state");
+    let (o, _) = run(
+        &m,
+        &k,
+        "cd /tmp && export V=1 && f(){ echo fn; } && alias a1='echo al'",
+    )
+    .await;
+    assert_eq!(o.exit_code, Some(0), "{o:?}");
+    assert_eq!(o.cwd_after.as_deref(), Some(Path::new("/tmp")));
+    let (o, out) = run(&m, &k, "pwd; echo $V; f; a1").await;
+    assert_eq!(out, "/tmp\n1\nfn\nal\n", "{o:?}");
+    let (o, _) = run(&m, &k, "exit 3").await;
+    assert_eq!(o.status, RunStatus::Completed);
+    assert_eq!(o.exit_code, Some(3));
+    assert!(o.notices.iter().any(|n| n.contains("ended")), "{:?}", o.notices);
+    let (o, out) = run(&m, &k, "pwd; echo $V; f; a1").await;
+    assert_eq!(out, "/tmp\n1\nfn\nal\n", "{o:?}");
+    assert!(
+        o.notices.iter().any(|n| n.contains("restarted")),
+        "{:?}",
+        o.notices
+    );
+    m.shutdown();
+}
