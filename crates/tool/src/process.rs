@@ -401,6 +401,14 @@ impl ProcessTool {
                 "Output bytes {a}..{b} are not in this poll; use action=log with offset/limit to read them"
             ));
         }
+        let waiting_for_input = if done {
+            None
+        } else {
+            job.io().and_then(JobIo::waiting_for_input)
+        };
+        if waiting_for_input == Some(true) {
+            notices.push("The job is waiting for input: use write, send_keys, submit or paste.".to_owned());
+        }
         let message = if done {
             // This response reports the exit, so no notification is sent for it.
             st.exit_claimed = true;
@@ -423,7 +431,7 @@ impl ProcessTool {
             signal: st.signal.clone(),
             output: Some(read.text),
             cursor: Some(read.end),
-            waiting_for_input: job.io().and_then(JobIo::waiting_for_input),
+            waiting_for_input,
             first_line: None,
             total_lines: Some(st.output.total_lines()),
             jobs: None,

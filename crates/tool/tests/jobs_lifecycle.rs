@@ -232,3 +232,49 @@ async fn unknown_jobs_and_missing_ids_are_error_results() {
     assert!(r.is_error);
     assert!(r.message.contains("job_id"));
 }
+
+#[tokio::test]
+async fn a_pipe_job_blocked_on_stdin_is_reported_waiting_for_input() {
+    let (bash, process) = tools();
+    let id = background(
+        &bash,
+        "echo ask; read answer; echo \"answer=$answer\"; sleep 5.4321",
+    )
+    .await
+    .job_id
+    .unwrap();
+    let mut waiting = None;
+    for _ in 0..100 {
+        let r = poll(&process, &id, 50).await;
+        waiting = r.waiting_for_input;
+        if waiting == Some(true) {
+            assert!(r.notices.iter().any(|n| n.contains("waiting for input")), "{r:?}");
+            break;
+        }
+    }
+    if waiting.is_none() {
+        assert!(
+            std::env::var_os("SHELLGATE_REQUIRE_ALL").is_none_or(|v| v != "1"),
+            "SHELLGATE_REQUIRE_ALL=1 but /proc/<pid>/syscall is not readable"
+        );
+        eprintln!("skipped: the kernel does not expose /proc/<pid>/syscall here");
+    } else {
+        assert_eq!(waiting, Some(true));
+        let mut w = ProcessParams::new(ProcessAction::Write, &id);
+        w.data = Some("42\n".into());
+        process.call(w).await;
+        let mut seen = String::new();
+        for _ in 0..50 {
+            let r = poll(&process, &id, 200).await;
+            seen.push_str(r.output.as_deref().unwrap_or(""));
+            if seen.contains("answer=42") {
+                // Now asleep in `sleep`, not in a read of stdin.
+                assert_eq!(poll(&process, &id, 0).await.waiting_for_input, Some(false));
+                break;
+            }
+        }
+        assert!(seen.contains("answer=42"), "{seen}");
+    }
+    act(&process, ProcessAction::Kill, &id).await;
+    assert!(gone("sleep 5.4321").await);
+}

@@ -1,6 +1,7 @@
 //! The processes behind jobs: pipe jobs through the executor's job handles, PTY jobs through the pty
 //! crate's interactive process. Both feed the job's output and record its end.
 
+use std::os::fd::AsRawFd;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,6 +22,8 @@ pub(crate) enum JobIo {
     Pipe {
         handle: ProcessHandle,
         stdin: tokio::sync::Mutex<Option<ChildStdin>>,
+        /// `/proc` link text of the stdin pipe (`pipe:[N]`), to recognise a blocked read of it.
+        stdin_link: Option<String>,
     },
     /// A pseudo-terminal.
     Pty(Arc<PtyProcess>),
@@ -64,10 +67,14 @@ pub(crate) fn start_pipe(
         .spawn(spec, JobSink(Arc::clone(job)))
         .map_err(|e| e.to_string())?;
     let stdin = running.take_stdin();
+    let stdin_link = stdin
+        .as_ref()
+        .and_then(|s| super::input_wait::own_fd_link(s.as_raw_fd()));
     let handle = running.handle();
     job.attach(JobIo::Pipe {
         handle: handle.clone(),
         stdin: tokio::sync::Mutex::new(stdin),
+        stdin_link,
     });
     let job = Arc::clone(job);
     tokio::spawn(async move {
@@ -318,11 +325,23 @@ impl JobIo {
         }
     }
 
-    /// Whether the job is blocked reading its terminal (known for PTY jobs only).
+    /// Whether the job is blocked reading its input (its terminal, or its stdin pipe while open).
     pub fn waiting_for_input(&self) -> Option<bool> {
         match self {
             Self::Pty(p) => p.waiting_for_input(),
-            Self::Pipe { .. } => None,
+            Self::Pipe {
+                handle,
+                stdin,
+                stdin_link,
+            } => {
+                // A closed stdin cannot be waited on by anyone.
+                let open = stdin.try_lock().map_or(true, |s| s.is_some());
+                if !open {
+                    return Some(false);
+                }
+                let link = stdin_link.as_deref()?;
+                super::input_wait::reading_pipe(handle.tree().members().into_iter().map(|p| p.pid), link)
+            }
         }
     }
 }

@@ -16,6 +16,7 @@
 //! final status (idempotently) but never cause a second notification.
 
 mod backend;
+mod input_wait;
 mod job;
 mod output;
 mod registry;

@@ -26,6 +26,8 @@ pub struct JobRegistry {
 #[derive(Debug)]
 struct Inner {
     config: JobConfig,
+    /// This registry's own directory under `config.spill_dir` (ids are unique per registry only).
+    spill_dir: Option<std::path::PathBuf>,
     jobs: Mutex<HashMap<String, Arc<Job>>>,
     exits: broadcast::Sender<JobExit>,
     executor: PipeExecutor,
@@ -40,8 +42,11 @@ impl Default for JobRegistry {
 impl JobRegistry {
     /// An empty registry with `config`'s limits.
     pub fn new(config: JobConfig) -> Self {
+        static REGISTRIES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = REGISTRIES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Self {
             inner: Arc::new(Inner {
+                spill_dir: config.spill_dir.as_ref().map(|d| d.join(format!("r{n}"))),
                 config,
                 jobs: Mutex::new(HashMap::new()),
                 exits: broadcast::channel(1024).0,
@@ -93,7 +98,7 @@ impl JobRegistry {
                     &id,
                     config.ring_bytes,
                     config.window.clone(),
-                    config.spill_dir.as_deref(),
+                    self.inner.spill_dir.as_deref(),
                 );
                 let job = Job::new(
                     id.clone(),
@@ -317,6 +322,14 @@ impl Drop for Inner {
                 && let Some(io) = job.io()
             {
                 io.kill_now();
+            }
+        }
+        // Forgetting the jobs removes their spill files; then the directory, if nothing else is in it.
+        jobs.clear();
+        if let Some(dir) = &self.spill_dir {
+            let _ = std::fs::remove_dir(dir);
+            if let Some(parent) = dir.parent() {
+                let _ = std::fs::remove_dir(parent);
             }
         }
     }
