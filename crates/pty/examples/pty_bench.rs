@@ -37,6 +37,57 @@ async fn throughput(exec: &impl Executor, mb: u64) -> f64 {
     mb as f64 / secs
 }
 
+/// Throughput in MB/s of the bare terminal: the generator under portable-pty, read by a blocking loop
+/// that does nothing else. The kernel's ceiling for the PTY path on this machine.
+fn bare_terminal(mb: u64) -> f64 {
+    use std::io::Read;
+    let pair = portable_pty::native_pty_system()
+        .openpty(portable_pty::PtySize {
+            rows: 40,
+            cols: 120,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .expect("openpty");
+    let mut cmd = portable_pty::CommandBuilder::new("sh");
+    cmd.args(["-c", &format!("head -c {mb}M /dev/zero | tr '\\0' a")]);
+    let start = Instant::now();
+    let mut child = pair.slave.spawn_command(cmd).expect("spawn");
+    drop(pair.slave);
+    let mut reader = pair.master.try_clone_reader().expect("reader");
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut total = 0u64;
+    while let Ok(n) = reader.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        total += n as u64;
+    }
+    let _ = child.wait();
+    assert_eq!(total, mb << 20, "every byte arrives");
+    mb as f64 / start.elapsed().as_secs_f64()
+}
+
+/// Throughput in MB/s of the interactive handle's output stream (reader thread and channel), as
+/// background jobs use it.
+fn process_stream(mb: u64) -> f64 {
+    let script = format!("head -c {mb}M /dev/zero | tr '\\0' a");
+    let spec = LaunchSpec::new("sh", ["-c", script.as_str()], "/");
+    let options = PtyOptions {
+        emulate_screen: false,
+        ..PtyOptions::default()
+    };
+    let start = Instant::now();
+    let mut process = PtyProcess::spawn(&spec, &options).expect("spawn");
+    let mut output = process.take_output().expect("output");
+    let mut total = 0u64;
+    while let Some(chunk) = output.blocking_recv() {
+        total += chunk.len() as u64;
+    }
+    assert_eq!(total, mb << 20, "every byte arrives");
+    mb as f64 / start.elapsed().as_secs_f64()
+}
+
 /// Keystroke round trips through `cat` in raw mode, in microseconds, sorted.
 fn round_trips(count: u64) -> Vec<f64> {
     let spec = LaunchSpec::new("sh", ["-c", "stty raw -echo; echo ready; exec cat"], "/");
@@ -74,19 +125,22 @@ fn main() {
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     // Runs are interleaved and the best of each kind kept, so load from other processes on the
     // machine affects every kind alike.
-    let (pipes, pty_raw, pty_screen) = rt.block_on(async {
+    let (pipes, pty_raw, pty_screen, bare, stream) = rt.block_on(async {
         let raw = PtyExecutor::with_options(PtyOptions {
             emulate_screen: false,
             ..PtyOptions::default()
         });
         let screen = PtyExecutor::default();
-        let (mut pipes, mut pty_raw, mut pty_screen) = (0.0f64, 0.0f64, 0.0f64);
+        let (mut pipes, mut pty_raw, mut pty_screen, mut bare, mut stream) =
+            (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
         for _ in 0..runs {
+            stream = stream.max(tokio::task::block_in_place(|| process_stream(mb)));
+            bare = bare.max(tokio::task::block_in_place(|| bare_terminal(mb)));
             pipes = pipes.max(throughput(&PipeExecutor::default(), mb).await);
             pty_raw = pty_raw.max(throughput(&raw, mb).await);
             pty_screen = pty_screen.max(throughput(&screen, mb).await);
         }
-        (pipes, pty_raw, pty_screen)
+        (pipes, pty_raw, pty_screen, bare, stream)
     });
     let rtt = round_trips(keys);
     let pick = |q: f64| rtt[((rtt.len() - 1) as f64 * q).round() as usize];
@@ -97,10 +151,14 @@ fn main() {
             "pipes": pipes,
             "pty_without_screen": pty_raw,
             "pty_with_screen": pty_screen,
+            "bare_terminal_reference": bare,
+            "pty_process_stream": stream,
         },
         "ratio_vs_pipes": {
             "pty_without_screen": pty_raw / pipes,
             "pty_with_screen": pty_screen / pipes,
+            "bare_terminal_reference": bare / pipes,
+            "pty_process_stream": stream / pipes,
         },
         "keystroke_round_trip_us": {
             "samples": rtt.len(),

@@ -274,3 +274,19 @@ fn dropping_the_handle_kills_everything() {
     drop(process);
     eventually("the sleeps are gone", || processes_matching(marker).is_empty());
 }
+
+#[test]
+fn arrow_keys_follow_application_cursor_mode_set_by_the_program() {
+    let script = r#"stty -echo; read -r a; printf 'A:%s\n' "$a" | od -An -c; printf '\033[?1h'; read -r b; printf 'B:%s\n' "$b" | od -An -c"#;
+    let (process, mut out) = spawn(&spec("bash", &["-c", script]));
+    eventually("first read", || process.waiting_for_input() == Some(true));
+    assert!(!process.modes().application_cursor);
+    process.send_keys(&[key("up"), key("Enter")]).unwrap();
+    out.expect("A   : 033   [   A");
+    eventually("application cursor mode", || process.modes().application_cursor);
+    process
+        .send_keys(&[key("up"), key("C-left"), key("Enter")])
+        .unwrap();
+    let all = out.read_to_end();
+    assert!(all.contains("B   : 033   O   A 033   [   1   ;   5   D"), "{all}");
+}
