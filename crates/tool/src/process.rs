@@ -168,6 +168,8 @@ pub struct ProcessResult {
     pub total_lines: Option<u64>,
     /// `list`: the jobs, newest first.
     pub jobs: Option<Vec<JobInfo>>,
+    /// Where the job's whole output is kept once it outgrew memory (`artifact://<n>` or a file).
+    pub artifact: Option<String>,
     /// Things the caller should know (skipped output, leftover processes stopped, retention).
     pub notices: Vec<String>,
 }
@@ -221,6 +223,13 @@ impl ProcessResult {
         }
         for notice in &self.notices {
             let _ = writeln!(text, "[{notice}]");
+        }
+        if let Some(artifact) = self
+            .artifact
+            .as_ref()
+            .filter(|_| self.action == ProcessAction::Log)
+        {
+            let _ = writeln!(text, "[Full output: {artifact}]");
         }
         if !self.message.is_empty() {
             text.push_str(&self.message);
@@ -358,6 +367,7 @@ impl ProcessTool {
             exit_code: st.exit_code,
             signal: st.signal.clone(),
             total_lines: Some(st.output.total_lines()),
+            artifact: st.output.artifact(),
             ..ProcessResult::default()
         }
     }
@@ -435,6 +445,7 @@ impl ProcessTool {
             first_line: None,
             total_lines: Some(st.output.total_lines()),
             jobs: None,
+            artifact: st.output.artifact(),
             notices,
         }
     }

@@ -163,3 +163,29 @@ async fn large_output_is_complete_through_poll_and_log() {
     }
     assert_eq!(all, expected);
 }
+
+#[tokio::test]
+async fn output_beyond_memory_goes_to_an_artifact_that_outlives_the_job() {
+    let dir = std::env::temp_dir().join(format!("sg-jobs-artifacts-{}", std::process::id()));
+    let store = shellgate::sink::ArtifactStore::open(shellgate::sink::StoreConfig::new(&dir)).unwrap();
+    let (bash, process) = tools_with(config(|j| {
+        j.ring_bytes = 4096;
+        j.artifacts = Some(std::sync::Arc::new(store));
+    }));
+    let id = background(&bash, "seq 1 5000").await.job_id.unwrap();
+    let (last, _) = poll_to_end(&process, &id).await;
+    let artifact = last.artifact.clone().expect("spilled to an artifact");
+    assert!(artifact.starts_with("artifact://"), "{artifact}");
+    let log = act(&process, ProcessAction::Log, &id).await;
+    assert!(log.model_text().contains(&format!("[Full output: {artifact}]")));
+    act(&process, ProcessAction::Remove, &id).await;
+    let reopened = shellgate::sink::ArtifactStore::open(shellgate::sink::StoreConfig::new(&dir)).unwrap();
+    let path = reopened.resolve(&artifact).unwrap();
+    let mut expected = String::new();
+    for i in 1..=5000 {
+        expected.push_str(&i.to_string());
+        expected.push('\n');
+    }
+    assert_eq!(std::fs::read_to_string(path).unwrap(), expected);
+    let _ = std::fs::remove_dir_all(&dir);
+}

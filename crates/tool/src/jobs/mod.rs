@@ -25,9 +25,10 @@ pub(crate) mod start;
 mod text;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
-use shellgate_sink::WindowConfig;
+use shellgate_sink::{ArtifactStore, WindowConfig};
 
 pub(crate) use backend::JobIo;
 pub(crate) use job::Job;
@@ -57,7 +58,11 @@ pub struct JobConfig {
     /// Head/tail window of a job's final summary.
     pub window: WindowConfig,
     /// Directory for spill files (one per job, removed when the job is forgotten); `None` disables.
+    /// Not used when `artifacts` is set.
     pub spill_dir: Option<PathBuf>,
+    /// Keep each job's whole output, once it outgrows the ring, as an artifact of this store
+    /// (`artifact://<n>`, readable by the `artifact` action) instead of a private spill file.
+    pub artifacts: Option<Arc<ArtifactStore>>,
     /// After a job's shell exits, stop reading once no output arrived for this long.
     pub drain_idle: Duration,
     /// After a job's shell exits, stop reading after this long in any case.
@@ -91,6 +96,7 @@ impl Default for JobConfig {
             ring_bytes: 512 * 1024,
             window: WindowConfig::default(),
             spill_dir: Some(std::env::temp_dir().join(format!("shellgate-jobs-{}", std::process::id()))),
+            artifacts: None,
             drain_idle: Duration::from_millis(250),
             drain_max: Duration::from_secs(2),
             min_yield: Duration::from_millis(10),

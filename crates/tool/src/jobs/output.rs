@@ -9,21 +9,37 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use shellgate_sink::{OutputWindow, Sink, WindowConfig};
+use shellgate_sink::{ArtifactStore, OutputWindow, Sink, WindowConfig};
 
 use super::text::{incomplete_suffix, sanitize};
+
+/// Where a job's whole output is kept once its ring overflows.
+#[derive(Debug, Clone)]
+pub enum SpillTarget {
+    /// A private file in this directory, removed when the job is forgotten.
+    Dir(PathBuf),
+    /// A new artifact of this store (`artifact://<n>`), kept under the store's quota and expiry.
+    Store(Arc<ArtifactStore>),
+}
 
 /// Where older output goes once the ring is full.
 #[derive(Debug)]
 enum Spill {
     /// Spilling is disabled.
     Off,
-    /// Not needed yet; the file will be created in this directory on first overflow.
-    Ready(PathBuf),
+    /// Not needed yet.
+    Ready(SpillTarget),
     /// Every byte of the stream so far is in the file.
-    Active { path: PathBuf, writer: BufWriter<File> },
-    /// Writing failed; bytes that left the ring are gone.
+    Active {
+        path: PathBuf,
+        writer: BufWriter<File>,
+        artifact: Option<String>,
+        written: u64,
+        limit: u64,
+    },
+    /// Writing failed (or the quota was reached); bytes that left the ring are gone.
     Failed(String),
 }
 
@@ -67,14 +83,16 @@ pub struct JobOutput {
     window: OutputWindow,
     spill: Spill,
     file_name: String,
+    /// A private spill file to remove when the output is dropped.
+    owned_file: Option<PathBuf>,
 }
 
 /// Most bytes one `log` call returns.
 const LOG_MAX_BYTES: usize = 256 * 1024;
 
 impl JobOutput {
-    /// Output for job `id` with a ring of `ring_cap` bytes, spilling into `spill_dir` when given.
-    pub fn new(id: &str, ring_cap: usize, window: WindowConfig, spill_dir: Option<&Path>) -> Self {
+    /// Output for job `id` with a ring of `ring_cap` bytes, spilling to `spill` when given.
+    pub fn new(id: &str, ring_cap: usize, window: WindowConfig, spill: Option<SpillTarget>) -> Self {
         Self {
             ring: VecDeque::new(),
             ring_cap: ring_cap.max(1024),
@@ -85,8 +103,9 @@ impl JobOutput {
             newlines: 0,
             last_byte: None,
             window: OutputWindow::new(window),
-            spill: spill_dir.map_or(Spill::Off, |d| Spill::Ready(d.to_path_buf())),
+            spill: spill.map_or(Spill::Off, Spill::Ready),
             file_name: format!("{id}.log"),
+            owned_file: None,
         }
     }
 
@@ -113,6 +132,16 @@ impl JobOutput {
     /// The head/tail window over the whole stream (raw bytes).
     pub fn window(&self) -> &OutputWindow {
         &self.window
+    }
+
+    /// Where the whole output is, once spilled: `artifact://<n>`, or the spill file's path.
+    pub fn artifact(&self) -> Option<String> {
+        match &self.spill {
+            Spill::Active { path, artifact, .. } => {
+                Some(artifact.clone().unwrap_or_else(|| path.display().to_string()))
+            }
+            _ => None,
+        }
     }
 
     /// Path of the spill file, once it exists.
@@ -172,36 +201,74 @@ impl JobOutput {
     }
 
     fn start_spill(&mut self) {
-        let Spill::Ready(dir) = &self.spill else {
+        let Spill::Ready(target) = &self.spill else {
             return;
         };
-        let path = dir.join(&self.file_name);
-        let opened = std::fs::create_dir_all(dir).and_then(|()| File::create(&path));
-        self.spill = match opened {
-            Ok(file) => {
+        let created = match target {
+            SpillTarget::Dir(dir) => {
+                let path = dir.join(&self.file_name);
+                match std::fs::create_dir_all(dir).and_then(|()| File::create(&path)) {
+                    Ok(file) => {
+                        self.owned_file = Some(path.clone());
+                        Ok((path, file, None, u64::MAX))
+                    }
+                    Err(e) => Err(format!("cannot create {}: {e}", path.display())),
+                }
+            }
+            SpillTarget::Store(store) => store
+                .create()
+                .map(|a| (a.path, a.file, Some(a.id.uri()), a.limit))
+                .map_err(|e| format!("cannot create an artifact: {e}")),
+        };
+        self.spill = match created {
+            Ok((path, file, artifact, limit)) => {
                 let mut writer = BufWriter::with_capacity(64 * 1024, file);
                 // Nothing has left the ring yet, so it holds the whole stream so far.
                 let (a, b) = self.ring.as_slices();
-                match writer.write_all(a).and_then(|()| writer.write_all(b)) {
-                    Ok(()) => Spill::Active { path, writer },
-                    Err(e) => Spill::Failed(format!("cannot write {}: {e}", path.display())),
+                let written = (a.len() + b.len()) as u64;
+                if written > limit {
+                    Spill::Failed(format!("the artifact quota ({limit} bytes) is used up"))
+                } else {
+                    match writer.write_all(a).and_then(|()| writer.write_all(b)) {
+                        Ok(()) => Spill::Active {
+                            path,
+                            writer,
+                            artifact,
+                            written,
+                            limit,
+                        },
+                        Err(e) => Spill::Failed(format!("cannot write {}: {e}", path.display())),
+                    }
                 }
             }
-            Err(e) => Spill::Failed(format!("cannot create {}: {e}", path.display())),
+            Err(e) => Spill::Failed(e),
         };
     }
 
     fn spill_write(&mut self, chunk: &[u8]) {
-        if let Spill::Active { path, writer } = &mut self.spill
-            && let Err(e) = writer.write_all(chunk)
+        if let Spill::Active {
+            path,
+            writer,
+            written,
+            limit,
+            ..
+        } = &mut self.spill
         {
-            self.spill = Spill::Failed(format!("cannot write {}: {e}", path.display()));
+            *written += chunk.len() as u64;
+            if *written > *limit {
+                let _ = writer.flush();
+                self.spill = Spill::Failed(format!(
+                    "the artifact quota ({limit} bytes) was reached; later output is kept only in memory"
+                ));
+            } else if let Err(e) = writer.write_all(chunk) {
+                self.spill = Spill::Failed(format!("cannot write {}: {e}", path.display()));
+            }
         }
     }
 
     /// Write buffered spill data to the file.
     pub fn flush(&mut self) {
-        if let Spill::Active { path, writer } = &mut self.spill
+        if let Spill::Active { path, writer, .. } = &mut self.spill
             && let Err(e) = writer.flush()
         {
             self.spill = Spill::Failed(format!("cannot write {}: {e}", path.display()));
@@ -326,7 +393,7 @@ impl JobOutput {
 
 impl Drop for JobOutput {
     fn drop(&mut self) {
-        if let Spill::Active { path, .. } = &self.spill {
+        if let Some(path) = &self.owned_file {
             let _ = std::fs::remove_file(path);
         }
     }
@@ -375,7 +442,7 @@ mod tests {
                 tail_bytes: 64,
                 ..WindowConfig::default()
             },
-            dir,
+            dir.map(|d| SpillTarget::Dir(d.to_path_buf())),
         )
     }
 

@@ -11,7 +11,7 @@ use tokio::sync::broadcast;
 use super::JobConfig;
 use super::backend::{self, Drain};
 use super::job::{Job, JobExit, JobInfo, JobStatus};
-use super::output::JobOutput;
+use super::output::{JobOutput, SpillTarget};
 use super::slug::new_job_id;
 
 /// The jobs of one engine. Cheap to clone; clones share the jobs.
@@ -94,12 +94,8 @@ impl JobRegistry {
             let job = {
                 let mut jobs = self.jobs();
                 let id = new_job_id(|candidate| jobs.contains_key(candidate));
-                let output = JobOutput::new(
-                    &id,
-                    config.ring_bytes,
-                    config.window.clone(),
-                    self.inner.spill_dir.as_deref(),
-                );
+                let output =
+                    JobOutput::new(&id, config.ring_bytes, config.window.clone(), self.spill_target());
                 let job = Job::new(
                     id.clone(),
                     command.to_owned(),
@@ -142,6 +138,14 @@ impl JobRegistry {
                     return Err(e);
                 }
             }
+        }
+    }
+
+    fn spill_target(&self) -> Option<SpillTarget> {
+        match (&self.inner.config.artifacts, &self.inner.spill_dir) {
+            (Some(store), _) => Some(SpillTarget::Store(Arc::clone(store))),
+            (None, Some(dir)) => Some(SpillTarget::Dir(dir.clone())),
+            (None, None) => None,
         }
     }
 

@@ -167,8 +167,8 @@ fn finished_result(
         request.timeout,
         request.notices,
     );
-    if let Some(path) = st.output.spill_path() {
-        result.artifact = Some(path.display().to_string());
+    if let Some(artifact) = st.output.artifact() {
+        result.artifact = Some(artifact);
     }
     result
 }
