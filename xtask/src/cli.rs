@@ -73,12 +73,6 @@ pub enum Command {
     Fuzz(FuzzOptions),
     /// `stress`.
     Stress(StressOptions),
-    /// Internal: read `bytes` of a generator through a pipe (the raw-Rust throughput baseline, run as a
-    /// child so its peak RSS can be measured on its own).
-    ReadPipe {
-        /// Bytes the generator emits.
-        bytes: u64,
-    },
 }
 
 /// The minimum latency sample count: p99 over fewer samples is mostly noise.
@@ -147,9 +141,6 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
             }
             Ok(Command::Stress(options))
         }
-        "__read-pipe" => Ok(Command::ReadPipe {
-            bytes: number(rest.next(), "__read-pipe")?,
-        }),
         other => Err(format!("unknown command {other:?}")),
     }
 }

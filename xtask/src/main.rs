@@ -36,7 +36,6 @@ fn main() -> ExitCode {
         cli::Command::Bench(options) => bench::run(&options).map(|()| true),
         cli::Command::Fuzz(options) => fuzz::run(&options),
         cli::Command::Stress(options) => stress::run(&options),
-        cli::Command::ReadPipe { bytes } => measure::read_pipe_child(bytes).map(|()| true),
     };
     match outcome {
         Ok(true) => ExitCode::SUCCESS,

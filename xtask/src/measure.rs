@@ -118,41 +118,11 @@ pub fn flood_script(bytes: u64) -> String {
     format!("yes \"$(printf 'a%.0s' {{1..79}})\" | head -c {bytes}")
 }
 
-/// The raw-Rust pipe reader (`xtask __read-pipe BYTES`): run the flood through `bash -c` with a pipe,
-/// count bytes and lines, print them as JSON.
-pub fn read_pipe_child(bytes: u64) -> anyhow::Result<()> {
-    let mut child = Command::new("bash")
-        .arg("-c")
-        .arg(flood_script(bytes))
-        .stdout(Stdio::piped())
-        .spawn()
-        .context("spawning bash")?;
-    let mut pipe = child.stdout.take().expect("piped");
-    let mut buf = vec![0u8; 64 * 1024];
-    let (mut total, mut lines) = (0u64, 0u64);
-    loop {
-        let n = pipe.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        total += n as u64;
-        lines += newlines(&buf[..n]);
-    }
-    child.wait()?;
-    println!("{}", serde_json::json!({"bytes": total, "lines": lines}));
-    Ok(())
-}
-
 /// A unique path in the temporary directory (not created).
 pub fn scratch_file(tag: &str) -> PathBuf {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     std::env::temp_dir().join(format!("xtask-{tag}-{}-{n}", std::process::id()))
-}
-
-/// Newlines in `bytes` (word-at-a-time is not worth a dependency for a baseline reader).
-fn newlines(bytes: &[u8]) -> u64 {
-    bytes.split(|&b| b == b'\n').count() as u64 - 1
 }
 
 fn last_number(text: &str) -> Option<u64> {
@@ -180,7 +150,7 @@ mod tests {
             .output()
             .unwrap();
         assert_eq!(out.stdout.len(), 8040);
-        assert_eq!(newlines(&out.stdout), 100);
+        assert_eq!(out.stdout.split(|&b| b == b'\n').count(), 101);
         assert_eq!(&out.stdout[..80], format!("{}\n", "a".repeat(79)).as_bytes());
     }
 

@@ -39,6 +39,8 @@ pub struct Machine {
     pub python: Option<String>,
     /// How peak RSS was measured.
     pub rss_method: String,
+    /// 1-minute load average when the run started and when it ended (other work on the machine).
+    pub load: (f64, f64),
 }
 
 /// One comparison.
@@ -155,7 +157,8 @@ impl Report {
         let _ = writeln!(md, "# shellgate benchmark report\n");
         let _ = writeln!(
             md,
-            "Mode: {}. Machine: {} × {}, Linux {}; {}; node {}; {}. Peak RSS: {}.\n",
+            "Mode: {}. Machine: {} × {}, Linux {}; {}; node {}; {}. Peak RSS: {}. Load average (1 min) \
+             {:.2} at the start, {:.2} at the end.\n",
             if self.quick { "quick" } else { "full" },
             m.cores,
             m.cpu,
@@ -164,6 +167,8 @@ impl Report {
             m.node.as_deref().unwrap_or("absent"),
             m.python.as_deref().unwrap_or("python absent"),
             m.rss_method,
+            m.load.0,
+            m.load.1,
         );
         md.push_str(
             "Every figure is compared with a baseline measured in the same run. A ratio is \
@@ -173,7 +178,7 @@ impl Report {
         );
         for section in &self.sections {
             let _ = writeln!(md, "## {}\n\n{}\n", section.title, section.method);
-            if !section.table.columns.is_empty() {
+            if !section.table.rows.is_empty() {
                 md.push_str(&markdown_table(&section.table));
                 md.push('\n');
             }
@@ -218,6 +223,14 @@ fn markdown_table(table: &Table) -> String {
         );
     }
     md
+}
+
+/// The 1-minute load average.
+pub fn load_average() -> f64 {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(f64::NAN)
 }
 
 /// A duration given in microseconds, in a readable unit.
@@ -274,6 +287,7 @@ mod tests {
                 node: None,
                 python: None,
                 rss_method: "x".into(),
+                load: (0.5, 1.0),
             },
             sections: vec![section],
             ratios: vec![Ratio::of("latency", "l", ("a", 2.0), ("b", 1.0)).unwrap()],

@@ -17,10 +17,13 @@ pub const METHOD_NOT_FOUND: i64 = -32601;
 pub struct RpcClient {
     child: Child,
     stdin: Option<ChildStdin>,
-    responses: Receiver<Value>,
+    /// Responses with the instant their line arrived.
+    responses: Receiver<(Instant, Value)>,
     next_id: u64,
+    /// When each request in flight was written.
+    sent_at: HashMap<u64, Instant>,
     /// Responses that arrived while waiting for another id.
-    stash: HashMap<u64, Value>,
+    stash: HashMap<u64, (Instant, Value)>,
 }
 
 impl RpcClient {
@@ -43,11 +46,13 @@ impl RpcClient {
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
+                // Stamped before parsing, so round-trip times exclude this client's own JSON work.
+                let arrived = Instant::now();
                 let Ok(value) = serde_json::from_str::<Value>(&line) else {
                     continue;
                 };
                 // Notifications (no id) carry live output and job events: not needed here.
-                if value.get("id").is_some_and(|id| !id.is_null()) && tx.send(value).is_err() {
+                if value.get("id").is_some_and(|id| !id.is_null()) && tx.send((arrived, value)).is_err() {
                     break;
                 }
             }
@@ -58,6 +63,7 @@ impl RpcClient {
             stdin,
             responses,
             next_id: 1,
+            sent_at: HashMap::new(),
             stash: HashMap::new(),
         })
     }
@@ -77,6 +83,7 @@ impl RpcClient {
             .stdin
             .as_mut()
             .ok_or_else(|| anyhow!("server input already closed"))?;
+        self.sent_at.insert(id, Instant::now());
         stdin
             .write_all(line.as_bytes())
             .context("writing to the server")?;
@@ -86,26 +93,41 @@ impl RpcClient {
 
     /// Wait for the response to request `id` (the whole JSON-RPC response object).
     pub fn wait(&mut self, id: u64, timeout: Duration) -> anyhow::Result<Value> {
-        if let Some(found) = self.stash.remove(&id) {
-            return Ok(found);
-        }
+        self.wait_timed(id, timeout).map(|(response, _)| response)
+    }
+
+    /// Wait for the response to request `id`; also returns the time from writing the request to the
+    /// arrival of the response line.
+    pub fn wait_timed(&mut self, id: u64, timeout: Duration) -> anyhow::Result<(Value, Duration)> {
         let deadline = Instant::now() + timeout;
-        loop {
+        let (arrived, response) = loop {
+            if let Some(found) = self.stash.remove(&id) {
+                break found;
+            }
             let left = deadline.saturating_duration_since(Instant::now());
             match self.responses.recv_timeout(left) {
-                Ok(response) => {
-                    let got = response.get("id").and_then(Value::as_u64);
-                    if got == Some(id) {
-                        return Ok(response);
-                    }
-                    if let Some(other) = got {
-                        self.stash.insert(other, response);
+                Ok((arrived, response)) => {
+                    if let Some(got) = response.get("id").and_then(Value::as_u64) {
+                        self.stash.insert(got, (arrived, response));
                     }
                 }
                 Err(RecvTimeoutError::Timeout) => bail!("no response to request {id} within {timeout:?}"),
                 Err(RecvTimeoutError::Disconnected) => bail!("the server closed its output"),
             }
-        }
+        };
+        let sent = self.sent_at.remove(&id).unwrap_or(arrived);
+        Ok((response, arrived.saturating_duration_since(sent)))
+    }
+
+    /// Send a request and wait for its response, timed as in [`RpcClient::wait_timed`].
+    pub fn call_timed(
+        &mut self,
+        method: &str,
+        params: &Value,
+        timeout: Duration,
+    ) -> anyhow::Result<(Value, Duration)> {
+        let id = self.send(method, params)?;
+        self.wait_timed(id, timeout)
     }
 
     /// Send a request and wait for its response.

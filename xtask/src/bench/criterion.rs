@@ -50,18 +50,21 @@ struct Benchmark {
 
 /// Run every bench target briefly (`--quick`) or at the standard times.
 pub fn run(ctx: &mut Ctx<'_>) -> (Section, Vec<Estimate>) {
-    let (warm, measure) = if ctx.options.quick {
-        ("0.5", "1")
+    // Under --quick the sample count drops to criterion's minimum too: a few benches take a second per
+    // iteration, and 100 samples of those alone would blow the time budget.
+    let (warm, measure, samples) = if ctx.options.quick {
+        ("0.5", "1", "10")
     } else {
-        ("1", "3")
+        ("1", "3", "100")
     };
     let mut section = Section::new(
         "criterion",
         "Criterion benches",
         format!(
             "Every `[[bench]]` target of the workspace (`cargo bench -p PKG --bench NAME -- --warm-up-time {warm} \
-             --measurement-time {measure}`). Times are criterion's median per iteration. Within a group, a \
-             function whose id contains `baseline` is the yardstick for the others."
+             --measurement-time {measure} --sample-size {samples}`). Times are criterion's median per iteration. \
+             Within a group, a function whose id contains `baseline`, or has a path segment starting with `raw` \
+             or `memchr`, is the yardstick for the others."
         ),
     );
     let benches: Vec<(String, String)> = ctx
@@ -102,6 +105,8 @@ pub fn run(ctx: &mut Ctx<'_>) -> (Section, Vec<Estimate>) {
                     warm,
                     "--measurement-time",
                     measure,
+                    "--sample-size",
+                    samples,
                 ])
                 .env("CRITERION_HOME", &home)
                 .stdout(Stdio::from(file.try_clone()?))
@@ -125,9 +130,9 @@ pub fn run(ctx: &mut Ctx<'_>) -> (Section, Vec<Estimate>) {
 
     let mut table = Table::with_columns(&["bench", "id", "median", "mean", "throughput", "÷ group baseline"]);
     for e in &all {
-        let baseline = all
-            .iter()
-            .find(|b| b.package == e.package && b.group == e.group && is_baseline(&b.id));
+        let baseline = all.iter().find(|b| {
+            b.package == e.package && b.bench == e.bench && b.group == e.group && is_baseline(&b.id)
+        });
         let ratio = baseline.filter(|b| b.id != e.id).and_then(|b| {
             ctx.ratio(
                 "criterion",
@@ -153,8 +158,14 @@ pub fn run(ctx: &mut Ctx<'_>) -> (Section, Vec<Estimate>) {
     (section, all)
 }
 
+/// Whether a benchmark id names a yardstick: `…baseline…`, or a path segment starting with `raw` (a raw
+/// spawn, a raw pipe) or `memchr` (the floor of any line scan).
 fn is_baseline(id: &str) -> bool {
-    id.to_ascii_lowercase().contains("baseline")
+    let id = id.to_ascii_lowercase();
+    id.contains("baseline")
+        || id
+            .split('/')
+            .any(|seg| seg.starts_with("raw") || seg.starts_with("memchr"))
 }
 
 fn rate(kind: &str, per_iter: f64, median_ns: f64) -> String {
@@ -258,6 +269,9 @@ mod tests {
     #[test]
     fn baselines_are_found_by_name() {
         assert!(is_baseline("window/Baseline memcpy"));
+        assert!(is_baseline("true/raw/bash_c_true"));
+        assert!(is_baseline("sink_256MiB/memchr_line_count"));
         assert!(!is_baseline("window/push"));
+        assert!(!is_baseline("true/executor/draw"));
     }
 }

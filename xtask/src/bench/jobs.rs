@@ -149,13 +149,12 @@ fn through_rpc(binary: &std::path::Path, work: &std::path::Path) -> anyhow::Resu
         }
         let mut still = Vec::new();
         for job in pending {
-            let t = Instant::now();
-            let response = client.call(
+            let (response, elapsed) = client.call_timed(
                 "process",
                 &json!({"action": "poll", "job_id": job, "wait_ms": 0}),
                 TIMEOUT,
             )?;
-            poll_us.push(t.elapsed().as_secs_f64() * 1e6);
+            poll_us.push(elapsed.as_secs_f64() * 1e6);
             let result = rpc::result(&response)?;
             if !finished(result) {
                 still.push(job);

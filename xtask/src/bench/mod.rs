@@ -56,6 +56,7 @@ impl Ctx<'_> {
 /// Run the selected sections and write the report.
 pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
     let started = Instant::now();
+    let load_at_start = crate::report::load_average();
     let generated_unix = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
@@ -110,7 +111,7 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
     let report = Report {
         generated_unix,
         quick: options.quick,
-        machine: machine(),
+        machine: machine(load_at_start),
         sections,
         ratios: ctx.ratios,
     };
@@ -129,7 +130,7 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn machine() -> Machine {
+fn machine(load_at_start: f64) -> Machine {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|s| {
@@ -147,6 +148,7 @@ fn machine() -> Machine {
         node: first_line("node", &["--version"]),
         python: first_line("python3", &["--version"]),
         rss_method: crate::measure::rss_method().to_owned(),
+        load: (load_at_start, crate::report::load_average()),
     }
 }
 

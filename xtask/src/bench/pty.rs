@@ -23,7 +23,7 @@ pub fn run(ctx: &mut Ctx<'_>) -> Section {
         format!(
             "{} MiB of 80-byte lines through `shellgate rpc` `bash` with `pty: true` against the same call \
              with pipes. Then the pty crate's bench example (any example of `shellgate-pty` whose name \
-             contains `bench`), which prints its figures as one JSON object on its last line.",
+             contains `bench`), which prints its figures as one JSON object (its PTY throughputs are charted as cost against its pipe throughput).",
             bytes / MIB
         ),
     );
@@ -50,8 +50,16 @@ pub fn run(ctx: &mut Ctx<'_>) -> Section {
         section.note("the pty crate has no bench example yet: keystroke round trip skipped");
     }
     let mut data = serde_json::Map::new();
+    let args: &[&str] = if ctx.options.quick {
+        &["--mb", "16", "--runs", "1", "--keys", "200"]
+    } else {
+        &["--mb", "64", "--runs", "3", "--keys", "500"]
+    };
     for example in examples {
-        eprintln!("xtask: cargo run --release -p shellgate-pty --example {example}");
+        eprintln!(
+            "xtask: cargo run --release -p shellgate-pty --example {example} -- {}",
+            args.join(" ")
+        );
         let out = workspace::cargo()
             .args([
                 "run",
@@ -61,19 +69,20 @@ pub fn run(ctx: &mut Ctx<'_>) -> Section {
                 "shellgate-pty",
                 "--example",
                 &example,
+                "--",
             ])
-            .env("XTASK_QUICK", if ctx.options.quick { "1" } else { "0" })
+            .args(args)
             .stdin(Stdio::null())
             .output();
-        let figures = out.as_ref().ok().filter(|o| o.status.success()).and_then(|o| {
-            String::from_utf8_lossy(&o.stdout)
-                .lines()
-                .rev()
-                .find_map(|l| serde_json::from_str::<Value>(l).ok())
-        });
-        if let Some(Value::Object(map)) = figures {
-            for (key, value) in &map {
-                table.push(vec![format!("{example}: {key}"), value.to_string(), "–".into()]);
+        let figures = out
+            .as_ref()
+            .ok()
+            .filter(|o| o.status.success())
+            .and_then(|o| json_figures(&o.stdout));
+        if let Some(map) = figures {
+            let flat = flatten(&map);
+            for (key, value) in &flat {
+                table.push(vec![format!("{example}: {key}"), value.clone(), "–".into()]);
             }
             ratios_from_example(ctx, &example, &map);
             data.insert(example, Value::Object(map));
@@ -94,8 +103,56 @@ pub fn run(ctx: &mut Ctx<'_>) -> Section {
     section
 }
 
-/// An example may report `<name>` and `<name>_baseline` pairs; chart them as ratios.
+/// The JSON object an example printed: all of its output, or else its last line.
+fn json_figures(stdout: &[u8]) -> Option<serde_json::Map<String, Value>> {
+    let text = String::from_utf8_lossy(stdout);
+    let whole = serde_json::from_str::<Value>(text.trim()).ok();
+    let last = || {
+        text.lines()
+            .rev()
+            .find_map(|l| serde_json::from_str::<Value>(l).ok())
+    };
+    match whole.or_else(last)? {
+        Value::Object(map) => Some(map),
+        _ => None,
+    }
+}
+
+/// Nested figures as `a.b = value` pairs.
+fn flatten(map: &serde_json::Map<String, Value>) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (key, value) in map {
+        match value {
+            Value::Object(inner) => {
+                out.extend(flatten(inner).into_iter().map(|(k, v)| (format!("{key}.{k}"), v)));
+            }
+            Value::Number(n) => out.push((
+                key.clone(),
+                n.as_f64().map_or_else(|| n.to_string(), |f| format!("{f:.2}")),
+            )),
+            other => out.push((key.clone(), other.to_string())),
+        }
+    }
+    out
+}
+
+/// Chart the example's throughputs against its pipe throughput (as cost: pipes ÷ subject), and any
+/// `<name>` / `<name>_baseline` pairs.
 fn ratios_from_example(ctx: &mut Ctx<'_>, example: &str, map: &serde_json::Map<String, Value>) {
+    if let Some(Value::Object(rates)) = map.get("throughput_mb_s")
+        && let Some(pipes) = rates.get("pipes").and_then(Value::as_f64)
+    {
+        for (key, rate) in rates {
+            if let (false, Some(rate)) = (key == "pipes", rate.as_f64()) {
+                ctx.ratio(
+                    "pty",
+                    &format!("{example} time per MB"),
+                    (key, pipes),
+                    ("pipes", rate),
+                );
+            }
+        }
+    }
     for (key, value) in map {
         let Some(base_key) = key.strip_suffix("_baseline") else {
             continue;

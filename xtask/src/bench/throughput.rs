@@ -78,16 +78,8 @@ pub fn run(ctx: &mut Ctx<'_>) -> Section {
             Ok((m, check))
         },
     ));
-    let me = std::env::current_exe().ok();
-    if let Some(me) = me {
-        let size = bytes.to_string();
-        subjects.push(measure_subject("raw Rust pipe read", reps, &mut section, || {
-            let m = measure::run(&me, &["__read-pipe", size.as_str()], |_| {})?;
-            let check = check_reader(&m, bytes);
-            Ok((m, check))
-        }));
-    }
     let readers = [
+        ("rustc", "raw Rust pipe read", ctx.drivers.raw.clone()),
         ("node", "Node spawn pipe read", ctx.drivers.reader_js.clone()),
         ("python3", "Python Popen pipe read", ctx.drivers.reader_py.clone()),
     ];
@@ -97,7 +89,11 @@ pub fn run(ctx: &mut Ctx<'_>) -> Section {
             continue;
         }
         subjects.push(measure_subject(name, reps, &mut section, || {
-            let m = measure::run(program, &[path.as_os_str(), script.as_ref()], |_| {})?;
+            let m = if program == "rustc" {
+                measure::run(&path, &["read", script.as_str()], |_| {})?
+            } else {
+                measure::run(program, &[path.as_os_str(), script.as_ref()], |_| {})?
+            };
             let check = check_reader(&m, bytes);
             Ok((m, check))
         }));
