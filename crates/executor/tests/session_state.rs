@@ -57,3 +57,35 @@ async fn cwd_variables_functions_aliases_persist_and_survive_exit() {
     );
     m.shutdown();
 }
+
+#[tokio::test]
+async fn plain_variables_options_and_path_survive_a_respawn() {
+    let m = SessionManager::default();
+    let k = key("kinds");
+    let (o, _) = run(
+        &m,
+        &k,
+        "PLAIN=p; declare -a ARR=(x 'y z'); shopt -s extglob; set -o noclobber; PATH=/opt/sg-test-bin:$PATH; \
+         counter() { N=$((N+1)); }; N=0",
+    )
+    .await;
+    assert_eq!(o.exit_code, Some(0), "{o:?}");
+    // Commands that only run programs skip the state save; later ones still see everything.
+    let (_, out) = run(&m, &k, "ls / >/dev/null && echo listed").await;
+    assert_eq!(out, "listed\n");
+    let (_, _) = run(&m, &k, "counter; counter").await;
+    let check = "echo \"$PLAIN ${ARR[1]} $N ${PATH%%:*}\"; shopt -q extglob && echo extglob; [[ -o noclobber ]] && echo noclobber";
+    let expected = "p y z 2 /opt/sg-test-bin\nextglob\nnoclobber\n";
+    let (o, out) = run(&m, &k, check).await;
+    assert_eq!(out, expected, "{o:?}");
+    let (o, _) = run(&m, &k, "kill -KILL $$").await;
+    assert_eq!(o.signal.as_deref(), Some("SIGKILL"), "{o:?}");
+    let (o, out) = run(&m, &k, check).await;
+    assert_eq!(out, expected, "{o:?}");
+    assert!(
+        o.notices.iter().any(|n| n.contains("restarted")),
+        "{:?}",
+        o.notices
+    );
+    m.shutdown();
+}

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::OnceCell;
 use tokio_util::sync::CancellationToken;
 
-use super::process::{CommandPlan, RunEnd, RunLimits, ShellProcess, SpawnPlan, private_dir};
+use super::process::{CommandPlan, RunEnd, RunLimits, SavedPath, ShellProcess, SpawnPlan, private_dir};
 use super::script::{ShellKind, is_valid_name};
 use super::snapshot::{self, Snapshot};
 use crate::cwd::{fallback_cwd, resolve_cwd};
@@ -179,7 +179,7 @@ struct Shared {
     last_used: Instant,
     commands: u64,
     restarts: u64,
-    state_file: Option<PathBuf>,
+    state_file: Option<SavedPath>,
     state: Option<Arc<Vec<u8>>>,
     closed: bool,
 }
@@ -356,6 +356,7 @@ impl SessionManager {
                         core.started_once = true;
                         let mut shared = lock(&slot.shared);
                         shared.pid = Some(shell.pid());
+                        shared.state_file = Some(shell.saved_path());
                         shared.tree = Some(shell.tree().clone());
                         drop(shared);
                         core.shell = Some(shell);
@@ -384,7 +385,6 @@ impl SessionManager {
                         outcome.cwd_after = Some(shared.cwd.clone());
                     }
                     if shell_alive {
-                        shared.state_file = shell.saved_state_path();
                         shared.state.clone_from(&core.state);
                     } else {
                         let mut dead = core.shell.take().expect("present");
@@ -449,6 +449,7 @@ impl SessionManager {
             shared
                 .state_file
                 .as_ref()
+                .and_then(|p| lock(p).clone())
                 .and_then(|p| std::fs::read(p).ok())
                 .map(Arc::new)
                 .or_else(|| shared.state.clone())

@@ -62,6 +62,7 @@ mod process;
 mod records;
 mod script;
 mod snapshot;
+mod stateless;
 
 pub use manager::{SessionInfo, SessionKey, SessionManager, SessionOptions};
 pub use script::ShellKind;

@@ -1,6 +1,6 @@
 //! One live session shell: spawning it, running a command in it, stopping it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::io;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::os::unix::process::ExitStatusExt;
@@ -18,10 +18,14 @@ use tokio_util::sync::CancellationToken;
 
 use super::records::{Record, RecordReader};
 use super::script::{self, ShellKind};
+use super::stateless::{cannot_change_state, defined_names};
 use crate::tree::{self, ProcInfo, ProcessTree, RUN_MARKER_VAR};
 use crate::{ExecOutcome, LaunchSpec, RunStatus, SendSink, guard, non_interactive, signal_name};
 
 const READ_CHUNK: usize = 64 * 1024;
+
+/// The path of a shell's last saved state, updated as the shell reports saves.
+pub(crate) type SavedPath = std::sync::Arc<std::sync::Mutex<Option<PathBuf>>>;
 
 /// How to start a session shell.
 #[derive(Debug, Clone)]
@@ -75,6 +79,12 @@ pub(crate) struct ShellProcess {
     pid: u32,
     next_id: u64,
     saved: Option<u64>,
+    /// Path of the last saved state, shared with readers that cannot wait for the shell.
+    saved_path: SavedPath,
+    /// A command whose state save has not been confirmed yet.
+    save_pending: Option<u64>,
+    /// Function and alias names of the last saved state (bash), for [`cannot_change_state`].
+    names: Option<HashSet<String>>,
     exited: Option<ExitStatus>,
 }
 
@@ -107,7 +117,7 @@ impl ShellProcess {
         let init = match plan.state {
             Some(state) => {
                 let path = dir.join("init");
-                std::fs::write(&path, script::restorable_state(state))?;
+                std::fs::write(&path, script::restorable_state(plan.kind, state))?;
                 Some(path)
             }
             None => None,
@@ -157,6 +167,9 @@ impl ShellProcess {
             pid: 0,
             next_id: 1,
             saved: None,
+            saved_path: SavedPath::default(),
+            save_pending: None,
+            names: None,
             exited: None,
         };
         shell.wait_ready(plan.ready_timeout).await?;
@@ -191,6 +204,56 @@ impl ShellProcess {
         }
     }
 
+    fn on_saved(&mut self, id: u64) {
+        self.saved = Some(id);
+        *self
+            .saved_path
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(self.dir.join(format!("s{}", id % 2)));
+        if self.save_pending.is_some_and(|p| p <= id) {
+            self.save_pending = None;
+        }
+        if self.kind == ShellKind::Bash {
+            self.names = std::fs::read(self.dir.join(format!("s{}", id % 2)))
+                .ok()
+                .map(|b| defined_names(&String::from_utf8_lossy(&b)));
+        }
+    }
+
+    /// Wait (bounded) until the state save of the previous command is confirmed. The shell would finish
+    /// it before reading the next command anyway, so this costs no time, and afterwards the saved state
+    /// and the known function/alias names are current.
+    async fn await_save(&mut self, limit: Duration) -> io::Result<()> {
+        let deadline = tokio::time::Instant::now() + limit;
+        let mut buf = [0u8; 512];
+        while self.save_pending.is_some() && self.exited.is_none() {
+            while let Some(record) = self.records.next_record() {
+                self.on_other_record(&record);
+            }
+            if self.save_pending.is_none() {
+                break;
+            }
+            tokio::select! {
+                read = self.resp.read(&mut buf) => match read {
+                    Ok(0) => return Err(io::Error::other("control channel closed")),
+                    Ok(n) => self.records.push(&buf[..n]),
+                    Err(e) => return Err(e),
+                },
+                waited = self.child.wait() => self.exited = Some(waited?),
+                () = tokio::time::sleep_until(deadline) => break,
+            }
+        }
+        Ok(())
+    }
+
+    fn on_other_record(&mut self, record: &Record) {
+        match *record {
+            Record::Saved { id } => self.on_saved(id),
+            Record::Ready { pid } => self.pid = pid,
+            _ => {}
+        }
+    }
+
     /// The shell's own pid.
     pub(crate) fn pid(&self) -> u32 {
         self.pid
@@ -217,9 +280,9 @@ impl ShellProcess {
         std::fs::read(self.dir.join(format!("s{}", id % 2))).ok()
     }
 
-    /// Path of the last saved state file.
-    pub(crate) fn saved_state_path(&self) -> Option<PathBuf> {
-        self.saved.map(|id| self.dir.join(format!("s{}", id % 2)))
+    /// Where the path of the last saved state file is kept up to date (also while a command runs).
+    pub(crate) fn saved_path(&self) -> SavedPath {
+        self.saved_path.clone()
     }
 
     /// Run one command to its end, streaming its output into `sink`.
@@ -230,8 +293,18 @@ impl ShellProcess {
         sink: &mut SendSink<'_>,
         cancel: &CancellationToken,
     ) -> io::Result<RunEnd> {
+        self.await_save(limits.ack_timeout).await?;
         let id = self.next_id;
         self.next_id += 1;
+        let save_state = !(command.cd.is_none()
+            && command.env.is_empty()
+            && self
+                .names
+                .as_ref()
+                .is_some_and(|names| cannot_change_state(command.text, names)));
+        if save_state {
+            self.save_pending = Some(id);
+        }
         let cmd_path = self.dir.join(format!("c{id}"));
         let out_path = self.dir.join(format!("o{id}"));
         std::fs::write(&cmd_path, command.text)?;
@@ -246,7 +319,7 @@ impl ShellProcess {
                 .custom_flags(libc::O_NONBLOCK)
                 .open(&out_path)?,
         );
-        let line = script::command_line(self.kind, &self.dir, id, command.cd, command.env);
+        let line = script::command_line(self.kind, &self.dir, id, command.cd, command.env, save_state);
         self.req.write_all(line.as_bytes()).await?;
 
         let start = limits.start;
@@ -266,9 +339,7 @@ impl ShellProcess {
                 match record {
                     Record::Ack { id: got } if got == id => acked = true,
                     Record::Done { id: got, status, cwd } if got == id => done = Some((status, cwd)),
-                    Record::Saved { id: got } => self.saved = Some(got),
-                    Record::Ready { pid } => self.pid = pid,
-                    _ => {}
+                    other => self.on_other_record(&other),
                 }
             }
             if done.is_some() {
@@ -363,6 +434,11 @@ impl ShellProcess {
             }
         }
         sink.finish();
+        // A command that may have changed the state returns once the state is saved, so a shell lost
+        // right after it (or a concurrent fresh shell) still starts from it.
+        if shell_alive {
+            self.await_save(limits.ack_timeout).await?;
+        }
 
         let mut outcome = ExecOutcome::new(status, start.elapsed());
         outcome.pid = Some(self.pid);

@@ -126,6 +126,7 @@ pub(crate) fn bootstrap(
                 s,
                 r#"__shellgate_end() {{
   \builtin printf 'D\0%s\0%s\0%s\0' "$1" "$2" "$PWD" >&3
+  case $3 in 0) \builtin return 0;; esac
   __shellgate_so=$SHELLOPTS __shellgate_bo=$BASHOPTS
   {{ \builtin declare -p; \builtin printf '%s\n' '{STATE_SPLIT}'; \builtin declare -f; \builtin alias -p; }} >|{dir_q}/s$(( $1 % 2 )) 2>/dev/null
   \builtin printf 'S\0%s\0' "$1" >&3
@@ -158,6 +159,7 @@ pub(crate) fn bootstrap(
                 s,
                 r#"__shellgate_end() {{
   \builtin print -rn -- D$'\0'"$1"$'\0'"$2"$'\0'"$PWD"$'\0' >&3
+  case $3 in 0) \builtin return 0;; esac
   {{ \builtin export -p; \builtin print -r -- '{STATE_SPLIT}'; \builtin typeset -f; \builtin alias -L;
      \builtin print -r -- "\builtin setopt ${{(k)options[(R)on]:#(interactive|login|shinstdin|privileged|restricted|zle|monitor|singlecommand)}}";
      \builtin print -r -- "\builtin unsetopt ${{(k)options[(R)off]:#(interactive|login|shinstdin|privileged|restricted|zle|monitor|singlecommand)}}";
@@ -185,6 +187,7 @@ pub(crate) fn command_line(
     id: u64,
     cd: Option<&Path>,
     env: &[(&str, &str)],
+    save_state: bool,
 ) -> String {
     let mut s = String::new();
     match kind {
@@ -211,7 +214,7 @@ pub(crate) fn command_line(
             let _ = write!(s, "{{ \\builtin source {file} }} </dev/null >{out} 2>&1 3>&-; ");
         }
     }
-    let _ = writeln!(s, "\\__shellgate_end {id} \"$?\"");
+    let _ = writeln!(s, "\\__shellgate_end {id} \"$?\" {}", u8::from(save_state));
     s
 }
 
@@ -263,7 +266,7 @@ const VOLATILE: &[&str] = &[
 ///
 /// Variable declarations are one per line (`declare -p` / `export -p` quote newlines as `$'…'`), so they
 /// can be filtered by name; everything after the split marker is kept as it is.
-pub(crate) fn restorable_state(saved: &[u8]) -> Vec<u8> {
+pub(crate) fn restorable_state(kind: ShellKind, saved: &[u8]) -> Vec<u8> {
     let text = String::from_utf8_lossy(saved);
     let (vars, rest) = match text.find(STATE_SPLIT) {
         Some(i) => (&text[..i], &text[i..]),
@@ -277,6 +280,9 @@ pub(crate) fn restorable_state(saved: &[u8]) -> Vec<u8> {
         out.push_str(line);
         out.push('\n');
     }
+    // Aliases are defined last; none may be active while function definitions are read (an alias
+    // named like a function would rewrite its definition).
+    out.push_str(unalias_all(kind));
     out.push_str(rest);
     out.into_bytes()
 }
@@ -346,9 +352,17 @@ pub(crate) fn snapshot_script(kind: ShellKind, out: &Path) -> String {
     }
 }
 
-/// A captured snapshot with the options in [`SNAPSHOT_SKIP_OPTIONS`] removed.
-pub(crate) fn filter_snapshot(text: &str) -> String {
+fn unalias_all(kind: ShellKind) -> &'static str {
+    match kind {
+        Kind::Bash => "\\builtin unalias -a 2>/dev/null\n",
+        Kind::Zsh => "\\builtin unalias -m '*' 2>/dev/null\n",
+    }
+}
+
+/// A captured snapshot with the options in [`SNAPSHOT_SKIP_OPTIONS`] removed, clearing aliases first.
+pub(crate) fn filter_snapshot(kind: ShellKind, text: &str) -> String {
     let mut out = String::with_capacity(text.len());
+    out.push_str(unalias_all(kind));
     for line in text.lines() {
         let words: Vec<&str> = line.split(' ').collect();
         match words.as_slice() {
@@ -399,7 +413,7 @@ mod tests {
     #[test]
     fn volatile_variables_are_dropped() {
         let saved = b"declare -- V=\"1\"\ndeclare -i RANDOM\ndeclare -x PWD=\"/x\"\ndeclare -a FUNCNAME\n#shellgate-state-functions\nf () \n{ \n    declare -- RANDOM\n}\n";
-        let out = String::from_utf8(restorable_state(saved)).unwrap();
+        let out = String::from_utf8(restorable_state(ShellKind::Bash, saved)).unwrap();
         assert!(out.contains("declare -- V=\"1\""));
         assert!(!out.contains("declare -i RANDOM"));
         assert!(!out.contains("PWD"));
@@ -411,7 +425,10 @@ mod tests {
 
     #[test]
     fn snapshot_filter_drops_dangerous_options() {
-        let out = filter_snapshot("set -o errexit\nset +o allexport\nshopt -s extglob\nalias a='b'\n");
+        let out = filter_snapshot(
+            ShellKind::Bash,
+            "set -o errexit\nset +o allexport\nshopt -s extglob\nalias a='b'\n",
+        );
         assert!(!out.contains("errexit"));
         assert!(out.contains("\\builtin set +o allexport"));
         assert!(out.contains("\\builtin shopt -s extglob"));

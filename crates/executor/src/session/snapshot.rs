@@ -57,7 +57,7 @@ pub(crate) async fn capture(
                 work.file_name()
                     .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
             ));
-            let filtered = script::filter_snapshot(&String::from_utf8_lossy(&text));
+            let filtered = script::filter_snapshot(kind, &String::from_utf8_lossy(&text));
             match std::fs::write(&path, filtered) {
                 Ok(()) => Snapshot {
                     path: Some(path),

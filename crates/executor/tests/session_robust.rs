@@ -1,0 +1,257 @@
+//! A session survives whatever its commands do (SPEC E-10): exit, exec, set -e, timeouts, cancellation,
+//! a stopped shell, redirections of the shell's own output — and no output can confuse the protocol.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use shellgate_executor::{
+    CancellationToken, ExecOutcome, RunStatus, SessionKey, SessionManager, SessionOptions,
+};
+use shellgate_sink::Collect;
+
+fn manager() -> SessionManager {
+    SessionManager::new(SessionOptions {
+        kill_grace: Duration::from_millis(300),
+        respond_timeout: Duration::from_secs(2),
+        ..SessionOptions::default()
+    })
+}
+
+fn key(name: &str) -> SessionKey {
+    SessionKey::new(name)
+        .with_shell("/bin/bash")
+        .with_env("HOME", std::env::temp_dir().to_string_lossy())
+}
+
+async fn run_for(m: &SessionManager, k: &SessionKey, cmd: &str, timeout: Duration) -> (ExecOutcome, Vec<u8>) {
+    let mut out = Collect::default();
+    let o = m
+        .run(
+            k,
+            cmd,
+            None,
+            &BTreeMap::new(),
+            timeout,
+            &mut out,
+            CancellationToken::new(),
+        )
+        .await;
+    (o, out.bytes)
+}
+
+async fn run(m: &SessionManager, k: &SessionKey, cmd: &str) -> (ExecOutcome, String) {
+    let (o, out) = run_for(m, k, cmd, Duration::from_secs(20)).await;
+    (o, String::from_utf8_lossy(&out).into_owned())
+}
+
+/// Processes whose command line contains `marker`.
+fn survivors(marker: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline"))
+            && String::from_utf8_lossy(&cmdline)
+                .replace('\0', " ")
+                .contains(marker)
+        {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+async fn set_state(m: &SessionManager, k: &SessionKey) {
+    let (o, _) = run(
+        m,
+        k,
+        "cd / && export KEEP=kept && g(){ echo gfn; } && alias g2='echo g2al'",
+    )
+    .await;
+    assert_eq!(o.exit_code, Some(0), "{o:?}");
+}
+
+async fn assert_state(m: &SessionManager, k: &SessionKey) {
+    let (o, out) = run(m, k, "pwd; echo $KEEP; g; g2").await;
+    assert_eq!(out, "/\nkept\ngfn\ng2al\n", "{o:?}");
+    assert!(
+        o.notices.iter().any(|n| n.contains("restarted")),
+        "{:?}",
+        o.notices
+    );
+}
+
+#[tokio::test]
+async fn output_cannot_fake_the_protocol() {
+    let m = manager();
+    let k = key("immune");
+    let cmd = r"printf 'A\0001\000D\0001\0000\000/fake\000S\0001\000'; printf 'bin\000ary\n'; echo x >&3; echo after";
+    let (o, out) = run_for(&m, &k, cmd, Duration::from_secs(20)).await;
+    let mut expected = b"A\x001\x00D\x001\x000\x00/fake\x00S\x001\x00bin\x00ary\n".to_vec();
+    let text = String::from_utf8_lossy(&out).into_owned();
+    assert!(out.starts_with(&expected), "{text:?}");
+    assert!(
+        text.contains("Bad file descriptor"),
+        "fd 3 is closed for commands: {text:?}"
+    );
+    expected.clear();
+    assert!(text.ends_with("after\n"), "{text:?}");
+    assert_eq!(o.exit_code, Some(0));
+    assert_ne!(o.cwd_after.as_deref(), Some(std::path::Path::new("/fake")));
+    let (o, out) = run(&m, &k, "echo next; exit 4").await;
+    assert_eq!((out.as_str(), o.exit_code), ("next\n", Some(4)));
+    m.shutdown();
+}
+
+#[tokio::test]
+async fn odd_commands_keep_the_shell() {
+    let m = manager();
+    let k = key("odd");
+    let (first, _) = run(&m, &k, "true").await;
+    for (cmd, code) in [
+        ("break; echo b", 0),
+        ("return 7", 7),
+        ("echo \"unterminated", 2),
+        ("exec >/dev/null; echo gone", 0),
+        ("exec 3>&-", 0),
+    ] {
+        let (o, _) = run(&m, &k, cmd).await;
+        assert_eq!(o.exit_code, Some(code), "{cmd}: {o:?}");
+        assert_eq!(o.pid, first.pid, "{cmd} must not end the shell: {o:?}");
+    }
+    let (o, out) = run(&m, &k, "echo still here").await;
+    assert_eq!(out, "still here\n", "{o:?}");
+    assert_eq!(o.pid, first.pid);
+    let nul = m
+        .run(
+            &k,
+            "echo a\0b",
+            None,
+            &BTreeMap::new(),
+            Duration::from_secs(5),
+            &mut Collect::default(),
+            CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(nul.status, RunStatus::FailedToStart);
+    assert!(nul.error.unwrap().contains("NUL"));
+    m.shutdown();
+}
+
+#[tokio::test]
+async fn exit_exec_and_errexit_respawn_with_state() {
+    let m = manager();
+    let k = key("respawn");
+    set_state(&m, &k).await;
+    let (o, _) = run(&m, &k, "exit 3").await;
+    assert_eq!((o.status, o.exit_code), (RunStatus::Completed, Some(3)));
+    assert_state(&m, &k).await;
+    let (o, out) = run(&m, &k, "exec echo replaced").await;
+    assert_eq!((out.as_str(), o.exit_code), ("replaced\n", Some(0)), "{o:?}");
+    assert_state(&m, &k).await;
+    let (o, out) = run(&m, &k, "set -e; false; echo not-reached").await;
+    assert_eq!((out.as_str(), o.exit_code), ("", Some(1)), "{o:?}");
+    assert_state(&m, &k).await;
+    m.shutdown();
+}
+
+#[tokio::test]
+async fn timeout_of_a_loop_inside_the_shell_respawns() {
+    let m = manager();
+    let k = key("loop");
+    set_state(&m, &k).await;
+    let (o, _) = run_for(
+        &m,
+        &k,
+        "echo start; while :; do :; done",
+        Duration::from_millis(300),
+    )
+    .await;
+    assert_eq!(o.status, RunStatus::TimedOut, "{o:?}");
+    assert_eq!(o.exit_code, None);
+    assert_state(&m, &k).await;
+    m.shutdown();
+}
+
+#[tokio::test]
+async fn cancel_stops_the_tree_and_keeps_partial_output() {
+    let m = manager();
+    let k = key("cancel");
+    set_state(&m, &k).await;
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        trigger.cancel();
+    });
+    let mut out = Collect::default();
+    let o = m
+        .run(
+            &k,
+            "echo partial; sleep 987.301 & sleep 987.302",
+            None,
+            &BTreeMap::new(),
+            Duration::from_secs(20),
+            &mut out,
+            cancel,
+        )
+        .await;
+    assert_eq!(o.status, RunStatus::Cancelled, "{o:?}");
+    assert_eq!(out.bytes, b"partial\n");
+    assert!(survivors("987.30").is_empty(), "{:?}", survivors("987.30"));
+    assert_state(&m, &k).await;
+    m.shutdown();
+}
+
+#[tokio::test]
+async fn leftover_background_processes_are_stopped_but_the_shell_stays() {
+    let m = manager();
+    let k = key("bg");
+    let (first, _) = run(&m, &k, "true").await;
+    let (o, out) = run(
+        &m,
+        &k,
+        "sleep 987.311 & ( sleep 987.312 >/dev/null 2>&1 & ) ; echo fg",
+    )
+    .await;
+    assert_eq!(out, "fg\n");
+    assert_eq!(o.exit_code, Some(0));
+    assert!(
+        o.notices.iter().any(|n| n.contains("background")),
+        "{:?}",
+        o.notices
+    );
+    assert!(survivors("987.31").is_empty(), "{:?}", survivors("987.31"));
+    let (o, _) = run(&m, &k, "true").await;
+    assert_eq!(o.pid, first.pid);
+    m.shutdown();
+}
+
+#[tokio::test]
+async fn a_stopped_shell_is_replaced() {
+    let m = manager();
+    let k = key("stopped");
+    set_state(&m, &k).await;
+    let pid = m.list()[0].pid.expect("live shell");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid as i32),
+        nix::sys::signal::Signal::SIGSTOP,
+    )
+    .unwrap();
+    let (o, out) = run(&m, &k, "pwd; echo $KEEP; g; g2").await;
+    assert_eq!(out, "/\nkept\ngfn\ng2al\n", "{o:?}");
+    assert!(
+        o.notices.iter().any(|n| n.contains("stopped responding")),
+        "{:?}",
+        o.notices
+    );
+    assert_ne!(o.pid, Some(pid));
+    assert!(
+        !std::path::Path::new(&format!("/proc/{pid}")).exists()
+            || std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .unwrap_or_default()
+                .contains(" Z ")
+    );
+    m.shutdown();
+}
