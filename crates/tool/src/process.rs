@@ -168,6 +168,9 @@ pub struct ProcessResult {
     pub total_lines: Option<u64>,
     /// `list`: the jobs, newest first.
     pub jobs: Option<Vec<JobInfo>>,
+    /// `poll` of a running job: a suggested pause before polling again (5 s, then 10, 30 and 60 s after
+    /// consecutive polls without new output; back to 5 s when output appears).
+    pub retry_in_ms: Option<u64>,
     /// Where the job's whole output is kept once it outgrew memory (`artifact://<n>` or a file).
     pub artifact: Option<String>,
     /// Things the caller should know (skipped output, leftover processes stopped, retention).
@@ -411,6 +414,15 @@ impl ProcessTool {
                 "Output bytes {a}..{b} are not in this poll; use action=log with offset/limit to read them"
             ));
         }
+        let retry_in_ms = if done {
+            None
+        } else if read.text.is_empty() {
+            st.empty_polls = st.empty_polls.saturating_add(1);
+            Some(RETRY_STEPS_MS[(st.empty_polls as usize - 1).min(RETRY_STEPS_MS.len() - 1)])
+        } else {
+            st.empty_polls = 0;
+            Some(RETRY_STEPS_MS[0])
+        };
         let waiting_for_input = if done {
             None
         } else {
@@ -445,6 +457,7 @@ impl ProcessTool {
             first_line: None,
             total_lines: Some(st.output.total_lines()),
             jobs: None,
+            retry_in_ms,
             artifact: st.output.artifact(),
             notices,
         }
@@ -700,6 +713,9 @@ impl ProcessTool {
         result
     }
 }
+
+/// Suggested pauses between polls that find nothing new.
+const RETRY_STEPS_MS: [u64; 4] = [5_000, 10_000, 30_000, 60_000];
 
 fn no_terminal(id: &str) -> String {
     format!("Job {id} has no terminal; screen and resize need a PTY job (`pty: true`).")

@@ -278,3 +278,27 @@ async fn a_pipe_job_blocked_on_stdin_is_reported_waiting_for_input() {
     act(&process, ProcessAction::Kill, &id).await;
     assert!(gone("sleep 5.4321").await);
 }
+
+#[tokio::test]
+async fn empty_polls_back_off_and_output_resets_the_hint() {
+    let (bash, process) = tools();
+    let id = background(&bash, "read x; echo $x; sleep 4.8765")
+        .await
+        .job_id
+        .unwrap();
+    let mut hints = Vec::new();
+    for _ in 0..5 {
+        hints.push(poll(&process, &id, 0).await.retry_in_ms.unwrap());
+    }
+    assert_eq!(hints, [5000, 10000, 30000, 60000, 60000]);
+    let mut w = ProcessParams::new(ProcessAction::Write, &id);
+    w.data = Some("hi\n".into());
+    process.call(w).await;
+    let r = poll(&process, &id, 5000).await;
+    assert_eq!(r.output.as_deref(), Some("hi\n"));
+    assert_eq!(r.retry_in_ms, Some(5000));
+    let killed = act(&process, ProcessAction::Kill, &id).await;
+    assert_eq!(killed.status, Some(JobStatus::Killed));
+    assert_eq!(poll(&process, &id, 0).await.retry_in_ms, None);
+    assert!(gone("sleep 4.8765").await);
+}

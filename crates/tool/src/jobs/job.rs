@@ -99,6 +99,8 @@ pub(crate) struct JobState {
     pub exit_claimed: bool,
     pub last_used: Instant,
     pub notices: Vec<String>,
+    /// Consecutive polls that found no new output (for the `retry_in_ms` hint).
+    pub empty_polls: u32,
 }
 
 /// A background job.
@@ -151,6 +153,7 @@ impl Job {
                 exit_claimed: false,
                 last_used: now,
                 notices: Vec::new(),
+                empty_polls: 0,
             }),
             changed: watch::channel(0).0,
         })

@@ -36,7 +36,7 @@ pub use job::{JobExit, JobInfo, JobStatus};
 pub use registry::JobRegistry;
 pub(crate) use registry::wait_until_ended;
 pub use slug::new_job_id;
-pub use text::{collapse_tail, sanitize};
+pub use text::collapse_tail;
 
 /// Limits and defaults of background jobs.
 #[derive(Debug, Clone)]

@@ -13,7 +13,9 @@ use std::sync::Arc;
 
 use shellgate_sink::{ArtifactStore, OutputWindow, Sink, WindowConfig};
 
-use super::text::{incomplete_suffix, sanitize};
+use shellgate_sink::sanitize;
+
+use super::text::incomplete_suffix;
 
 /// Where a job's whole output is kept once its ring overflows.
 #[derive(Debug, Clone)]

@@ -31,6 +31,7 @@ struct Inner {
     jobs: Mutex<HashMap<String, Arc<Job>>>,
     exits: broadcast::Sender<JobExit>,
     executor: PipeExecutor,
+    sweeper: std::sync::atomic::AtomicBool,
 }
 
 impl Default for JobRegistry {
@@ -51,6 +52,7 @@ impl JobRegistry {
                 jobs: Mutex::new(HashMap::new()),
                 exits: broadcast::channel(1024).0,
                 executor: PipeExecutor::default(),
+                sweeper: std::sync::atomic::AtomicBool::new(false),
             }),
         }
     }
@@ -82,6 +84,7 @@ impl JobRegistry {
     ) -> Result<Arc<Job>, String> {
         self.prune();
         self.make_room()?;
+        self.start_sweeper();
         let config = &self.inner.config;
         let mut use_pty = pty && shellgate_pty::pty_selected(true);
         if pty && !use_pty {
@@ -139,6 +142,26 @@ impl JobRegistry {
                 }
             }
         }
+    }
+
+    /// Expire finished jobs even when nobody calls: a task that lives as long as the registry.
+    fn start_sweeper(&self) {
+        if self
+            .inner
+            .sweeper
+            .swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            return;
+        }
+        let period = (self.inner.config.finished_ttl / 6).max(Duration::from_secs(30));
+        let weak = Arc::downgrade(&self.inner);
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(period).await;
+                let Some(inner) = weak.upgrade() else { break };
+                JobRegistry { inner }.prune();
+            }
+        });
     }
 
     fn spill_target(&self) -> Option<SpillTarget> {

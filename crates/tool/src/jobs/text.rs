@@ -1,69 +1,5 @@
-//! Turning raw job output into model text: escape sequences removed, carriage-return overwrites and
-//! backspaces applied, other control bytes dropped; and the one-line collapse used in exit notices.
-
-/// Clean model text of `bytes` (decoded lossily).
-///
-/// A line rewritten with `\r` keeps only its last state (`\r\n` is an ordinary line end); `\x08` erases
-/// the previous character; CSI, OSC, DCS and two-byte escape sequences vanish whole.
-pub fn sanitize(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    let mut out = String::with_capacity(text.len());
-    let mut line_start = 0usize;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\x1b' => skip_escape(&mut chars),
-            '\n' => {
-                out.push('\n');
-                line_start = out.len();
-            }
-            '\r' => {
-                if chars.peek() != Some(&'\n') && chars.peek().is_some() {
-                    out.truncate(line_start);
-                }
-            }
-            '\x08' => {
-                if out.len() > line_start {
-                    out.pop();
-                }
-            }
-            '\t' => out.push('\t'),
-            c if c.is_control() => {}
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-fn skip_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
-    match chars.next() {
-        // CSI: parameters and intermediates, then one final byte in @..~.
-        Some('[') => {
-            for c in chars.by_ref() {
-                if ('@'..='~').contains(&c) {
-                    break;
-                }
-            }
-        }
-        // OSC, DCS, SOS, PM, APC: up to BEL or ST (ESC \).
-        Some(']' | 'P' | 'X' | '^' | '_') => {
-            while let Some(c) = chars.next() {
-                if c == '\x07' {
-                    break;
-                }
-                if c == '\x1b' && chars.peek() == Some(&'\\') {
-                    chars.next();
-                    break;
-                }
-            }
-        }
-        // Character-set selection takes one more byte.
-        Some('(' | ')' | '*' | '+') => {
-            chars.next();
-        }
-        _ => {}
-    }
-}
+//! Helpers around model text of job output: where a running stream can be cut safely, and the
+//! one-line collapse used in exit notices. (Cleaning itself is the sink crate's sanitizer.)
 
 /// How many trailing bytes of `bytes` must wait for more input before they can be cleaned: an incomplete
 /// UTF-8 character or an unterminated escape sequence at the very end.
@@ -129,16 +65,6 @@ pub fn collapse_tail(text: &str, max_chars: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn strips_escapes_and_applies_overwrites() {
-        assert_eq!(sanitize(b"\x1b[31mred\x1b[0m\n"), "red\n");
-        assert_eq!(sanitize(b"\x1b]0;title\x07x"), "x");
-        assert_eq!(sanitize(b"10%\r50%\r100%\n"), "100%\n");
-        assert_eq!(sanitize(b"a\r\nb"), "a\nb");
-        assert_eq!(sanitize(b"abc\x08d\x00"), "abd");
-        assert_eq!(sanitize(b"\xffok"), "\u{fffd}ok");
-    }
 
     #[test]
     fn holds_back_partial_characters_and_sequences() {
