@@ -149,6 +149,10 @@ async fn zsh_sessions_use_zshrc_and_keep_state() {
     assert_eq!(out, "zsh-alias\nzsh-fn\neg\n", "{o:?}");
     let (o, out) = run(&m, &k, "pwd; echo $ZV; zf2").await;
     assert_eq!(out, "/\n1\nf2\n", "{o:?}");
+    let (o, out) = run(&m, &k, "exec >/dev/null; echo hidden").await;
+    assert_eq!((out.as_str(), o.exit_code), ("", Some(0)), "{o:?}");
+    let (first, out) = run(&m, &k, r"echo visible; print -n -- 'a\0b'").await;
+    assert_eq!(out, "visible\na\0b", "{first:?}");
     let (o, _) = run(&m, &k, "exit 5").await;
     assert_eq!(o.exit_code, Some(5));
     let (o, out) = run(&m, &k, "pwd; echo $ZV; zf2; zal").await;

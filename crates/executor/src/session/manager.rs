@@ -236,6 +236,12 @@ impl SessionManager {
             o.cwd_after = None;
             o
         };
+        if cancel.is_cancelled() {
+            let mut o = ExecOutcome::new(RunStatus::Cancelled, start.elapsed());
+            o.notices
+                .push("The command was cancelled before it started.".into());
+            return o;
+        }
         if command.contains('\0') {
             return fail("The command contains a NUL byte, which a shell cannot run.".into());
         }
@@ -619,7 +625,13 @@ impl SessionManager {
         for slot in &removed {
             close_slot(slot);
         }
-        lock(&self.inner.snapshots).clear();
+        let cells: Vec<Arc<OnceCell<Snapshot>>> =
+            lock(&self.inner.snapshots).drain().map(|(_, v)| v).collect();
+        for cell in cells {
+            if let Some(path) = cell.get().and_then(|s| s.path.as_ref()) {
+                let _ = std::fs::remove_file(path);
+            }
+        }
     }
 }
 
