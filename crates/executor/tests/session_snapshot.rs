@@ -143,7 +143,7 @@ async fn zsh_sessions_use_zshrc_and_keep_state() {
     let (o, out) = run(
         &m,
         &k,
-        "zal; zfn; [[ -o extendedglob ]] && echo eg; cd / && export ZV=1 && zf2() { echo f2 }",
+        "zal; zfn; [[ -o extendedglob ]] && echo eg; cd / && export ZV=1 && zf2() { echo f2 } && zplain=(p \"q r\") && typeset -A zh=(k v)",
     )
     .await;
     assert_eq!(out, "zsh-alias\nzsh-fn\neg\n", "{o:?}");
@@ -155,8 +155,8 @@ async fn zsh_sessions_use_zshrc_and_keep_state() {
     assert_eq!(out, "visible\na\0b", "{first:?}");
     let (o, _) = run(&m, &k, "exit 5").await;
     assert_eq!(o.exit_code, Some(5));
-    let (o, out) = run(&m, &k, "pwd; echo $ZV; zf2; zal").await;
-    assert_eq!(out, "/\n1\nf2\nzsh-alias\n", "{o:?}");
+    let (o, out) = run(&m, &k, "pwd; echo $ZV; zf2; zal; echo $zplain[2] $zh[k]").await;
+    assert_eq!(out, "/\n1\nf2\nzsh-alias\nq r v\n", "{o:?}");
     assert!(
         o.notices.iter().any(|n| n.contains("restarted")),
         "{:?}",

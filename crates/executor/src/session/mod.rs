@@ -26,7 +26,7 @@
 //!   processes the command left behind are then killed, the shell itself is kept.
 //!
 //! After each command that may have changed it, the shell writes its state (`declare -p`, `declare -f`,
-//! `alias -p`, the option sets; zsh: exported variables, functions, aliases, options) to one of two
+//! `alias -p`, the option sets; zsh: `typeset -p` of non-special parameters, functions, aliases, options) to one of two
 //! alternating files and reports "saved"; the call returns once the save is confirmed. Saving is the
 //! dearest part of a round trip, so commands that provably only run programs (`cargo test | tail`) skip
 //! it — the previous save is still exact after them (see `stateless.rs` for the conservative rules). When the shell is lost — `exit N`, `exec cmd`, `set -e` with a failure, a timeout or cancel
@@ -34,9 +34,9 @@
 //! a command — the next command runs in a new shell restored from the last saved state, with a notice.
 //! Changes made by the command that ended the shell are lost; everything before it is kept.
 //!
-//! Limits: zsh sessions restore exported (not plain) variables after a respawn; `pipeline_status` is not
-//! reported for session commands; traps and background jobs do not survive a respawn. The timeout passed
-//! to [`SessionManager::run`] is used as given (clamp it with `clamp_timeout` first).
+//! Limits: `pipeline_status` is not reported for session commands; traps and background jobs do not
+//! survive a respawn. The timeout passed to [`SessionManager::run`] is used as given (clamp it with
+//! `clamp_timeout` first).
 //!
 //! Shells run like the pipe executor's commands: a new session and process group behind the guard
 //! process (parent-death signal), stdin `/dev/null`, the non-interactive environment, and the process

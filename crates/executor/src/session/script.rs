@@ -160,9 +160,11 @@ pub(crate) fn bootstrap(
                 r#"__shellgate_end() {{
   \builtin print -rn -- D$'\0'"$1"$'\0'"$2"$'\0'"$PWD"$'\0' >&3
   case $3 in 0) \builtin return 0;; esac
-  {{ \builtin export -p; \builtin print -r -- '{STATE_SPLIT}'; \builtin typeset -f; \builtin alias -L;
-     \builtin print -r -- "\builtin setopt ${{(k)options[(R)on]:#(interactive|login|shinstdin|privileged|restricted|zle|monitor|singlecommand)}}";
-     \builtin print -r -- "\builtin unsetopt ${{(k)options[(R)off]:#(interactive|login|shinstdin|privileged|restricted|zle|monitor|singlecommand)}}";
+  \builtin local __sg_on="\builtin setopt ${{(k)options[(R)on]:#(interactive|login|shinstdin|privileged|restricted|zle|monitor|singlecommand)}}"
+  \builtin local __sg_off="\builtin unsetopt ${{(k)options[(R)off]:#(interactive|login|shinstdin|privileged|restricted|zle|monitor|singlecommand)}}"
+  \builtin setopt localoptions extendedglob
+  {{ \builtin typeset -p -- ${{(k)parameters[(R)^(*special*|*local*)]}}; \builtin print -r -- '{STATE_SPLIT}'; \builtin typeset -f; \builtin alias -L;
+     \builtin print -r -- "$__sg_on"; \builtin print -r -- "$__sg_off";
   }} >|{dir_q}/s$(( $1 % 2 )) 2>/dev/null
   \builtin print -rn -- S$'\0'"$1"$'\0' >&3
 }}
@@ -264,7 +266,7 @@ const VOLATILE: &[&str] = &[
 
 /// A saved state as written by `__shellgate_end`, reduced to what a new shell may restore.
 ///
-/// Variable declarations are one per line (`declare -p` / `export -p` quote newlines as `$'…'`), so they
+/// Variable declarations are one per line (`declare -p` / `typeset -p` quote newlines as `$'…'`), so they
 /// can be filtered by name; everything after the split marker is kept as it is.
 pub(crate) fn restorable_state(kind: ShellKind, saved: &[u8]) -> Vec<u8> {
     let text = String::from_utf8_lossy(saved);
