@@ -11,8 +11,11 @@
 //! Everything here runs between `fork` and `exec` in a copy of a multi-threaded process: only
 //! async-signal-safe functions are called, and nothing allocates.
 
+use std::ffi::{CString, OsStr};
 use std::io;
 use std::os::fd::RawFd;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
 
 /// File descriptor the shell writes its status trailer to (see [`crate::spec::STATUS_FD`]).
 pub(crate) use crate::spec::STATUS_FD;
@@ -31,7 +34,9 @@ const GUARD_IGNORES: [libc::c_int; 10] = [
     libc::SIGTTOU,
 ];
 
-/// Body of the `pre_exec` hook. `engine` is the engine's pid, read before the fork; `status_fd` is the
+/// Body of the `pre_exec` hook (fork-based variant, kept for callers that let std exec the program).
+///
+/// Calls `setsid`, so the run has its own session and process group. `engine` is the engine's pid, read before the fork; `status_fd` is the
 /// write end of the status pipe, moved to [`STATUS_FD`] when given.
 ///
 /// Returns in the grandchild (which then execs); never returns in the guard.
@@ -127,5 +132,197 @@ fn supervise(command: libc::pid_t) -> ! {
         libc::sigprocmask(libc::SIG_UNBLOCK, &raw const set, std::ptr::null_mut());
         libc::kill(libc::getpid(), sig);
         libc::_exit(128 + sig)
+    }
+}
+
+/// A program, its arguments and its complete environment, laid out as C arrays before the fork, so the
+/// grandchild can `execve` without allocating. Built in the engine by [`ExecImage::new`].
+pub(crate) struct ExecImage {
+    path: CString,
+    _argv: Vec<CString>,
+    argv: Vec<*const libc::c_char>,
+    _envp: Vec<CString>,
+    envp: Vec<*const libc::c_char>,
+    /// Stack for the grandchild between `clone` and `execve` (it shares the guard's memory).
+    stack: Vec<u8>,
+}
+
+// SAFETY: the raw pointers point into the CStrings owned by the same struct, which are never mutated;
+// the struct is only read (in the forked child).
+unsafe impl Send for ExecImage {}
+// SAFETY: as above; shared access never writes through the pointers.
+unsafe impl Sync for ExecImage {}
+
+const GRANDCHILD_STACK: usize = 64 * 1024;
+
+impl ExecImage {
+    /// Lay out `path`, `args` (without `argv[0]`, which is `path`) and `env` (`KEY=VALUE` entries).
+    pub(crate) fn new<'a>(
+        path: &Path,
+        args: impl IntoIterator<Item = &'a OsStr>,
+        env: impl IntoIterator<Item = (&'a OsStr, &'a OsStr)>,
+    ) -> io::Result<Self> {
+        let nul = |_| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "NUL byte in program, argument or environment",
+            )
+        };
+        let path_c = CString::new(path.as_os_str().as_bytes()).map_err(nul)?;
+        let mut argv_owned = vec![path_c.clone()];
+        for arg in args {
+            argv_owned.push(CString::new(arg.as_bytes()).map_err(nul)?);
+        }
+        let mut envp_owned = Vec::new();
+        for (key, value) in env {
+            let mut entry = key.as_bytes().to_vec();
+            entry.push(b'=');
+            entry.extend_from_slice(value.as_bytes());
+            envp_owned.push(CString::new(entry).map_err(nul)?);
+        }
+        let argv = argv_owned
+            .iter()
+            .map(|c| c.as_ptr())
+            .chain(std::iter::once(std::ptr::null()))
+            .collect();
+        let envp = envp_owned
+            .iter()
+            .map(|c| c.as_ptr())
+            .chain(std::iter::once(std::ptr::null()))
+            .collect();
+        Ok(Self {
+            path: path_c,
+            _argv: argv_owned,
+            argv,
+            _envp: envp_owned,
+            envp,
+            stack: vec![0; GRANDCHILD_STACK],
+        })
+    }
+}
+
+/// What the guard shares with the grandchild during `clone(CLONE_VM | CLONE_VFORK)`.
+#[repr(C)]
+struct GrandchildArgs {
+    path: *const libc::c_char,
+    argv: *const *const libc::c_char,
+    envp: *const *const libc::c_char,
+    guard: libc::pid_t,
+    /// Written by the grandchild when `execve` fails (the memory is shared until then).
+    exec_errno: libc::c_int,
+}
+
+/// Body of the pipe executor's `pre_exec` hook; std has already set up stdio, the working directory
+/// and the process group (`process_group(0)`).
+///
+/// Drops the controlling terminal (so `/dev/tty` fails at once), arms the parent-death signal, moves
+/// the status pipe to [`STATUS_FD`], then starts the command as a grandchild with
+/// `clone(CLONE_VM | CLONE_VFORK)` + `execve` (no second copy of the engine's page tables) and stays
+/// behind as the guard. Returns only on failure (the error reaches `spawn`).
+///
+/// A new process group rather than a new session: `setsid` would also give every run its own
+/// scheduler autogroup, which costs milliseconds per command on a busy machine.
+pub(crate) fn in_child_exec(
+    image: &mut ExecImage,
+    engine: libc::pid_t,
+    status_fd: Option<RawFd>,
+) -> io::Result<()> {
+    // SAFETY: only async-signal-safe system calls; every pointer passed points into `image` or to
+    // locals of this frame, which outlive the calls; nothing allocates.
+    unsafe {
+        drop_controlling_terminal();
+        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if libc::getppid() != engine {
+            libc::kill(libc::getpid(), libc::SIGKILL);
+        }
+        if let Some(fd) = status_fd {
+            if fd == STATUS_FD {
+                libc::fcntl(fd, libc::F_SETFD, 0);
+            } else if libc::dup2(fd, STATUS_FD) < 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        // Block every signal in the guard (SIGKILL still works); the grandchild restores a clean state.
+        let mut all: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&raw mut all);
+        libc::sigprocmask(libc::SIG_SETMASK, &raw const all, std::ptr::null_mut());
+        let mut args = GrandchildArgs {
+            path: image.path.as_ptr(),
+            argv: image.argv.as_ptr(),
+            envp: image.envp.as_ptr(),
+            guard: libc::getpid(),
+            exec_errno: 0,
+        };
+        let top = image.stack.as_mut_ptr().add(image.stack.len());
+        let top = top.sub(top as usize % 16);
+        let command = libc::clone(
+            grandchild,
+            top.cast(),
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+            (&raw mut args).cast(),
+        );
+        if command < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // CLONE_VFORK: we resume once the grandchild has exec'd or exited.
+        let exec_errno = std::ptr::read_volatile(&raw const args.exec_errno);
+        if exec_errno != 0 {
+            let mut status = 0;
+            libc::waitpid(command, &raw mut status, 0);
+            return Err(io::Error::from_raw_os_error(exec_errno));
+        }
+        supervise(command)
+    }
+}
+
+/// Give up the controlling terminal, if any, without leaving the engine's session.
+///
+/// # Safety
+/// Async-signal-safe system calls only.
+unsafe fn drop_controlling_terminal() {
+    // SAFETY: open/ioctl/close on a descriptor we own.
+    unsafe {
+        let fd = libc::open(
+            c"/dev/tty".as_ptr(),
+            libc::O_RDWR | libc::O_NOCTTY | libc::O_CLOEXEC,
+        );
+        if fd >= 0 {
+            libc::ioctl(fd, libc::TIOCNOTTY);
+            libc::close(fd);
+        }
+    }
+}
+
+/// The grandchild: parent-death signal, default signal handlers, empty mask, `execve`.
+extern "C" fn grandchild(arg: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: `arg` points to the guard's `GrandchildArgs`, alive while the guard is suspended
+    // (CLONE_VFORK); only async-signal-safe system calls follow.
+    unsafe {
+        let args = arg.cast::<GrandchildArgs>();
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
+        if libc::getppid() != (*args).guard {
+            libc::kill(libc::getpid(), libc::SIGKILL);
+        }
+        // Handlers inherited from the engine point into its code; reset them (ignored signals stay
+        // ignored, as across any exec).
+        let mut default: libc::sigaction = std::mem::zeroed();
+        default.sa_sigaction = libc::SIG_DFL;
+        for sig in 1..65 {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(sig, std::ptr::null(), &raw mut old) == 0
+                && old.sa_sigaction != libc::SIG_DFL
+                && old.sa_sigaction != libc::SIG_IGN
+            {
+                libc::sigaction(sig, &raw const default, std::ptr::null_mut());
+            }
+        }
+        let mut none: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&raw mut none);
+        libc::sigprocmask(libc::SIG_SETMASK, &raw const none, std::ptr::null_mut());
+        libc::execve((*args).path, (*args).argv, (*args).envp);
+        std::ptr::write_volatile(&raw mut (*args).exec_errno, *libc::__errno_location());
+        libc::_exit(127)
     }
 }

@@ -1,7 +1,11 @@
 //! Starting a process for the pipe executor: pipes, environment, run marker, the `pre_exec` hook.
 
-use std::io::{PipeReader, Read};
+use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
+use std::io::{self, PipeReader, Read};
 use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Instant;
 
@@ -11,9 +15,10 @@ use tokio::process::{Child, ChildStdin};
 
 use crate::cwd::validate_cwd;
 use crate::error::ExecError;
+use crate::guard::{self, ExecImage};
 use crate::spec::parse_status_trailer;
 use crate::tree::{self, ProcessTree, RUN_MARKER_VAR};
-use crate::{LaunchSpec, StdinMode, guard};
+use crate::{LaunchSpec, StdinMode};
 
 /// A started process and everything needed to follow it.
 pub(crate) struct Launched {
@@ -47,32 +52,26 @@ pub(crate) fn launch(spec: &LaunchSpec) -> Result<Launched, ExecError> {
         None
     };
     let marker = tree::new_run_marker();
+    let mut image = exec_image(spec, &marker)?;
 
     let mut cmd = tokio::process::Command::new(&spec.program);
-    cmd.args(&spec.args).current_dir(&spec.cwd);
-    if spec.env_clear {
-        cmd.env_clear();
-    }
-    for key in &spec.env_remove {
-        cmd.env_remove(key);
-    }
-    cmd.envs(&spec.env);
-    cmd.env(RUN_MARKER_VAR, &marker);
+    cmd.current_dir(&spec.cwd);
     cmd.stdin(match spec.stdin {
         StdinMode::Null => Stdio::null(),
         StdinMode::Piped => Stdio::piped(),
     });
     cmd.stdout(Stdio::from(OwnedFd::from(writer)));
     cmd.stderr(Stdio::from(OwnedFd::from(stderr_writer)));
+    cmd.process_group(0);
     // Only reaches the guard; the guard's death takes the command down through its parent-death
     // signal, and the executor kills the rest of the tree itself.
     cmd.kill_on_drop(true);
     let engine = std::process::id() as libc::pid_t;
     let status_fd = status_pipe.as_ref().map(|(_, w)| w.as_raw_fd());
     // SAFETY: the hook only makes async-signal-safe system calls and does not allocate (see guard.rs);
-    // the captured values are plain integers.
+    // it captures plain integers and the exec image, laid out before the fork.
     unsafe {
-        cmd.pre_exec(move || guard::in_child(engine, status_fd));
+        cmd.pre_exec(move || guard::in_child_exec(&mut image, engine, status_fd));
     }
     let mut child = cmd.spawn().map_err(|source| ExecError::Spawn {
         program: spec.program.clone(),
@@ -103,6 +102,53 @@ pub(crate) fn launch(spec: &LaunchSpec) -> Result<Launched, ExecError> {
         pid,
         start,
     })
+}
+
+/// The command's program path, arguments and final environment (inherited unless cleared, minus
+/// `env_remove`, plus `env`, plus the run marker), as C arrays.
+fn exec_image(spec: &LaunchSpec, marker: &str) -> Result<ExecImage, ExecError> {
+    let mut env: BTreeMap<OsString, OsString> = if spec.env_clear {
+        BTreeMap::new()
+    } else {
+        std::env::vars_os().collect()
+    };
+    for key in &spec.env_remove {
+        env.remove(OsStr::new(key));
+    }
+    for (key, value) in &spec.env {
+        env.insert(key.into(), value.into());
+    }
+    env.insert(RUN_MARKER_VAR.into(), marker.into());
+    let spawn_err = |source| ExecError::Spawn {
+        program: spec.program.clone(),
+        source,
+    };
+    let path = resolve_program(
+        &spec.program,
+        env.get(OsStr::new("PATH")).map(OsString::as_os_str),
+    )
+    .ok_or_else(|| spawn_err(io::Error::new(io::ErrorKind::NotFound, "not found on PATH")))?;
+    ExecImage::new(
+        &path,
+        spec.args.iter().map(OsStr::new),
+        env.iter().map(|(k, v)| (k.as_os_str(), v.as_os_str())),
+    )
+    .map_err(spawn_err)
+}
+
+/// `program` itself when it names a path, else the first executable file of that name on `path_var`
+/// (the child's `PATH`, as `execvp` would search it).
+fn resolve_program(program: &str, path_var: Option<&OsStr>) -> Option<PathBuf> {
+    if program.contains('/') {
+        return Some(PathBuf::from(program));
+    }
+    if program.is_empty() {
+        return None;
+    }
+    let default = OsStr::new("/usr/local/bin:/usr/bin:/bin");
+    std::env::split_paths(path_var.unwrap_or(default))
+        .map(|dir| dir.join(program))
+        .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
 }
 
 /// Read what the shell wrote to the status pipe (it is non-blocking: descendants may still hold the

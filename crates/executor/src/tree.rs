@@ -209,8 +209,8 @@ pub struct ProcessTree {
 }
 
 impl ProcessTree {
-    /// The tree led by `leader`, a process that called `setsid` (so its pid is also the session and
-    /// process group id). `marker` is the value of [`RUN_MARKER_VAR`] given to the run, if any.
+    /// The tree led by `leader`, a process that leads its own process group (`setpgid(0, 0)`, as the
+    /// pipe executor does) or session (`setsid`, as PTY and session shells do). `marker` is the value of [`RUN_MARKER_VAR`] given to the run, if any.
     pub fn new(leader: u32, marker: Option<String>) -> Self {
         Self {
             leader,
@@ -235,7 +235,7 @@ impl ProcessTree {
         let mut found: BTreeMap<u32, ProcInfo> = BTreeMap::new();
         let mut queue: Vec<u32> = Vec::new();
         if let Some(leader) = read_proc(self.leader)
-            && leader.sid == self.leader
+            && (leader.sid == self.leader || leader.pgid == self.leader)
             && leader.pid != engine
         {
             queue.push(leader.pid);
@@ -317,29 +317,35 @@ impl ProcessTree {
         let leader = Pid::from_raw(self.leader as i32);
         let mut killed: BTreeMap<u32, ProcInfo> = BTreeMap::new();
         loop {
-            let alive: Vec<ProcInfo> = self.members().into_iter().filter(|p| !p.is_zombie()).collect();
+            let members = self.members();
+            let alive: Vec<&ProcInfo> = members.iter().filter(|p| !p.is_zombie()).collect();
             if alive.is_empty() || start.elapsed() > KILL_BUDGET {
+                // Everything is dead: the zombies among `members` are all that is left to reap.
+                self.reap_zombies(&members);
                 break;
             }
             let _ = killpg(leader, Signal::SIGKILL);
             for p in alive {
                 let _ = kill(Pid::from_raw(p.pid as i32), Signal::SIGKILL);
                 if p.pid != self.leader {
-                    killed.entry(p.pid).or_insert(p);
+                    killed.entry(p.pid).or_insert_with(|| p.clone());
                 }
             }
             std::thread::sleep(Duration::from_micros(200));
         }
-        self.reap_adopted();
         killed.into_values().collect()
     }
 
     /// Reap zombies of this tree that were re-parented to the engine (never the leader, which belongs
     /// to whoever spawned it). Returns how many were reaped.
     pub fn reap_adopted(&self) -> usize {
+        self.reap_zombies(&self.members())
+    }
+
+    fn reap_zombies(&self, members: &[ProcInfo]) -> usize {
         let engine = std::process::id();
         let mut reaped = 0;
-        for p in self.members() {
+        for p in members {
             if p.is_zombie() && p.ppid == engine && p.pid != self.leader {
                 match waitpid(Pid::from_raw(p.pid as i32), Some(WaitPidFlag::WNOHANG)) {
                     Ok(nix::sys::wait::WaitStatus::StillAlive) | Err(_) => {}

@@ -2,6 +2,7 @@
 
 mod common;
 
+use std::fmt::Write as _;
 use std::time::Duration;
 
 use common::{bash, run, run_spec};
@@ -91,7 +92,7 @@ async fn stdout_and_stderr_keep_their_order() {
     let command = "for i in 1 2 3 4 5 6 7 8 9 10; do echo out$i; echo err$i >&2; done";
     let mut expected = String::new();
     for i in 1..=10 {
-        expected.push_str(&format!("out{i}\nerr{i}\n"));
+        write!(expected, "out{i}\nerr{i}\n").unwrap();
     }
     for _ in 0..100 {
         let (outcome, out) = run(command).await;

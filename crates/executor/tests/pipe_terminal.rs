@@ -39,11 +39,12 @@ async fn dev_tty_cannot_be_opened() {
 }
 
 #[tokio::test]
-async fn the_command_leads_its_own_session() {
-    // `ps -o sid= -p $$` would need procps; read /proc instead: field 6 of stat is the session id.
+async fn the_command_has_its_own_group_and_no_terminal() {
+    // Fields after `(comm)`: state ppid pgrp session tty_nr.
     let (outcome, out) =
-        run("read -r stat < /proc/$$/stat; set -- ${stat##*) }; echo sid=$4 pgid=$3 tty=$5").await;
+        run("read -r stat < /proc/$$/stat; set -- ${stat##*) }; echo ppid=$2 pgid=$3 tty=$5").await;
     assert_eq!(outcome.status, RunStatus::Completed);
     let leader = outcome.pid.unwrap();
-    assert_eq!(out, format!("sid={leader} pgid={leader} tty=0\n"));
+    // The shell's parent is the guard (the leader), not the engine.
+    assert_eq!(out, format!("ppid={leader} pgid={leader} tty=0\n"));
 }
