@@ -261,7 +261,9 @@ impl SessionManager {
         let session_cwd = lock(&slot.shared).cwd.clone();
         let (base_cwd, fallback_notice) = fallback_cwd(&session_cwd);
         let cd = match cwd {
+            // Changing to the directory the shell is already in is skipped: it would only cost a save.
             Some(p) => match resolve_cwd(&base_cwd, Some(p)) {
+                Ok(dir) if dir == session_cwd => None,
                 Ok(dir) => Some(dir),
                 Err(e) => return fail(e.to_string()),
             },
