@@ -60,6 +60,8 @@ pub struct JobConfig {
     /// Directory for spill files (one per job, removed when the job is forgotten); `None` disables.
     /// Not used when `artifacts` is set.
     pub spill_dir: Option<PathBuf>,
+    /// Most bytes of one job's output kept on disk; beyond it only the ring is kept (with a notice).
+    pub max_spill_bytes: u64,
     /// Keep each job's whole output, once it outgrows the ring, as an artifact of this store
     /// (`artifact://<n>`, readable by the `artifact` action) instead of a private spill file.
     pub artifacts: Option<Arc<ArtifactStore>>,
@@ -96,6 +98,7 @@ impl Default for JobConfig {
             ring_bytes: 512 * 1024,
             window: WindowConfig::default(),
             spill_dir: Some(std::env::temp_dir().join(format!("shellgate-jobs-{}", std::process::id()))),
+            max_spill_bytes: 1024 * 1024 * 1024,
             artifacts: None,
             drain_idle: Duration::from_millis(250),
             drain_max: Duration::from_secs(2),

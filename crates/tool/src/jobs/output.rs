@@ -87,6 +87,8 @@ pub struct JobOutput {
     file_name: String,
     /// A private spill file to remove when the output is dropped.
     owned_file: Option<PathBuf>,
+    /// Most bytes the spill may hold.
+    spill_limit: u64,
 }
 
 /// Most bytes one `log` call returns.
@@ -94,7 +96,13 @@ const LOG_MAX_BYTES: usize = 256 * 1024;
 
 impl JobOutput {
     /// Output for job `id` with a ring of `ring_cap` bytes, spilling to `spill` when given.
-    pub fn new(id: &str, ring_cap: usize, window: WindowConfig, spill: Option<SpillTarget>) -> Self {
+    pub fn new(
+        id: &str,
+        ring_cap: usize,
+        window: WindowConfig,
+        spill: Option<SpillTarget>,
+        spill_limit: u64,
+    ) -> Self {
         Self {
             ring: VecDeque::new(),
             ring_cap: ring_cap.max(1024),
@@ -108,6 +116,7 @@ impl JobOutput {
             spill: spill.map_or(Spill::Off, Spill::Ready),
             file_name: format!("{id}.log"),
             owned_file: None,
+            spill_limit,
         }
     }
 
@@ -212,14 +221,14 @@ impl JobOutput {
                 match std::fs::create_dir_all(dir).and_then(|()| File::create(&path)) {
                     Ok(file) => {
                         self.owned_file = Some(path.clone());
-                        Ok((path, file, None, u64::MAX))
+                        Ok((path, file, None, self.spill_limit))
                     }
                     Err(e) => Err(format!("cannot create {}: {e}", path.display())),
                 }
             }
             SpillTarget::Store(store) => store
                 .create()
-                .map(|a| (a.path, a.file, Some(a.id.uri()), a.limit))
+                .map(|a| (a.path, a.file, Some(a.id.uri()), a.limit.min(self.spill_limit)))
                 .map_err(|e| format!("cannot create an artifact: {e}")),
         };
         self.spill = match created {
@@ -229,7 +238,7 @@ impl JobOutput {
                 let (a, b) = self.ring.as_slices();
                 let written = (a.len() + b.len()) as u64;
                 if written > limit {
-                    Spill::Failed(format!("the artifact quota ({limit} bytes) is used up"))
+                    Spill::Failed(format!("the output limit ({limit} bytes) is used up"))
                 } else {
                     match writer.write_all(a).and_then(|()| writer.write_all(b)) {
                         Ok(()) => Spill::Active {
@@ -260,7 +269,7 @@ impl JobOutput {
             if *written > *limit {
                 let _ = writer.flush();
                 self.spill = Spill::Failed(format!(
-                    "the artifact quota ({limit} bytes) was reached; later output is kept only in memory"
+                    "the output limit ({limit} bytes) was reached; later output is kept only in memory"
                 ));
             } else if let Err(e) = writer.write_all(chunk) {
                 self.spill = Spill::Failed(format!("cannot write {}: {e}", path.display()));
@@ -445,6 +454,7 @@ mod tests {
                 ..WindowConfig::default()
             },
             dir.map(|d| SpillTarget::Dir(d.to_path_buf())),
+            u64::MAX,
         )
     }
 
@@ -517,5 +527,33 @@ mod tests {
         assert!(read.text.ends_with("999\n"));
         assert!(read.first > 0);
         assert_eq!(read.first + read.count, 1000);
+    }
+}
+
+#[cfg(test)]
+mod limit_tests {
+    use super::*;
+
+    #[test]
+    fn spill_stops_at_its_limit_and_says_so() {
+        let dir = std::env::temp_dir().join(format!("sg-jobs-limit-{}", std::process::id()));
+        let mut out = JobOutput::new(
+            "limited",
+            1024,
+            WindowConfig::default(),
+            Some(SpillTarget::Dir(dir.clone())),
+            4096,
+        );
+        for i in 0..2000 {
+            out.push(format!("{i}\n").as_bytes());
+        }
+        let error = out.spill_error().expect("limit reached");
+        assert!(error.contains("4096"), "{error}");
+        assert!(out.artifact().is_none());
+        // The newest lines are still in memory.
+        assert_eq!(out.lines(1999, 2000).text, "1999\n");
+        drop(out);
+        assert!(!dir.join("limited.log").exists());
+        let _ = std::fs::remove_dir(&dir);
     }
 }

@@ -97,8 +97,13 @@ impl JobRegistry {
             let job = {
                 let mut jobs = self.jobs();
                 let id = new_job_id(|candidate| jobs.contains_key(candidate));
-                let output =
-                    JobOutput::new(&id, config.ring_bytes, config.window.clone(), self.spill_target());
+                let output = JobOutput::new(
+                    &id,
+                    config.ring_bytes,
+                    config.window.clone(),
+                    self.spill_target(),
+                    config.max_spill_bytes,
+                );
                 let job = Job::new(
                     id.clone(),
                     command.to_owned(),
