@@ -17,6 +17,11 @@ use shellgate_sink::{ArtifactSpill, ArtifactStore, OutputWindow, Sink, StoreConf
 
 const CHUNK: usize = 64 * 1024;
 
+/// `SINK_BENCH_PLAIN=1`: plain log lines only (no escapes, no UTF-8, no `\r`).
+fn plain_only() -> bool {
+    std::env::var("SINK_BENCH_PLAIN").is_ok_and(|v| v == "1")
+}
+
 /// A deterministic mix of the output shapes commands produce.
 fn mixed_text(bytes: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(bytes + 1024);
@@ -50,7 +55,7 @@ fn mixed_text(bytes: usize) -> Vec<u8> {
     let mut n = 0u64;
     while out.len() < bytes {
         n += 1;
-        let kind = next() % 100;
+        let kind = if plain_only() { 0 } else { next() % 100 };
         match kind {
             0..=69 => {
                 out.extend_from_slice(format!("{n:>8} ").as_bytes());

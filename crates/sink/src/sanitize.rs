@@ -63,6 +63,7 @@ pub struct Sanitizer {
     carry: Utf8Carry,
     cap: usize,
     raw_pos: u64,
+    newlines: u64,
     stats: SanitizeStats,
     scratch: Vec<u8>,
 }
@@ -88,6 +89,7 @@ impl Sanitizer {
             carry: Utf8Carry::default(),
             cap,
             raw_pos: 0,
+            newlines: 0,
             stats: SanitizeStats::default(),
             scratch: Vec::new(),
         }
@@ -108,6 +110,11 @@ impl Sanitizer {
         self.raw_pos
     }
 
+    /// Newlines seen so far: the same number in the raw stream and in the clean output.
+    pub fn newlines(&self) -> u64 {
+        self.newlines
+    }
+
     /// Sanitize the next raw chunk; complete lines go to `out` as soon as they end.
     pub fn push<O: CleanOutput + ?Sized>(&mut self, input: &[u8], out: &mut O) {
         let base = self.raw_pos;
@@ -120,14 +127,17 @@ impl Sanitizer {
                 i = self.escape(input, i);
                 continue;
             }
-            let (run, high) = text_run(&input[i..]);
-            if run > 0 {
-                if high {
-                    self.utf8_text(input, i, i + run, base, out);
-                } else {
-                    self.text(&input[i..i + run], base + i as u64, out);
+            let run = text_run(&input[i..]);
+            if run.len > 0 {
+                self.newlines += run.newlines;
+                let (end, high) = (i + run.len, i + run.first_high);
+                if high > i {
+                    self.text(&input[i..high], base + i as u64, out);
                 }
-                i += run;
+                if high < end {
+                    self.utf8_text(input, high, end, base, out);
+                }
+                i = end;
                 continue;
             }
             match input[i] {

@@ -5,37 +5,71 @@
 
 const BLOCK: usize = 64;
 
-/// Whether a byte needs the sanitizer's attention: a C0 control other than `\t` and `\n`, or DEL.
+/// Whether a byte needs the sanitizer's attention (a C0 control other than `\t` and `\n`, or DEL)
+/// as 0 or 1, computed without branches so block loops vectorise.
 #[inline]
-fn is_special(b: u8) -> bool {
-    (b < 0x20 && b != b'\n' && b != b'\t') || b == 0x7f
+fn special_bit(b: u8) -> u8 {
+    (u8::from(b < 0x20) & u8::from(b != b'\n') & u8::from(b != b'\t')) | u8::from(b == 0x7f)
 }
 
-/// The length of the longest prefix of `bytes` with no special byte, and whether that prefix contains
-/// any non-ASCII byte (and so needs UTF-8 validation).
-pub(crate) fn text_run(bytes: &[u8]) -> (usize, bool) {
-    let mut high = false;
-    let mut blocks = bytes.chunks_exact(BLOCK);
-    let mut offset = 0;
-    for block in &mut blocks {
-        let mut special = false;
-        let mut block_high = false;
-        for &b in block {
-            special |= is_special(b);
-            block_high |= b >= 0x80;
-        }
-        if special {
-            let k = block.iter().position(|&b| is_special(b)).unwrap_or(BLOCK);
-            high |= block[..k].iter().any(|&b| b >= 0x80);
-            return (offset + k, high);
-        }
-        high |= block_high;
-        offset += BLOCK;
+/// A stretch of text without special bytes, found by [`text_run`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Run {
+    /// Length of the stretch.
+    pub(crate) len: usize,
+    /// Offset of its first non-ASCII byte (`len` if it is all ASCII).
+    pub(crate) first_high: usize,
+    /// Newlines in it (counted here, while the bytes are in registers, to save a pass).
+    pub(crate) newlines: u64,
+}
+
+/// The longest prefix of `bytes` with no special byte.
+///
+/// The common stops (ESC, `\r`, backspace) are found with SIMD `memchr3`; the span before the stop is
+/// then checked for the rare ones, non-ASCII bytes and newlines in one branch-free reduction.
+pub(crate) fn text_run(bytes: &[u8]) -> Run {
+    let stop = memchr::memchr3(0x1b, b'\r', 0x08, bytes).unwrap_or(bytes.len());
+    let span = &bytes[..stop];
+    let special = span.iter().fold(0u8, |acc, &b| acc | special_bit(b));
+    let high = span.iter().fold(0u8, |acc, &b| acc | b) & 0x80;
+    let mut newlines = count_newlines(span);
+    if special == 0 && high == 0 {
+        return finish(stop, stop, newlines);
     }
-    let rest = blocks.remainder();
-    let k = rest.iter().position(|&b| is_special(b)).unwrap_or(rest.len());
-    high |= rest[..k].iter().any(|&b| b >= 0x80);
-    (offset + k, high)
+    let len = if special == 0 {
+        stop
+    } else {
+        let k = first_where(span, special_bit).unwrap_or(stop);
+        newlines = count_newlines(&span[..k]);
+        k
+    };
+    let first_high = if high == 0 {
+        len
+    } else {
+        first_where(&span[..len], |b| b & 0x80).unwrap_or(len)
+    };
+    finish(len, first_high, newlines)
+}
+
+/// Index of the first byte with a non-zero `flag`: whole blocks are tested with a vectorised
+/// reduction, and only the block that has one is searched byte by byte.
+fn first_where(bytes: &[u8], flag: impl Fn(u8) -> u8 + Copy) -> Option<usize> {
+    let mut offset = 0;
+    for block in bytes.chunks(BLOCK) {
+        if block.iter().fold(0u8, |acc, &b| acc | flag(b)) != 0 {
+            return block.iter().position(|&b| flag(b) != 0).map(|k| offset + k);
+        }
+        offset += block.len();
+    }
+    None
+}
+
+fn finish(len: usize, first_high: usize, newlines: u64) -> Run {
+    Run {
+        len,
+        first_high: first_high.min(len),
+        newlines,
+    }
 }
 
 /// The start of the first line in `body` (which ends with `\n`) longer than `max` bytes, if any.
@@ -57,9 +91,11 @@ pub(crate) fn first_long_line(body: &[u8], max: usize) -> Option<usize> {
 /// Number of `\n` in `bytes` (a plain reduction, vectorised by the compiler).
 pub(crate) fn count_newlines(bytes: &[u8]) -> u64 {
     let mut total = 0u64;
-    for block in bytes.chunks(4096) {
-        // u32 accumulators per block keep the inner loop narrow enough to vectorise well.
-        let n: u32 = block.iter().map(|&b| u32::from(b == b'\n')).sum();
+    // u8 lanes cannot overflow within 255 bytes and give 16-32 compares per instruction.
+    for block in bytes.chunks(255) {
+        let n = block
+            .iter()
+            .fold(0u8, |acc, &b| acc.wrapping_add(u8::from(b == b'\n')));
         total += u64::from(n);
     }
     total
@@ -69,23 +105,38 @@ pub(crate) fn count_newlines(bytes: &[u8]) -> u64 {
 mod tests {
     use super::*;
 
+    fn run(len: usize, first_high: usize, newlines: u64) -> Run {
+        Run {
+            len,
+            first_high,
+            newlines,
+        }
+    }
+
     #[test]
     fn text_run_stops_at_the_first_control() {
         let mut data = vec![b'a'; 200];
         data[130] = 0x1b;
-        assert_eq!(text_run(&data), (130, false));
+        data[3] = b'\n';
+        data[100] = b'\n';
+        data[150] = b'\n';
+        assert_eq!(text_run(&data), run(130, 130, 2));
+        data[70] = 0xc3;
         data[10] = 0xc3;
-        assert_eq!(text_run(&data), (130, true));
-        assert_eq!(text_run(b"ab\n\tc"), (5, false));
-        assert_eq!(text_run(b"\r"), (0, false));
-        assert_eq!(text_run(&[b'x', 0x7f]), (1, false));
+        assert_eq!(text_run(&data), run(130, 10, 2));
+        assert_eq!(text_run(b"ab\n\tc"), run(5, 5, 1));
+        assert_eq!(text_run(b"\r"), run(0, 0, 0));
+        assert_eq!(text_run(&[b'x', 0x7f]), run(1, 1, 0));
         data[10] = b'a';
+        data[70] = b'a';
         data[140] = 0xc3;
         assert_eq!(
             text_run(&data),
-            (130, false),
+            run(130, 130, 2),
             "high bytes after the stop do not count"
         );
+        assert_eq!(text_run(&data[120..]), run(10, 10, 0));
+        assert_eq!(text_run(&data[131..]), run(69, 9, 1));
     }
 
     #[test]

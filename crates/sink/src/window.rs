@@ -55,7 +55,6 @@ struct CleanWindow {
     /// Holds `tail_bytes + 1` bytes: the extra oldest byte tells whether the tail starts a line.
     ring: TailRing,
     clean_total: u64,
-    newlines: u64,
     /// `(clean offset, raw - clean)`: from that clean offset on, newlines sit at clean + delta in the
     /// raw stream. A new entry is pushed only when the delta changes.
     checkpoints: VecDeque<(u64, i64)>,
@@ -69,7 +68,6 @@ impl CleanWindow {
             head_cut: (0, 0),
             ring: TailRing::new(config.tail_bytes.saturating_add(1)),
             clean_total: 0,
-            newlines: 0,
             checkpoints: VecDeque::from([(0, 0)]),
         }
     }
@@ -97,7 +95,6 @@ impl CleanOutput for CleanWindow {
         }
         let start = self.clean_total;
         self.clean_total += text.len() as u64;
-        self.newlines += count_newlines(text);
         let ends_line = text.last() == Some(&b'\n');
         let delta = raw_end as i64 - self.clean_total as i64;
         let room = self.head_cap - self.head.len();
@@ -174,8 +171,8 @@ impl OutputWindow {
     pub fn total_lines(&self) -> u64 {
         match self.raw_last {
             None => 0,
-            Some(b'\n') => self.clean.newlines,
-            Some(_) => self.clean.newlines + 1,
+            Some(b'\n') => self.sanitizer.newlines(),
+            Some(_) => self.sanitizer.newlines() + 1,
         }
     }
 
@@ -277,7 +274,7 @@ impl OutputWindow {
         } else {
             c.raw_after(tail_clean_start).saturating_sub(1)
         };
-        let newlines_before_tail = c.newlines - count_newlines(tail_part);
+        let newlines_before_tail = self.sanitizer.newlines() - count_newlines(tail_part);
         let tail_lines = if tail_part.is_empty() {
             0
         } else {
