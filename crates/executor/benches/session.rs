@@ -1,5 +1,5 @@
 //! Warm session round trip for `true` against a raw `bash -c true` spawn loop, measured in the same run.
-//! Compare `session/warm_true` with `raw/bash_c_true`.
+//! Compare `session/warm_true` with `raw/bash_c_true`; `session/warm_export` shows the cost of a state save.
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
@@ -48,6 +48,10 @@ fn session_round_trip(c: &mut Criterion) {
     });
     group.bench_function("session/warm_true", |b| {
         b.iter(|| black_box(run("true")));
+    });
+    // For reference: a command that may change state, so the shell saves its state before replying.
+    group.bench_function("session/warm_export", |b| {
+        b.iter(|| black_box(run("export SG_BENCH=1")));
     });
     group.finish();
     sessions.shutdown();

@@ -280,3 +280,30 @@ async fn a_cancelled_token_does_not_touch_the_session() {
     assert_eq!(o.pid, first.pid);
     m.shutdown();
 }
+
+#[tokio::test]
+async fn an_abandoned_call_stops_its_command_and_frees_the_session() {
+    let m = manager();
+    let k = key("abandoned");
+    set_state(&m, &k).await;
+    let env = BTreeMap::new();
+    let mut out = Collect::default();
+    let call = m.run(
+        &k,
+        "sleep 987.401",
+        None,
+        &env,
+        Duration::from_secs(20),
+        &mut out,
+        CancellationToken::new(),
+    );
+    assert!(
+        tokio::time::timeout(Duration::from_millis(300), call)
+            .await
+            .is_err()
+    );
+    assert!(survivors("987.401").is_empty(), "{:?}", survivors("987.401"));
+    assert!(!m.list()[0].busy);
+    assert_state(&m, &k).await;
+    m.shutdown();
+}

@@ -105,7 +105,7 @@ impl Default for SessionOptions {
 }
 
 /// What [`SessionManager::list`] reports about one session.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct SessionInfo {
     /// The session's name.
     pub name: String,
@@ -292,11 +292,12 @@ impl SessionManager {
         let mut outcome = match slot.core.try_lock() {
             Ok(mut core) => {
                 lock(&slot.shared).busy = true;
+                let busy = BusyFlag(&slot.shared);
                 let outcome = self
                     .run_owned(&slot, &mut core, key, &plan, &spawn_cwd, limits, sink, &cancel)
                     .await;
+                drop(busy);
                 let mut shared = lock(&slot.shared);
-                shared.busy = false;
                 if shared.closed
                     && let Some(mut shell) = core.shell.take()
                 {
@@ -634,6 +635,15 @@ impl SessionManager {
                 let _ = std::fs::remove_file(path);
             }
         }
+    }
+}
+
+/// Clears a session's busy flag when dropped (also when the call is abandoned).
+struct BusyFlag<'a>(&'a Mutex<Shared>);
+
+impl Drop for BusyFlag<'_> {
+    fn drop(&mut self) {
+        lock(self.0).busy = false;
     }
 }
 

@@ -320,6 +320,12 @@ impl ShellProcess {
                 .open(&out_path)?,
         );
         let line = script::command_line(self.kind, &self.dir, id, command.cd, command.env, save_state);
+        // If this future is dropped before the command ends, nothing of it may keep running: the whole
+        // tree (shell included) is stopped, and the session notices the dead shell next time.
+        let mut abandon = KillOnDrop {
+            tree: self.tree.clone(),
+            armed: true,
+        };
         self.req.write_all(line.as_bytes()).await?;
 
         let start = limits.start;
@@ -434,6 +440,7 @@ impl ShellProcess {
             }
         }
         sink.finish();
+        abandon.armed = false;
         // A command that may have changed the state returns once the state is saved, so a shell lost
         // right after it (or a concurrent fresh shell) still starts from it.
         if shell_alive {
@@ -519,6 +526,20 @@ impl Drop for ShellProcess {
     fn drop(&mut self) {
         self.tree.kill_all();
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Stops a process tree when dropped while armed.
+struct KillOnDrop {
+    tree: ProcessTree,
+    armed: bool,
+}
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if self.armed {
+            self.tree.kill_all();
+        }
     }
 }
 
