@@ -297,7 +297,7 @@ impl SessionManager {
                     .run_owned(&slot, &mut core, key, &plan, &spawn_cwd, limits, sink, &cancel)
                     .await;
                 drop(busy);
-                let mut shared = lock(&slot.shared);
+                let shared = lock(&slot.shared);
                 if shared.closed
                     && let Some(mut shell) = core.shell.take()
                 {
