@@ -35,7 +35,7 @@ pub struct RunArgs {
     /// Become a background job after this many milliseconds.
     #[arg(long, value_name = "MS")]
     yield_ms: Option<u64>,
-    /// Persistent shell session name (`none` for a fresh shell).
+    /// Persistent shell session name (default `none`: a fresh shell; sessions live as long as the process).
     #[arg(long, value_name = "NAME")]
     session: Option<String>,
     /// Configuration file (TOML).
@@ -80,7 +80,8 @@ pub async fn run(args: RunArgs) -> anyhow::Result<i32> {
         pty: args.pty,
         background: args.background,
         yield_ms: args.yield_ms,
-        session: args.session,
+        // One command per process: a persistent session only when one is named.
+        session: Some(args.session.unwrap_or_else(|| shellgate::NO_SESSION.to_owned())),
     };
     let cancel = CancellationToken::new();
     let on_interrupt = cancel.clone();

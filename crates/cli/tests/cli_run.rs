@@ -183,16 +183,26 @@ fn rpc_abort_cancels_a_running_request() {
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    // Warm the default session first, so the long command is surely running when the abort arrives.
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":0,"method":"bash","params":{{"command":"true"}}}}"#
+    )
+    .unwrap();
+    let mut warm = String::new();
+    stdout.read_line(&mut warm).unwrap();
+    assert!(warm.contains(r#""id":0"#), "{warm}");
     writeln!(stdin, r#"{{"jsonrpc":"2.0","id":"long","method":"bash","params":{{"command":"echo started; sleep 982.113"}}}}"#)
         .unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    std::thread::sleep(Duration::from_millis(500));
     writeln!(
         stdin,
         r#"{{"jsonrpc":"2.0","id":9,"method":"abort","params":{{"id":"long"}}}}"#
     )
     .unwrap();
     drop(stdin);
-    let replies: Vec<Value> = BufReader::new(child.stdout.take().unwrap())
+    let replies: Vec<Value> = stdout
         .lines()
         .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
         .collect();

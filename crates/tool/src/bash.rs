@@ -4,9 +4,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use shellgate_executor::{DynExecutor, ExecOutcome, PipeExecutor, RunStatus, shell_spec};
+use shellgate_executor::{
+    DynExecutor, ExecOutcome, PipeExecutor, RunStatus, SessionKey, SessionManager, non_interactive,
+    shell_spec,
+};
 use shellgate_intercept::{AllowAll, Context, Interceptor, Verdict};
 use shellgate_normalize::{Limits, Normalized, Normalizer, StandardNormalizer, apply_limits};
+use shellgate_pty::{PtyExecutor, pty_selected};
 use shellgate_sink::{OutputWindow, Sink};
 use tokio_util::sync::CancellationToken;
 
@@ -20,6 +24,7 @@ pub struct BashTool {
     interceptor: Arc<dyn Interceptor>,
     executor: Arc<dyn DynExecutor>,
     jobs: crate::JobRegistry,
+    sessions: SessionManager,
 }
 
 impl std::fmt::Debug for BashTool {
@@ -39,8 +44,11 @@ impl Default for BashTool {
 impl BashTool {
     /// A tool with the standard stages and `config`.
     pub fn new(config: ToolConfig) -> Self {
+        let mut session_options = config.sessions.clone();
+        session_options.kill_grace = config.kill_grace;
         Self {
             jobs: crate::JobRegistry::new(config.jobs.clone()),
+            sessions: SessionManager::new(session_options),
             config,
             normalizer: Arc::new(StandardNormalizer::default()),
             interceptor: Arc::new(AllowAll),
@@ -62,7 +70,7 @@ impl BashTool {
         self
     }
 
-    /// Replace the executor.
+    /// Replace the executor used for one-shot (`session: "none"`) commands.
     #[must_use]
     pub fn with_executor(mut self, executor: impl DynExecutor + 'static) -> Self {
         self.executor = Arc::new(executor);
@@ -81,6 +89,11 @@ impl BashTool {
         self
     }
 
+    /// The persistent shell sessions of this tool (list, close, shut down).
+    pub fn sessions(&self) -> &SessionManager {
+        &self.sessions
+    }
+
     /// The registry of background jobs this tool starts (give it to a [`ProcessTool`](crate::ProcessTool)).
     pub fn jobs(&self) -> &crate::JobRegistry {
         &self.jobs
@@ -96,8 +109,15 @@ impl BashTool {
         let mut notices: Vec<String> = normalized.rewrites.iter().map(|r| r.message.clone()).collect();
 
         let requested_cwd = params.cwd.as_deref().or(normalized.cwd.as_deref());
-        let cwd = match resolve_cwd(&self.config.cwd, requested_cwd) {
+        let session = self.session_for(&params);
+        // A session keeps its own directory: relative paths resolve against it.
+        let base = session
+            .as_ref()
+            .map_or_else(|| self.config.cwd.clone(), |key| self.session_cwd(key));
+        let cwd = match resolve_cwd(&base, requested_cwd) {
             Ok(cwd) => cwd,
+            // A session whose directory was deleted falls back to an existing ancestor itself.
+            Err(_) if session.is_some() && requested_cwd.is_none() => base,
             Err(message) => return ToolResult::not_run(ToolStatus::FailedToStart, message, base_cwd),
         };
 
@@ -112,10 +132,19 @@ impl BashTool {
         let (timeout, clamp_notice) = self.clamp_timeout(params.timeout);
         notices.extend(clamp_notice);
 
+        let use_pty = pty_selected(params.pty);
+        if params.pty && !use_pty {
+            notices.push(
+                "A pseudo-terminal was requested but is not available here; the command ran with pipes."
+                    .into(),
+            );
+        }
         let mut spec = shell_spec(&self.config.shell, &normalized.script, &cwd);
+        spec.pty = use_pty;
         spec.env.extend(params.env.clone());
         spec.timeout = Some(timeout);
         spec.kill_grace = self.config.kill_grace;
+        let spec = non_interactive(spec);
 
         if params.background || params.yield_ms.is_some() {
             return self
@@ -124,7 +153,25 @@ impl BashTool {
         }
 
         let mut window = OutputWindow::new(self.config.window.clone());
-        let outcome = self.executor.run_dyn(spec, &mut window, cancel).await;
+        let outcome = match &session {
+            _ if use_pty => PtyExecutor::default().run_dyn(spec, &mut window, cancel).await,
+            None => self.executor.run_dyn(spec, &mut window, cancel).await,
+            Some(key) => {
+                let fresh = !self.sessions.list().iter().any(|s| s.name == key.name);
+                let cd = (requested_cwd.is_some() || fresh).then_some(cwd.as_path());
+                self.sessions
+                    .run(
+                        key,
+                        &normalized.script,
+                        cd,
+                        &params.env,
+                        timeout,
+                        &mut window,
+                        cancel,
+                    )
+                    .await
+            }
+        };
         window.finish();
 
         let limits = Limits {
@@ -164,6 +211,26 @@ impl BashTool {
                 Some(result)
             }
         }
+    }
+
+    /// The session a call runs in, or `None` for a fresh shell.
+    fn session_for(&self, params: &BashParams) -> Option<SessionKey> {
+        let name = params.session.as_deref().unwrap_or(&self.config.default_session);
+        if name == crate::config::NO_SESSION || name.is_empty() {
+            return None;
+        }
+        let mut key = SessionKey::new(name);
+        key.shell = self.config.shell.clone();
+        Some(key)
+    }
+
+    /// The working directory of a session (the tool's directory before its first command).
+    fn session_cwd(&self, key: &SessionKey) -> PathBuf {
+        self.sessions
+            .list()
+            .into_iter()
+            .find(|s| s.name == key.name)
+            .map_or_else(|| self.config.cwd.clone(), |s| s.cwd)
     }
 
     fn clamp_timeout(&self, requested: Option<f64>) -> (Duration, Option<String>) {
@@ -222,25 +289,14 @@ impl BashTool {
     }
 }
 
-/// Resolve and validate the working directory (SPEC E-4).
+/// Resolve and validate the working directory (SPEC E-4); `~` means the home directory.
 fn resolve_cwd(base: &Path, requested: Option<&str>) -> Result<PathBuf, String> {
-    let Some(requested) = requested else {
-        return Ok(base.to_path_buf());
-    };
-    let path = if let Some(rest) = requested.strip_prefix("~/").or((requested == "~").then_some("")) {
-        std::env::var_os("HOME")
-            .map_or_else(|| PathBuf::from(requested), |home| PathBuf::from(home).join(rest))
-    } else {
-        base.join(requested)
-    };
-    match std::fs::metadata(&path) {
-        Err(_) => Err(format!("Working directory does not exist: {}", path.display())),
-        Ok(meta) if !meta.is_dir() => Err(format!(
-            "Working directory is not a directory: {}",
-            path.display()
-        )),
-        Ok(_) => Ok(path),
-    }
+    let home = || std::env::var_os("HOME").map(PathBuf::from);
+    let requested = requested.map(|r| match r.strip_prefix("~/").or((r == "~").then_some("")) {
+        Some(rest) => home().map_or_else(|| PathBuf::from(r), |h| h.join(rest)),
+        None => PathBuf::from(r),
+    });
+    shellgate_executor::resolve_cwd(base, requested.as_deref()).map_err(|e| e.to_string())
 }
 
 pub(crate) fn shape(

@@ -3,8 +3,14 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use shellgate_executor::ShellConfig;
+use shellgate_executor::{SessionOptions, ShellConfig};
 use shellgate_sink::WindowConfig;
+
+/// The session a call runs in when it names none.
+pub const DEFAULT_SESSION: &str = "default";
+
+/// The session name that asks for a fresh shell instead of a persistent session.
+pub const NO_SESSION: &str = "none";
 
 /// Defaults and limits for every call.
 #[derive(Debug, Clone)]
@@ -27,6 +33,10 @@ pub struct ToolConfig {
     pub tool_names: Vec<String>,
     /// Limits of background jobs.
     pub jobs: crate::JobConfig,
+    /// Session used when a call names none (`"none"`: a fresh shell for every command).
+    pub default_session: String,
+    /// Settings of persistent shell sessions.
+    pub sessions: SessionOptions,
 }
 
 impl Default for ToolConfig {
@@ -41,6 +51,8 @@ impl Default for ToolConfig {
             window: WindowConfig::default(),
             tool_names: Vec::new(),
             jobs: crate::JobConfig::default(),
+            default_session: DEFAULT_SESSION.to_owned(),
+            sessions: SessionOptions::default(),
         }
     }
 }

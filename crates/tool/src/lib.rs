@@ -27,7 +27,7 @@ mod process;
 mod result;
 
 pub use bash::BashTool;
-pub use config::ToolConfig;
+pub use config::{DEFAULT_SESSION, NO_SESSION, ToolConfig};
 pub use file_config::{ConfigError, FileConfig, default_config_paths, load_tool_config};
 pub use jobs::{JobConfig, JobExit, JobInfo, JobRegistry, JobStatus};
 pub use params::BashParams;
