@@ -25,7 +25,9 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     // Descendants that detach (setsid, double fork, nohup) stay ours, so a run can always stop its tree.
     if let Err(e) = shellgate::executor::init_subreaper() {
-        eprintln!("shellgate: warning: cannot become a child subreaper ({e}); detached descendants may escape");
+        eprintln!(
+            "shellgate: warning: cannot become a child subreaper ({e}); detached descendants may escape"
+        );
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
