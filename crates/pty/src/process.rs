@@ -572,7 +572,7 @@ impl PtyProcess {
     /// Send `signal` to every process of the terminal's session and process group. Returns whether
     /// anything received it.
     pub fn kill(&self, signal: Signal) -> bool {
-        signal_tree(&self.tree, signal) > 0
+        signal_tree(&self.tree, signal)
     }
 
     /// Kill every process of the tree with SIGKILL (re-scanning until none is left, briefly) and reap

@@ -3,8 +3,9 @@
 
 use std::time::{Duration, Instant};
 
-use shellgate_executor::LaunchSpec;
-use shellgate_pty::{PtyOptions, PtyProcess};
+use shellgate_executor::{CancellationToken, Executor, LaunchSpec, RunStatus};
+use shellgate_pty::{PtyExecutor, PtyOptions, PtyProcess};
+use shellgate_sink::Collect;
 
 fn open_fds() -> usize {
     std::fs::read_dir("/proc/self/fd").unwrap().count()
@@ -38,5 +39,23 @@ fn a_thousand_open_close_cycles_leak_nothing() {
         drop(process);
     }
     let after = open_fds();
-    assert_eq!(before, after, "file descriptors leaked");
+    assert_eq!(before, after, "file descriptors leaked by the interactive handle");
+
+    // The executor path reads the terminal on its own task; it must not leak either.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let exec = PtyExecutor::default();
+    let before = open_fds();
+    rt.block_on(async {
+        for _ in 0..100 {
+            let mut sink = Collect::default();
+            let spec = LaunchSpec::new("sh", ["-c", "echo hi"], "/");
+            let outcome = exec.run(spec, &mut sink, CancellationToken::new()).await;
+            assert_eq!(outcome.status, RunStatus::Completed);
+            assert_eq!(sink.bytes, b"hi\n");
+        }
+    });
+    assert_eq!(before, open_fds(), "file descriptors leaked by the executor");
 }

@@ -4,10 +4,12 @@
 
 use libfuzzer_sys::fuzz_target;
 use shellgate_pty::KeyModes;
-use shellgate_pty::keys::{Key, KeySpec, encode_keys, paste_bytes, parse_hex};
+use shellgate_pty::keys::{Key, KeySpec, encode_keys, parse_hex, paste_bytes};
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&flags, rest)) = data.split_first() else { return };
+    let Some((&flags, rest)) = data.split_first() else {
+        return;
+    };
     let modes = KeyModes {
         application_cursor: flags & 1 != 0,
         application_keypad: flags & 2 != 0,
