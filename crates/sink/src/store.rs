@@ -45,6 +45,9 @@ pub enum StoreError {
     /// A range argument could not be parsed.
     #[error("invalid range {0:?}: expected A:B, A: or :B")]
     BadRange(String),
+    /// A search pattern is not a valid regular expression.
+    #[error("invalid pattern: {0}")]
+    BadPattern(String),
     /// A file-system operation failed.
     #[error("cannot {op} {path}: {source}")]
     Io {
@@ -430,6 +433,26 @@ impl ArtifactStore {
         }
     }
 
+    /// Call `f(line_number, line)` for each line within `range` that matches the regular expression
+    /// `pattern`, until `f` returns `false`. Returns the number of lines visited.
+    pub fn grep(
+        &self,
+        id: &str,
+        pattern: &str,
+        range: LineRange,
+        mut f: impl FnMut(u64, &[u8]) -> bool,
+    ) -> Result<u64, StoreError> {
+        let re = regex::bytes::Regex::new(pattern).map_err(|e| StoreError::BadPattern(e.to_string()))?;
+        let first = range.first.unwrap_or(1);
+        let last = range.last.unwrap_or(u64::MAX);
+        self.for_each_line(id, |n, line| {
+            if n < first {
+                return true;
+            }
+            n <= last && (!re.is_match(line) || f(n, line))
+        })
+    }
+
     /// Size of an artifact in bytes.
     pub fn size(&self, id: &str) -> Result<u64, StoreError> {
         let path = self.resolve(id)?;
@@ -586,6 +609,26 @@ mod tests {
             .unwrap();
         assert_eq!(lines, 3);
         assert_eq!(seen[2], (3, b"3".to_vec()));
+        let mut hits = Vec::new();
+        store
+            .grep(
+                &id,
+                "^99",
+                LineRange {
+                    first: Some(100),
+                    last: Some(995),
+                },
+                |n, _| {
+                    hits.push(n);
+                    true
+                },
+            )
+            .unwrap();
+        assert_eq!(hits, (990..=995).collect::<Vec<u64>>());
+        assert!(matches!(
+            store.grep(&id, "(", LineRange::default(), |_, _| true),
+            Err(StoreError::BadPattern(_))
+        ));
     }
 
     #[test]
