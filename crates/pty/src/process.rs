@@ -596,6 +596,10 @@ impl Drop for PtyProcess {
     fn drop(&mut self) {
         if self.try_wait().is_none() || tree_alive(&self.tree) {
             self.tree.kill_all();
+        } else {
+            // Descendants that outlived the program and ended on their own may have been adopted
+            // by the engine (when it is a subreaper); collect their exit statuses.
+            self.tree.reap_adopted();
         }
         self.stop.store(true, Ordering::Relaxed);
         if let Some(waiter) = self.waiter.take() {
