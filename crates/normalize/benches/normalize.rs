@@ -8,7 +8,7 @@ use std::hint::black_box;
 
 const SHORT: &str = "ls -la";
 /// 120 bytes: quotes, a substitution, a pipeline and a trailing limiter.
-const TYPICAL: &str = r#"grep -rn "fn main" --include='*.rs' src/ | sed -e 's/:.*//' | sort | uniq -c | sort -rn "$(pwd)/x" | head -n 20"#;
+const TYPICAL: &str = r#"grep -rn "fn main" --include='*.rs' crates/ | sed -e 's/:.*//' | sort | uniq -c | sort -rn "$(pwd)/out.txt" | head -n 20"#;
 
 fn long_script() -> String {
     let mut s = String::new();

@@ -180,6 +180,27 @@ impl<'a> Parser<'a> {
 
     /// The reserved word at the cursor, if the next token is exactly one.
     pub(crate) fn reserved_at(&self) -> Option<&'static str> {
+        // Fast exit: every reserved word starts with one of these bytes.
+        if !matches!(
+            self.peek(),
+            Some(
+                b'i' | b't'
+                    | b'e'
+                    | b'f'
+                    | b'd'
+                    | b'c'
+                    | b'w'
+                    | b'u'
+                    | b's'
+                    | b'{'
+                    | b'}'
+                    | b'!'
+                    | b'['
+                    | b']'
+            )
+        ) {
+            return None;
+        }
         let run = self.run_at();
         RESERVED.iter().copied().find(|r| *r == run)
     }

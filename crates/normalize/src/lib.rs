@@ -53,6 +53,7 @@ mod normalizer;
 mod parser;
 mod printer;
 mod rules;
+mod shift;
 pub mod visit;
 mod word;
 mod words;

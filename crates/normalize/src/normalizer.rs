@@ -1,6 +1,8 @@
 //! [`StandardNormalizer`]: trim, parse once, apply the rewrite rules, report every rewrite.
 
+use crate::ast::{Command, Script};
 use crate::rules::{self, cd, limiter, redirect};
+use crate::shift::Deletions;
 use crate::{Limits, Normalized, Normalizer, parse};
 
 /// The normalizer shellgate uses by default (SPEC N-2…N-8). Every rule can be switched off.
@@ -77,6 +79,7 @@ impl Normalizer for StandardNormalizer {
                 ..Normalized::empty(command)
             };
         };
+        let mut edit = Edit::default();
         let mut deletions = Vec::new();
         let mut rewrites = Vec::new();
         let mut cwd = None;
@@ -88,8 +91,9 @@ impl Normalizer for StandardNormalizer {
             deletions.push(lifted.delete);
             rewrites.push(lifted.rewrite);
             cwd = Some(lifted.dir);
+            edit.cd = true;
         }
-        if let Some(pipeline) = rules::sole_pipeline(script, cwd.is_some()) {
+        if let Some(pipeline) = rules::sole_pipeline(script, edit.cd) {
             let mut stages = pipeline.commands.len();
             if self.strip_limiters
                 && let Some(stripped) = limiter::find(pipeline, src)
@@ -98,12 +102,14 @@ impl Normalizer for StandardNormalizer {
                 rewrites.extend(stripped.rewrites);
                 limits = stripped.limits;
                 stages = stripped.remaining_stages;
+                edit.keep_stages = Some(stages);
             }
             if self.drop_stderr_merge
                 && let Some((range, rewrite)) = redirect::find(pipeline, stages, src)
             {
                 deletions.push(range);
                 rewrites.push(rewrite);
+                edit.drop_redirect = true;
             }
         }
 
@@ -114,8 +120,18 @@ impl Normalizer for StandardNormalizer {
                 ..Normalized::empty(command)
             };
         }
-        let script = trim_command(&rules::delete_ranges(src, deletions)).to_owned();
-        let tree = parse(&script);
+        let deletions = Deletions::new(deletions);
+        let script = deletions.apply(src);
+        let tree = match tree {
+            // Deleting whole nodes never leaves outer blanks; if it somehow did, parse afresh.
+            Ok(mut tree) if trim_command(&script).len() == script.len() => {
+                edit.apply(&mut tree);
+                deletions.shift(&mut tree);
+                Ok(tree)
+            }
+            _ => parse(trim_command(&script)),
+        };
+        let script = trim_command(&script).to_owned();
         Normalized {
             original: command.to_owned(),
             script,
@@ -123,6 +139,38 @@ impl Normalizer for StandardNormalizer {
             limits,
             cwd,
             rewrites,
+        }
+    }
+}
+
+/// The tree edits matching the deletions, so the rewritten script's tree needs no second parse.
+#[derive(Default)]
+struct Edit {
+    cd: bool,
+    keep_stages: Option<usize>,
+    drop_redirect: bool,
+}
+
+impl Edit {
+    fn apply(&self, tree: &mut Script) {
+        let Some(item) = tree.list.items.first_mut() else {
+            return;
+        };
+        let and_or = &mut item.and_or;
+        if self.cd && !and_or.rest.is_empty() {
+            let (_, next) = and_or.rest.remove(0);
+            and_or.first = next;
+        }
+        // Both rules act on the sole pipeline, which is now the first one.
+        let pipeline = &mut and_or.first;
+        if let Some(n) = self.keep_stages {
+            pipeline.commands.truncate(n);
+            pipeline.pipes.truncate(n.saturating_sub(1));
+        }
+        if self.drop_redirect
+            && let Some(Command::Simple(cmd)) = pipeline.commands.first_mut()
+        {
+            cmd.redirects.pop();
         }
     }
 }

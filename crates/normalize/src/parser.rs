@@ -44,7 +44,9 @@ impl Parser<'_> {
             // A here-document still open at the end of input is empty (bash warns, runs it).
             self.read_heredoc_bodies();
         }
-        crate::heredoc::fill_bodies(&mut list, &self.bodies);
+        if self.next_slot > 0 {
+            crate::heredoc::fill_bodies(&mut list, &self.bodies);
+        }
         let span = Span::new(start, self.b.len());
         let comments = self.comments_within(span);
         Ok(Script { list, comments, span })
@@ -140,19 +142,23 @@ impl Parser<'_> {
         self.skip_blanks();
         let start = self.pos;
         let (mut negated, mut timed, mut time_posix) = (false, false, false);
+        let mut keywords_end = start;
         loop {
             match self.reserved_at() {
                 Some("!") => {
                     negated = !negated;
                     self.bump("!");
+                    keywords_end = self.pos;
                 }
                 Some("time") if !timed => {
                     timed = true;
                     self.bump("time");
                     self.skip_blanks();
+                    keywords_end = self.pos;
                     if self.run_at() == "-p" {
                         time_posix = true;
                         self.pos += 2;
+                        keywords_end = self.pos;
                     }
                 }
                 _ => break,
@@ -167,7 +173,7 @@ impl Parser<'_> {
                 time_posix,
                 commands: Vec::new(),
                 pipes: Vec::new(),
-                span: Span::new(start, self.pos),
+                span: Span::new(start, keywords_end),
             });
         }
         let mut commands = vec![self.parse_command()?];
@@ -256,8 +262,9 @@ impl Parser<'_> {
         };
         let command = match kind {
             Some(kind) => {
+                let closed = self.pos;
                 let redirects = self.trailing_redirects()?;
-                let end = redirects.last().map_or(self.pos, |r| r.span.end);
+                let end = redirects.last().map_or(closed, |r| r.span.end);
                 Command::Compound(CompoundCommand {
                     kind,
                     redirects,
@@ -299,6 +306,7 @@ impl Parser<'_> {
         let mut words: Vec<Word> = Vec::new();
         let mut redirects = Vec::new();
         let mut end = start;
+        let mut declaration = false;
         loop {
             self.skip_blanks();
             if let Some(r) = self.redirect()? {
@@ -316,8 +324,7 @@ impl Parser<'_> {
                 }
                 Some(_) => {}
             }
-            let allow_array =
-                words.is_empty() || DECLARATION_BUILTINS.contains(&words[0].span.slice(self.src));
+            let allow_array = words.is_empty() || declaration;
             let word = self.scan_word(allow_array)?;
             end = word.span.end;
             if words.is_empty()
@@ -325,6 +332,9 @@ impl Parser<'_> {
             {
                 assignments.push(a);
             } else {
+                if words.is_empty() {
+                    declaration = DECLARATION_BUILTINS.contains(&word.span.slice(self.src));
+                }
                 words.push(word);
             }
         }
@@ -355,6 +365,11 @@ impl Parser<'_> {
     /// A redirect at the cursor, or `None` (cursor unchanged).
     fn redirect(&mut self) -> PResult<Option<Redirect>> {
         let start = self.pos;
+        // Fast exit for the common case: a word that cannot start a redirect.
+        match self.peek() {
+            Some(b'<' | b'>' | b'&' | b'{' | b'0'..=b'9') => {}
+            _ => return Ok(None),
+        }
         let mut p = start;
         let mut fd = None;
         while p < self.b.len() && self.b[p].is_ascii_digit() {

@@ -627,7 +627,9 @@ impl Parser<'_> {
         }
         self.pending = outer;
         let mut list = list;
-        crate::heredoc::fill_bodies(&mut list, &self.bodies);
+        if self.next_slot > 0 {
+            crate::heredoc::fill_bodies(&mut list, &self.bodies);
+        }
         let span = Span::new(from, self.pos);
         self.pos += 1;
         self.leave();

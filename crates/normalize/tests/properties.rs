@@ -94,6 +94,32 @@ fn shellish() -> impl Strategy<Value = String> {
     prop::collection::vec(prop::sample::select(FRAGMENTS), 0..40).prop_map(|v| v.concat())
 }
 
+/// Commands that the rules rewrite, with heredocs, comments and substitutions around them.
+fn rewritable() -> impl Strategy<Value = String> {
+    let cd = prop::sample::select(vec!["", "cd /tmp && ", "cd 'a b' &&\n ", "cd é && "]);
+    let body = prop::sample::select(vec![
+        "ls",
+        "cat <<EOF\nx | head -1\nEOF\n",
+        "echo \"$(ls | head -1)\" `pwd`",
+        "f() { :; }; f",
+        "for i in 1 2; do echo $i; done",
+        "make 2>&1",
+        "echo ✓ ×",
+    ]);
+    let tail = prop::sample::select(vec![
+        "",
+        " | head -n 5",
+        " |& tail -3",
+        " | head -20 | tail -n 2",
+        " 2>&1 | tail -1",
+        " | head -5 # note",
+        " 2>&1",
+        " | head -2;",
+        "\n",
+    ]);
+    (cd, body, tail).prop_map(|(a, b, c)| format!("{a}{b}{c}"))
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
@@ -127,7 +153,7 @@ proptest! {
     }
 
     #[test]
-    fn normalizer_is_total_and_reports_every_rewrite(src in prop_oneof![shellish(), any::<String>()]) {
+    fn normalizer_is_total_and_reports_every_rewrite(src in prop_oneof![shellish(), any::<String>(), rewritable()]) {
         let n = StandardNormalizer::default().normalize(&src);
         prop_assert_eq!(&n.original, &src);
         // Without a rewrite, the script is the input trimmed and nothing was lifted.
@@ -140,6 +166,8 @@ proptest! {
         if let Ok(tree) = &n.tree {
             check_spans(&n.script, tree)?;
         }
+        // The tree of a rewritten script (moved, not re-parsed) is exactly its parse.
+        prop_assert_eq!(&n.tree, &parse(&n.script), "tree of {:?}", n.script);
         // Normalizing again changes nothing that was already lifted the first time.
         let again = StandardNormalizer::default().normalize(&n.script);
         prop_assert_eq!(again.script.len() <= n.script.len(), true);

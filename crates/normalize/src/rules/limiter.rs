@@ -1,6 +1,6 @@
 //! SPEC N-2: a trailing plain `head`/`tail` line limiter becomes a structured limit.
 
-use crate::ast::{Command, Pipeline, SimpleCommand, Span, Word};
+use crate::ast::{Command, Pipeline, SimpleCommand, Span, Word, WordPart};
 use crate::{Limits, Rewrite};
 
 /// What stripping found: ranges to delete, the limits, notices, and how many stages remain.
@@ -128,21 +128,23 @@ fn line_count(s: &str) -> Option<u64> {
 /// Stages that never finish on their own: once the limiter is gone nothing would stop them.
 fn never_ends(cmd: &Command) -> bool {
     let Some(cmd) = cmd.as_simple() else { return false };
-    let name = cmd.name();
-    let words: Vec<String> = cmd.words.iter().filter_map(Word::static_value).collect();
-    let follows = name.as_deref() == Some("tail")
-        && words.iter().any(|w| {
-            w == "--follow" || (w.starts_with('-') && !w.starts_with("--") && w.contains(['f', 'F']))
+    let Some(name) = cmd.words.first() else {
+        return false;
+    };
+    // Plain unquoted words only: this guard runs on every stage, so it must not allocate.
+    let is = |w: &Word, text: &str| matches!(w.parts.as_slice(), [WordPart::Literal { value, .. }] if value == text);
+    if is(name, "yes") || is(name, "watch") {
+        return true;
+    }
+    let follows = is(name, "tail")
+        && cmd.words[1..].iter().filter_map(Word::static_value).any(|w| {
+            w == "--follow"
+                || w.starts_with("--follow=")
+                || (w.starts_with('-') && !w.starts_with("--") && w.contains(['f', 'F']))
         });
-    let endless_file = words
-        .iter()
-        .chain(
-            cmd.redirects
-                .iter()
-                .filter_map(|r| r.target.static_value())
-                .collect::<Vec<_>>()
-                .iter(),
-        )
-        .any(|w| matches!(w.as_str(), "/dev/zero" | "/dev/urandom" | "/dev/random"));
-    matches!(name.as_deref(), Some("yes" | "watch")) || follows || endless_file
+    let endless = |w: &Word| {
+        matches!(w.parts.as_slice(), [WordPart::Literal { value, .. }]
+            if matches!(value.as_str(), "/dev/zero" | "/dev/urandom" | "/dev/random"))
+    };
+    follows || cmd.words[1..].iter().any(endless) || cmd.redirects.iter().any(|r| endless(&r.target))
 }

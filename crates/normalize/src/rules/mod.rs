@@ -7,7 +7,7 @@ pub(crate) mod cd;
 pub(crate) mod limiter;
 pub(crate) mod redirect;
 
-use crate::ast::{Pipeline, Script, Span, Terminator};
+use crate::ast::{Pipeline, Script, Terminator};
 
 /// The pipeline that produces all of the script's output, when there is exactly one.
 ///
@@ -27,19 +27,4 @@ pub(crate) fn sole_pipeline(script: &Script, cd_lifted: bool) -> Option<&Pipelin
         (true, [(_, p)]) => Some(p),
         _ => None,
     }
-}
-
-/// Delete `ranges` (sorted or not, possibly adjacent) from `src`.
-pub(crate) fn delete_ranges(src: &str, mut ranges: Vec<Span>) -> String {
-    ranges.sort_by_key(|r| r.start);
-    let mut out = String::with_capacity(src.len());
-    let mut at = 0;
-    for r in ranges {
-        if r.start >= at {
-            out.push_str(&src[at..r.start]);
-        }
-        at = at.max(r.end);
-    }
-    out.push_str(&src[at..]);
-    out
 }
