@@ -89,3 +89,22 @@ async fn plain_variables_options_and_path_survive_a_respawn() {
     );
     m.shutdown();
 }
+
+#[tokio::test]
+async fn every_part_of_the_key_separates_sessions() {
+    let m = SessionManager::default();
+    let base = key("same-name");
+    let other_env = base.clone().with_env("SG_KEY_ENV", "other");
+    let mut prefixed = base.clone();
+    prefixed.shell.prefix = Some("env SG_PREFIXED=yes".into());
+    let (_, _) = run(&m, &base, "export WHERE=base").await;
+    let (_, out) = run(&m, &other_env, "echo \"[$WHERE] $SG_KEY_ENV\"").await;
+    assert_eq!(out, "[] other\n");
+    let (_, out) = run(&m, &prefixed, "printenv SG_PREFIXED").await;
+    assert_eq!(out, "yes\n");
+    let (_, out) = run(&m, &base, "echo \"[$WHERE]\"").await;
+    assert_eq!(out, "[base]\n");
+    assert_eq!(m.list().len(), 3);
+    assert!(m.close("same-name"));
+    assert!(m.list().is_empty());
+}
