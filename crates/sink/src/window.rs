@@ -213,11 +213,14 @@ impl OutputWindow {
             ));
         }
         if stats.capped_lines > 0 {
+            let (s, verb) = if stats.capped_lines == 1 {
+                ("", "was")
+            } else {
+                ("s", "were")
+            };
             summary.notices.push(format!(
-                "{} line{} longer than {} bytes cut",
-                stats.capped_lines,
-                if stats.capped_lines == 1 { " was" } else { "s were" },
-                self.config.max_column
+                "{} line{s} longer than {} bytes {verb} cut (marked …)",
+                stats.capped_lines, self.config.max_column
             ));
         }
         if let Some(spill) = &self.spill {

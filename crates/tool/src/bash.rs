@@ -11,7 +11,7 @@ use shellgate_executor::{
 use shellgate_intercept::{AllowAll, Context, Interceptor, Verdict};
 use shellgate_normalize::{Limits, Normalized, Normalizer, StandardNormalizer, apply_limits};
 use shellgate_pty::{PtyExecutor, pty_selected};
-use shellgate_sink::{OutputWindow, Sink};
+use shellgate_sink::{ArtifactSpill, OutputWindow, Sink};
 use tokio_util::sync::CancellationToken;
 
 use crate::{BashParams, Blocked, ToolConfig, ToolResult, ToolStatus};
@@ -152,7 +152,12 @@ impl BashTool {
                 .await;
         }
 
-        let mut window = OutputWindow::new(self.config.window.clone());
+        let mut window = match &self.config.artifacts {
+            Some(store) => {
+                OutputWindow::with_spill(self.config.window.clone(), ArtifactSpill::new(store.clone()))
+            }
+            None => OutputWindow::new(self.config.window.clone()),
+        };
         let outcome = match &session {
             _ if use_pty => PtyExecutor::default().run_dyn(spec, &mut window, cancel).await,
             None => self.executor.run_dyn(spec, &mut window, cancel).await,

@@ -1,10 +1,11 @@
 //! Configuration of the tool.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use shellgate_executor::{SessionOptions, ShellConfig};
-use shellgate_sink::WindowConfig;
+use shellgate_sink::{ArtifactStore, WindowConfig};
 
 /// The session a call runs in when it names none.
 pub const DEFAULT_SESSION: &str = "default";
@@ -29,6 +30,8 @@ pub struct ToolConfig {
     pub kill_grace: Duration,
     /// Size of the output window.
     pub window: WindowConfig,
+    /// Where outputs that overflow the window are spilled (default: the user's store; `None`: no spill).
+    pub artifacts: Option<Arc<ArtifactStore>>,
     /// Names of the other tools the agent has (for redirect-to-tool rules).
     pub tool_names: Vec<String>,
     /// Limits of background jobs.
@@ -49,6 +52,7 @@ impl Default for ToolConfig {
             max_timeout: Duration::from_secs(3600),
             kill_grace: Duration::from_secs(2),
             window: WindowConfig::default(),
+            artifacts: ArtifactStore::open_default().ok().map(Arc::new),
             tool_names: Vec::new(),
             jobs: crate::JobConfig::default(),
             default_session: DEFAULT_SESSION.to_owned(),
