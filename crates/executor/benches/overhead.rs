@@ -1,54 +1,93 @@
-//! Per-command overhead of the pipe executor for `true`, against a raw `bash -c true` spawn loop
-//! measured in the same run. Compare the `executor/*` figures with `raw/bash_c_true`.
+//! Per-command overhead of the pipe executor for `true`, against a raw
+//! `std::process::Command::new("bash").arg("-c").arg("true").status()` loop in the same run.
+//!
+//! The machine may be shared, and load shifts over seconds; so every iteration runs all four
+//! variants back to back (interleaved), and each benchmark reports only its own variant's time.
+//! Compare `executor/shell_spec` with `raw/bash_c_true`, and `executor/non_interactive` with
+//! `raw/bash_c_true_same_env` (bash started with the same non-interactive environment).
 
-use std::hint::black_box;
+use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use shellgate_executor::{Executor, PipeExecutor, ShellConfig, init_subreaper, non_interactive, shell_spec};
+use shellgate_executor::{
+    Executor, LaunchSpec, PipeExecutor, ShellConfig, init_subreaper, non_interactive, shell_spec,
+};
 use shellgate_sink::Discard;
 use tokio_util::sync::CancellationToken;
+
+struct Variants {
+    bash: std::path::PathBuf,
+    config: ShellConfig,
+    cwd: std::path::PathBuf,
+    runtime: tokio::runtime::Runtime,
+    exec: PipeExecutor,
+}
+
+impl Variants {
+    fn raw(&self, env: Option<&LaunchSpec>) -> Duration {
+        let start = Instant::now();
+        let mut cmd = std::process::Command::new(&self.bash);
+        cmd.arg("-c").arg("true");
+        if let Some(spec) = env {
+            cmd.envs(&spec.env);
+        }
+        let status = cmd.status().expect("spawn");
+        assert!(status.success());
+        start.elapsed()
+    }
+
+    fn executor(&self, spec: LaunchSpec) -> Duration {
+        let start = Instant::now();
+        let mut sink = Discard::default();
+        let outcome = self
+            .runtime
+            .block_on(self.exec.run(spec, &mut sink, CancellationToken::new()));
+        assert_eq!(outcome.exit_code, Some(0));
+        start.elapsed()
+    }
+
+    /// Run all four variants once; return their times in the order of [`NAMES`].
+    fn round(&self) -> [Duration; 4] {
+        let plain = shell_spec(&self.config, "true", &self.cwd);
+        let with_env = non_interactive(plain.clone());
+        [
+            self.raw(None),
+            self.executor(plain),
+            self.raw(Some(&with_env)),
+            self.executor(with_env.clone()),
+        ]
+    }
+}
+
+const NAMES: [&str; 4] = [
+    "raw/bash_c_true",
+    "executor/shell_spec",
+    "raw/bash_c_true_same_env",
+    "executor/non_interactive",
+];
 
 fn overhead(c: &mut Criterion) {
     init_subreaper().expect("subreaper");
     let bash = shellgate_executor::find_on_path("bash").expect("bash on PATH");
-    let config = ShellConfig {
-        shell: Some(bash.clone()),
-        ..ShellConfig::default()
+    let variants = Variants {
+        config: ShellConfig {
+            shell: Some(bash.clone()),
+            ..ShellConfig::default()
+        },
+        bash,
+        cwd: std::env::temp_dir(),
+        runtime: tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime"),
+        exec: PipeExecutor::default(),
     };
-    let cwd = std::env::temp_dir();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let exec = PipeExecutor::default();
-
     let mut group = c.benchmark_group("true");
-    group.bench_function("raw/bash_c_true", |b| {
-        b.iter(|| {
-            let status = std::process::Command::new(&bash)
-                .arg("-c")
-                .arg("true")
-                .status()
-                .expect("spawn");
-            black_box(status);
+    for (index, name) in NAMES.iter().enumerate() {
+        group.bench_function(*name, |b| {
+            b.iter_custom(|iters| (0..iters).map(|_| variants.round()[index]).sum());
         });
-    });
-    group.bench_function("executor/shell_spec", |b| {
-        b.iter(|| {
-            let spec = shell_spec(&config, "true", &cwd);
-            let mut sink = Discard::default();
-            let outcome = runtime.block_on(exec.run(spec, &mut sink, CancellationToken::new()));
-            assert_eq!(outcome.exit_code, Some(0));
-        });
-    });
-    group.bench_function("executor/non_interactive", |b| {
-        b.iter(|| {
-            let spec = non_interactive(shell_spec(&config, "true", &cwd));
-            let mut sink = Discard::default();
-            let outcome = runtime.block_on(exec.run(spec, &mut sink, CancellationToken::new()));
-            assert_eq!(outcome.exit_code, Some(0));
-        });
-    });
+    }
     group.finish();
 }
 

@@ -244,6 +244,23 @@ pub(crate) fn in_child_exec(
                 return Err(io::Error::last_os_error());
             }
         }
+        // Close every other descriptor now — among them std's exec-error pipe — so `spawn` returns in
+        // the engine while the command is still being started, instead of after one more wake-up of
+        // this process. Exec failures are therefore reported as exit status 126/127 with a message on
+        // the output (the engine checks the program before spawning, so they are rare).
+        let keep = if status_fd.is_some() { STATUS_FD } else { 2 };
+        libc::syscall(
+            libc::SYS_close_range,
+            3 as libc::c_uint,
+            (keep - 1).max(2) as libc::c_uint,
+            0 as libc::c_uint,
+        );
+        libc::syscall(
+            libc::SYS_close_range,
+            (keep + 1) as libc::c_uint,
+            libc::c_uint::MAX,
+            0 as libc::c_uint,
+        );
         // Block every signal in the guard (SIGKILL still works); the grandchild restores a clean state.
         let mut all: libc::sigset_t = std::mem::zeroed();
         libc::sigfillset(&raw mut all);
@@ -271,9 +288,36 @@ pub(crate) fn in_child_exec(
         if exec_errno != 0 {
             let mut status = 0;
             libc::waitpid(command, &raw mut status, 0);
-            return Err(io::Error::from_raw_os_error(exec_errno));
+            report_exec_failure(image, exec_errno);
+            libc::_exit(if exec_errno == libc::ENOENT { 127 } else { 126 });
         }
         supervise(command)
+    }
+}
+
+/// Write `<program>: cannot execute (errno N)` to the command's stderr, without allocating.
+///
+/// # Safety
+/// Async-signal-safe system calls only.
+unsafe fn report_exec_failure(image: &ExecImage, errno: libc::c_int) {
+    let mut digits = [0u8; 12];
+    let mut at = digits.len();
+    let mut n = errno.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let path = image.path.as_bytes();
+    let parts: [&[u8]; 4] = [path, b": cannot execute (errno ", &digits[at..], b")\n"];
+    for part in parts {
+        // SAFETY: writes from live slices to fd 2.
+        unsafe {
+            libc::write(2, part.as_ptr().cast(), part.len());
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use std::ffi::{OsStr, OsString};
 use std::io::{self, PipeReader, Read};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::fs::PermissionsExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Instant;
 
@@ -125,9 +125,15 @@ fn exec_image(spec: &LaunchSpec, marker: &str) -> Result<ExecImage, ExecError> {
     };
     let path = resolve_program(
         &spec.program,
+        &spec.cwd,
         env.get(OsStr::new("PATH")).map(OsString::as_os_str),
     )
-    .ok_or_else(|| spawn_err(io::Error::new(io::ErrorKind::NotFound, "not found on PATH")))?;
+    .ok_or_else(|| {
+        spawn_err(io::Error::new(
+            io::ErrorKind::NotFound,
+            "not found, or not an executable file",
+        ))
+    })?;
     ExecImage::new(
         &path,
         spec.args.iter().map(OsStr::new),
@@ -136,11 +142,14 @@ fn exec_image(spec: &LaunchSpec, marker: &str) -> Result<ExecImage, ExecError> {
     .map_err(spawn_err)
 }
 
-/// `program` itself when it names a path, else the first executable file of that name on `path_var`
+/// `program` itself when it names a path (relative ones against `cwd`) to an executable file, else the first executable file of that name on `path_var`
 /// (the child's `PATH`, as `execvp` would search it).
-fn resolve_program(program: &str, path_var: Option<&OsStr>) -> Option<PathBuf> {
+fn resolve_program(program: &str, cwd: &Path, path_var: Option<&OsStr>) -> Option<PathBuf> {
+    let executable =
+        |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
     if program.contains('/') {
-        return Some(PathBuf::from(program));
+        let path = cwd.join(program);
+        return executable(&path).then(|| PathBuf::from(program));
     }
     if program.is_empty() {
         return None;

@@ -67,5 +67,28 @@ async fn unknown_programs_fail_to_start() {
     spec.program = "/nonexistent/bin/x".into();
     let (outcome, _) = run_spec(spec).await;
     assert_eq!(outcome.status, RunStatus::FailedToStart);
-    assert!(outcome.error.unwrap().contains("No such file"));
+    assert!(outcome.error.unwrap().contains("not an executable file"));
+}
+
+#[tokio::test]
+async fn exec_failures_after_the_check_are_exit_126_with_a_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let bogus = dir.path().join("bogus");
+    std::fs::write(&bogus, [0x7f, b'E', b'L', b'F', 0, 0, 0, 0]).unwrap();
+    std::fs::set_permissions(&bogus, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut spec = bash("");
+    spec.program = bogus.display().to_string();
+    spec.args.clear();
+    let (outcome, out) = run_spec(spec).await;
+    assert_eq!(outcome.status, RunStatus::Completed);
+    assert_eq!(outcome.exit_code, Some(126));
+    assert_eq!(
+        out,
+        format!("{}: cannot execute (errno {})\n", bogus.display(), libc_enoexec())
+    );
+}
+
+/// ENOEXEC on Linux.
+fn libc_enoexec() -> i32 {
+    8
 }
