@@ -142,7 +142,11 @@ fn print_table(checks: &[Check]) {
 /// Point every per-user location (home, temp, XDG dirs) of a server at `dir`, so whatever it writes —
 /// artifacts included — lands there.
 pub fn isolate(command: &mut std::process::Command, dir: &Path) {
-    command.current_dir(dir).env("HOME", dir).env("TMPDIR", dir);
+    command
+        .current_dir(dir)
+        .env("HOME", dir)
+        .env("TMPDIR", dir)
+        .env("SHELLGATE_ARTIFACT_DIR", dir.join("artifacts"));
     for var in [
         "XDG_DATA_HOME",
         "XDG_STATE_HOME",

@@ -1,5 +1,5 @@
-//! SIGKILL of `shellgate rpc` in the middle of a command: the command's processes must die with it (the
-//! executor sets a parent-death signal) and the spilled artifact must hold a clean prefix of the output.
+//! SIGKILL of `shellgate rpc` in the middle of a command: the command's whole process tree must die with
+//! it (SPEC E-6: a parent-death signal takes the tree down) and the spilled artifact must hold a clean prefix of the output.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -26,11 +26,12 @@ fn one(env: &Env) -> anyhow::Result<Vec<Check>> {
     let mut client = RpcClient::spawn(&env.shellgate, |c| super::isolate(c, &dir))?;
     client.send(
         "bash",
-        &json!({"command": format!("seq 1 {LINES}; sleep {marker}"), "timeout": 120}),
+        &json!({"command": format!("seq 1 {LINES}; sleep {marker} & sleep {marker} & wait"), "timeout": 120}),
     )?;
-    // The sleep starts once every line is out; give the sink a moment to write them.
+    // The sleeps start once every line is out; give the sink a moment to write them. The shell and its
+    // two background sleeps make three marked processes: a tree, not just the direct child.
     let deadline = Instant::now() + Duration::from_secs(30);
-    while procs::matching(&marker).len() < 2 && Instant::now() < deadline {
+    while procs::matching(&marker).len() < 3 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
     let started = procs::matching(&marker).len();
@@ -40,7 +41,7 @@ fn one(env: &Env) -> anyhow::Result<Vec<Check>> {
     procs::kill_all(&survivors);
     let orphans = Check::of(
         "SIGKILL of the server: no orphans",
-        started >= 2 && survivors.is_empty(),
+        started >= 3 && survivors.is_empty(),
         format!(
             "{started} marked processes before the kill, {} alive 3 s after",
             survivors.len()
