@@ -47,7 +47,7 @@ impl BashTool {
         let mut session_options = config.sessions.clone();
         session_options.kill_grace = config.kill_grace;
         Self {
-            jobs: crate::JobRegistry::new(config.jobs.clone()),
+            jobs: crate::JobRegistry::new(crate::jobs::job_config_for(&config)),
             sessions: SessionManager::new(session_options),
             config,
             normalizer: Arc::new(StandardNormalizer::default()),

@@ -10,7 +10,15 @@ use shellgate::{
 
 /// A bash tool and a process tool sharing one registry.
 pub fn tools() -> (BashTool, ProcessTool) {
-    tools_with(ToolConfig::default())
+    tools_with(test_config())
+}
+
+/// The default configuration, spilling into private temporary files rather than the user's store.
+pub fn test_config() -> ToolConfig {
+    ToolConfig {
+        artifacts: None,
+        ..ToolConfig::default()
+    }
 }
 
 /// Like [`tools`] with a configuration.

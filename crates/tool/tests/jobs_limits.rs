@@ -9,7 +9,7 @@ use common::*;
 use shellgate::{JobStatus, ProcessAction, ProcessParams, ToolConfig};
 
 fn config(edit: impl FnOnce(&mut shellgate::JobConfig)) -> ToolConfig {
-    let mut config = ToolConfig::default();
+    let mut config = test_config();
     edit(&mut config.jobs);
     config
 }

@@ -63,7 +63,8 @@ pub struct JobConfig {
     /// Most bytes of one job's output kept on disk; beyond it only the ring is kept (with a notice).
     pub max_spill_bytes: u64,
     /// Keep each job's whole output, once it outgrows the ring, as an artifact of this store
-    /// (`artifact://<n>`, readable by the `artifact` action) instead of a private spill file.
+    /// (`artifact://<n>`, readable by the `artifact` action) instead of a private spill file. A
+    /// `BashTool` uses its own `ToolConfig::artifacts` when this is `None`.
     pub artifacts: Option<Arc<ArtifactStore>>,
     /// After a job's shell exits, stop reading once no output arrived for this long.
     pub drain_idle: Duration,
@@ -85,6 +86,15 @@ pub struct JobConfig {
     pub kill_grace: Duration,
     /// Grace between SIGTERM and SIGKILL when the engine shuts down.
     pub shutdown_grace: Duration,
+}
+
+/// The job limits of `config`, with the tool's artifact store when the jobs name none of their own.
+pub(crate) fn job_config_for(config: &crate::ToolConfig) -> JobConfig {
+    let mut jobs = config.jobs.clone();
+    if jobs.artifacts.is_none() {
+        jobs.artifacts.clone_from(&config.artifacts);
+    }
+    jobs
 }
 
 impl Default for JobConfig {
