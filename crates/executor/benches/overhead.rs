@@ -1,10 +1,11 @@
 //! Per-command overhead of the pipe executor for `true`, against a raw
 //! `std::process::Command::new("bash").arg("-c").arg("true").status()` loop in the same run.
 //!
-//! The machine may be shared, and load shifts over seconds; so every iteration runs all four
+//! The machine may be shared, and load shifts over seconds; so every iteration runs all five
 //! variants back to back (interleaved), and each benchmark reports only its own variant's time.
 //! Compare `executor/shell_spec` with `raw/bash_c_true`, and `executor/non_interactive` with
-//! `raw/bash_c_true_same_env` (bash started with the same non-interactive environment).
+//! `raw/bash_c_true_same_env` (bash started with the same non-interactive environment);
+//! `executor/shell_spec_unguarded` runs without the guard process ([`PipeExecutor::guard`]).
 
 use std::time::{Duration, Instant};
 
@@ -21,6 +22,7 @@ struct Variants {
     cwd: std::path::PathBuf,
     runtime: tokio::runtime::Runtime,
     exec: PipeExecutor,
+    unguarded: PipeExecutor,
 }
 
 impl Variants {
@@ -36,32 +38,34 @@ impl Variants {
         start.elapsed()
     }
 
-    fn executor(&self, spec: LaunchSpec) -> Duration {
+    fn executor(&self, exec: &PipeExecutor, spec: LaunchSpec) -> Duration {
         let start = Instant::now();
         let mut sink = Discard::default();
         let outcome = self
             .runtime
-            .block_on(self.exec.run(spec, &mut sink, CancellationToken::new()));
+            .block_on(exec.run(spec, &mut sink, CancellationToken::new()));
         assert_eq!(outcome.exit_code, Some(0));
         start.elapsed()
     }
 
-    /// Run all four variants once; return their times in the order of [`NAMES`].
-    fn round(&self) -> [Duration; 4] {
+    /// Run all five variants once; return their times in the order of [`NAMES`].
+    fn round(&self) -> [Duration; 5] {
         let plain = shell_spec(&self.config, "true", &self.cwd);
         let with_env = non_interactive(plain.clone());
         [
             self.raw(None),
-            self.executor(plain),
+            self.executor(&self.exec, plain.clone()),
+            self.executor(&self.unguarded, plain),
             self.raw(Some(&with_env)),
-            self.executor(with_env.clone()),
+            self.executor(&self.exec, with_env.clone()),
         ]
     }
 }
 
-const NAMES: [&str; 4] = [
+const NAMES: [&str; 5] = [
     "raw/bash_c_true",
     "executor/shell_spec",
+    "executor/shell_spec_unguarded",
     "raw/bash_c_true_same_env",
     "executor/non_interactive",
 ];
@@ -81,6 +85,10 @@ fn overhead(c: &mut Criterion) {
             .build()
             .expect("runtime"),
         exec: PipeExecutor::default(),
+        unguarded: PipeExecutor {
+            guard: false,
+            ..PipeExecutor::default()
+        },
     };
     let mut group = c.benchmark_group("true");
     for (index, name) in NAMES.iter().enumerate() {

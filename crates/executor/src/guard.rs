@@ -213,7 +213,8 @@ struct GrandchildArgs {
 }
 
 /// Body of the pipe executor's `pre_exec` hook; std has already set up stdio, the working directory
-/// and the process group (`process_group(0)`).
+/// and the process group (`process_group(0)`). With `guarded` false, the child execs the command
+/// itself after the common setup (no guard; the command's parent is the engine).
 ///
 /// Drops the controlling terminal (so `/dev/tty` fails at once), arms the parent-death signal, moves
 /// the status pipe to [`STATUS_FD`], then starts the command as a grandchild with
@@ -226,6 +227,7 @@ pub(crate) fn in_child_exec(
     image: &mut ExecImage,
     engine: libc::pid_t,
     status_fd: Option<RawFd>,
+    guarded: bool,
 ) -> io::Result<()> {
     // SAFETY: only async-signal-safe system calls; every pointer passed points into `image` or to
     // locals of this frame, which outlive the calls; nothing allocates.
@@ -243,6 +245,11 @@ pub(crate) fn in_child_exec(
             } else if libc::dup2(fd, STATUS_FD) < 0 {
                 return Err(io::Error::last_os_error());
             }
+        }
+        if !guarded {
+            // No guard: this process becomes the command (its parent is the engine).
+            libc::execve(image.path.as_ptr(), image.argv.as_ptr(), image.envp.as_ptr());
+            return Err(io::Error::last_os_error());
         }
         // Close every other descriptor now — among them std's exec-error pipe — so `spawn` returns in
         // the engine while the command is still being started, instead of after one more wake-up of

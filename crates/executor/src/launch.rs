@@ -32,7 +32,7 @@ pub(crate) struct Launched {
 }
 
 /// Start `spec` in a new session with stdout and stderr on one pipe. Needs a tokio runtime.
-pub(crate) fn launch(spec: &LaunchSpec) -> Result<Launched, ExecError> {
+pub(crate) fn launch(spec: &LaunchSpec, guarded: bool) -> Result<Launched, ExecError> {
     let start = Instant::now();
     validate_cwd(&spec.cwd)?;
     // Idempotent; without it escaped descendants are re-parented to init and only a full /proc scan
@@ -71,7 +71,7 @@ pub(crate) fn launch(spec: &LaunchSpec) -> Result<Launched, ExecError> {
     // SAFETY: the hook only makes async-signal-safe system calls and does not allocate (see guard.rs);
     // it captures plain integers and the exec image, laid out before the fork.
     unsafe {
-        cmd.pre_exec(move || guard::in_child_exec(&mut image, engine, status_fd));
+        cmd.pre_exec(move || guard::in_child_exec(&mut image, engine, status_fd, guarded));
     }
     let mut child = cmd.spawn().map_err(|source| ExecError::Spawn {
         program: spec.program.clone(),

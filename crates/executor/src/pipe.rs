@@ -26,6 +26,10 @@ pub struct PipeExecutor {
     pub drain_idle: Duration,
     /// After the main process exits, stop reading after this long in any case.
     pub drain_max: Duration,
+    /// Put a guard process between the engine and the command (default `true`), so a command's
+    /// `kill $PPID` reaches the guard (which ignores catchable signals) instead of the engine. Without
+    /// it each command costs one process wake-up less, but must be trusted not to signal its parent.
+    pub guard: bool,
 }
 
 impl Default for PipeExecutor {
@@ -33,6 +37,7 @@ impl Default for PipeExecutor {
         Self {
             drain_idle: Duration::from_millis(250),
             drain_max: Duration::from_secs(2),
+            guard: true,
         }
     }
 }
@@ -44,7 +49,7 @@ const NOTICE_NAMES: usize = 5;
 impl Executor for PipeExecutor {
     async fn run(&self, spec: LaunchSpec, sink: &mut SendSink<'_>, cancel: CancellationToken) -> ExecOutcome {
         let start = Instant::now();
-        match launch(&spec) {
+        match launch(&spec, self.guard) {
             Ok(launched) => Box::pin(self.drive(launched, &spec, sink, cancel)).await,
             Err(e) => {
                 sink.finish();
@@ -66,7 +71,7 @@ impl PipeExecutor {
     where
         S: Sink + Send + 'static,
     {
-        let mut launched = launch(&spec)?;
+        let mut launched = launch(&spec, self.guard)?;
         let stdin = launched.stdin.take();
         let cancel = CancellationToken::new();
         let (tx, rx) = tokio::sync::watch::channel(None);

@@ -161,3 +161,27 @@ async fn dropping_a_run_kills_its_tree() {
     }
     assert_no_survivors("987.44");
 }
+
+#[tokio::test]
+async fn unguarded_runs_still_control_their_tree() {
+    init_subreaper().unwrap();
+    let exec = PipeExecutor {
+        guard: false,
+        ..PipeExecutor::default()
+    };
+    let mut out = shellgate_sink::Collect::default();
+    let spec = bash("setsid sleep 987.461 & echo ppid-is-engine=$((PPID == $1))");
+    let mut spec = spec;
+    spec.args.push("sh".into());
+    spec.args.push(std::process::id().to_string());
+    let outcome = exec.run(spec, &mut out, CancellationToken::new()).await;
+    assert_eq!(outcome.status, RunStatus::Completed);
+    assert_eq!(out.bytes, b"ppid-is-engine=1\n");
+    assert_no_survivors("987.461");
+
+    let mut out = shellgate_sink::Collect::default();
+    let outcome = exec
+        .run(bash("kill -USR1 $$"), &mut out, CancellationToken::new())
+        .await;
+    assert_eq!(outcome.signal.as_deref(), Some("SIGUSR1"));
+}
