@@ -1,15 +1,16 @@
-//! Process execution for shellgate.
-//!
-//! A [`LaunchSpec`] says what to run; an [`Executor`] runs it, streaming the merged output into a
-//! [`Sink`] and returning an [`ExecOutcome`]. Command failures are data in the outcome, never errors.
+//! Process execution for shellgate: launch specs and wrappers, the pipe executor, process trees, jobs.
+//! A [`LaunchSpec`] says what to run; an [`Executor`] runs it into a [`Sink`] and returns an [`ExecOutcome`].
 //!
 //! ```
-//! use shellgate_executor::{Executor, PipeExecutor, RunStatus, shell_spec, ShellConfig};
+//! use shellgate_executor::{
+//!     Executor, PipeExecutor, RunStatus, ShellConfig, init_subreaper, non_interactive, shell_spec,
+//! };
 //! use shellgate_sink::Collect;
 //! use tokio_util::sync::CancellationToken;
 //!
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
-//! let spec = shell_spec(&ShellConfig::default(), "echo hi; exit 3", std::env::temp_dir());
+//! init_subreaper().unwrap(); // once, at startup
+//! let spec = non_interactive(shell_spec(&ShellConfig::default(), "echo hi | cat; exit 3", "/"));
 //! let mut out = Collect::default();
 //! let outcome = PipeExecutor::default().run(spec, &mut out, CancellationToken::new()).await;
 //! assert_eq!(outcome.status, RunStatus::Completed);
@@ -17,6 +18,42 @@
 //! assert_eq!(out.bytes, b"hi\n");
 //! # });
 //! ```
+//!
+//! Command failures (non-zero exit, signal, timeout, cancel, cannot start) are data in the outcome;
+//! [`ExecError`] is only returned by [`PipeExecutor::spawn`], whose caller gets no outcome otherwise.
+//!
+//! # Pieces
+//!
+//! - **Specs and wrappers** (`LaunchSpec -> LaunchSpec`): [`shell_spec`] (SPEC E-2: configured shell,
+//!   `$SHELL` if bash/zsh, bash on `PATH`, `sh`; login; prefix; a pipeline-status trailer for bash),
+//!   [`non_interactive`] (E-3: pagers, editors and prompts neutralized, `TERM=dumb`, UTF-8 locale;
+//!   explicit `spec.env` entries and inline `VAR=x cmd` assignments win).
+//! - **Working directory and timeouts**: [`resolve_cwd`], [`validate_cwd`], [`fallback_cwd`] (E-4),
+//!   [`clamp_timeout`] (E-5).
+//! - **[`PipeExecutor`]**: stdin `/dev/null` (or a pipe for jobs), stdout+stderr on one pipe (E-9), a new
+//!   process group without a controlling terminal, a parent-death signal, a guard process between the
+//!   engine and the command (so `kill $PPID` cannot reach the engine), timeout/cancel → SIGTERM to the
+//!   whole tree, SIGKILL after `kill_grace` (E-6, E-12), bounded drain after exit and no survivors
+//!   (E-7), exit code / signal / per-stage pipeline statuses (E-8).
+//! - **Jobs**: [`PipeExecutor::spawn`] → [`RunningProcess`] / [`ProcessHandle`]: the run on its own
+//!   task with its own timeout and cancel, stdin writer, tree signals, awaitable outcome.
+//! - **[`tree`]**: subreaper setup, finding every process of a run via `/proc` (process group, session,
+//!   ancestry, run marker), signalling, killing and reaping it — reusable by other executors.
+//!
+//! # How a pipe run is started
+//!
+//! The engine forks (std `Command` with `process_group(0)` and a `pre_exec` hook). The child drops
+//! the controlling terminal (`TIOCNOTTY`), arms `PR_SET_PDEATHSIG` (re-checking `getppid` to close the
+//! fork/exec race), closes inherited descriptors, and starts the command with
+//! `clone(CLONE_VM | CLONE_VFORK)` + `execve` of an argv/envp laid out before the fork. It then stays
+//! as the guard: all signals blocked, it waits for the command and exits the same way (re-raising a
+//! terminating signal). A new process group rather than a new session: `setsid` also creates a
+//! scheduler autogroup per command, which measurably slows every run on a busy machine.
+//!
+//! Tree membership does not depend on the group alone: the engine is a child subreaper, so a
+//! descendant that calls `setsid`, double-forks or uses `nohup` is re-parented to the engine when its
+//! parent exits, and is attributed to its run by process group, session or the `SHELLGATE_RUN_ID`
+//! marker in its environment. Such adopted processes are reaped by pid; `waitpid(-1)` is never used.
 
 mod cwd;
 mod env;
