@@ -1,8 +1,6 @@
 //! The PTY executor: runs a [`LaunchSpec`] to completion under a pseudo-terminal, falling back to
 //! pipes (stdin left open, with a notice) when no terminal can be had.
 
-use std::fs::File;
-use std::io::Read;
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::Signal;
@@ -10,15 +8,11 @@ use portable_pty::PtyPair;
 use shellgate_executor::{
     CancellationToken, ExecOutcome, Executor, LaunchSpec, PipeExecutor, RunStatus, SendSink, StdinMode,
 };
-use tokio::io::unix::AsyncFd;
 
 use crate::error::PtyError;
 use crate::process::{PtyOptions, PtyProcess, open_pty};
 use crate::size::TermSize;
 use crate::transcript::CrlfToLf;
-
-/// Largest read handed to the sink at once.
-const READ_CHUNK: usize = 64 * 1024;
 
 /// Upper bound on waiting for the end of output once no process of the session is left.
 const ORPHANED_DRAIN_MAX: Duration = Duration::from_secs(30);
@@ -79,8 +73,7 @@ pub(crate) async fn run_pty(
     open: impl FnOnce(TermSize) -> Result<PtyPair, PtyError>,
 ) -> ExecOutcome {
     let start = Instant::now();
-    // The run reads the terminal on its own task (no reader thread, no hand-off).
-    match PtyProcess::spawn_with(&spec, &exec.options, open, false) {
+    match PtyProcess::spawn_with(&spec, &exec.options, open) {
         Ok(process) => drive(exec, process, &spec, sink, cancel, start).await,
         Err(e) if e.is_pty_unavailable() => {
             let mut piped = spec;
@@ -112,14 +105,9 @@ async fn drive(
     cancel: CancellationToken,
     start: Instant,
 ) -> ExecOutcome {
-    let reader = process.take_caller_reader().map(watch_terminal);
-    let Some(Ok(mut reader)) = reader else {
-        let tree = process.tree().clone();
-        let _ = tokio::task::spawn_blocking(move || tree.kill_all()).await;
-        sink.finish();
-        return ExecOutcome::failed_to_start("cannot watch the terminal for output", start.elapsed());
+    let Some(mut output) = process.take_output() else {
+        unreachable!("a fresh process has its output");
     };
-    let mut buf = vec![0u8; READ_CHUNK];
     let mut crlf = CrlfToLf::new();
     let mut text = Vec::new();
     let mut emit = |chunk: &[u8], crlf: &mut CrlfToLf, sink: &mut SendSink<'_>| {
@@ -137,11 +125,8 @@ async fn drive(
     // Phase 1: until the program exits.
     let exit = loop {
         tokio::select! {
-            read = read_chunk(&mut reader, &mut buf), if !eof => match read {
-                Some(n) => {
-                    process.absorb(&buf[..n]);
-                    emit(&buf[..n], &mut crlf, sink);
-                }
+            chunk = output.recv(), if !eof => match chunk {
+                Some(chunk) => emit(&chunk, &mut crlf, sink),
                 None => eof = true,
             },
             info = process.wait() => break info,
@@ -179,13 +164,12 @@ async fn drive(
                 (tokio::time::Instant::now() + exec.drain_idle).min(drain_end)
             };
             tokio::select! {
-                read = read_chunk(&mut reader, &mut buf) => {
-                    let Some(n) = read else {
+                chunk = output.recv() => {
+                    let Some(chunk) = chunk else {
                         eof = true;
                         break;
                     };
-                    process.absorb(&buf[..n]);
-                    emit(&buf[..n], &mut crlf, sink);
+                    emit(&chunk, &mut crlf, sink);
                 }
                 () = tokio::time::sleep_until(idle_end) => break,
             }
@@ -216,7 +200,7 @@ async fn drive(
 
     let pid = process.pid();
     // Dropping joins the process's threads; keep that off the async workers.
-    drop(reader);
+    drop(output);
     let _ = tokio::task::spawn_blocking(move || drop(process)).await;
 
     let mut outcome = ExecOutcome::new(status, start.elapsed());
@@ -225,51 +209,6 @@ async fn drive(
     outcome.pid = Some(pid);
     outcome.notices = notices;
     outcome
-}
-
-/// Register the terminal with the runtime's reactor.
-#[allow(unsafe_code)]
-fn watch_terminal(file: File) -> Result<AsyncFd<File>, std::io::Error> {
-    // SAFETY: a `File` owns its descriptor: it stays open and refers to the same open file
-    // description until the `AsyncFd` (which takes ownership of the `File`) is dropped, and
-    // `as_raw_fd` always returns that descriptor.
-    unsafe { AsyncFd::register_with_interest(file, tokio::io::Interest::READABLE) }
-        .map_err(std::io::Error::from)
-}
-
-/// Read what the terminal has, up to `buf.len()` bytes; `None` at the end of output (all slave
-/// descriptors closed). Cancel-safe: nothing is awaited once bytes were taken.
-async fn read_chunk(reader: &mut AsyncFd<File>, buf: &mut [u8]) -> Option<usize> {
-    loop {
-        let mut guard = reader.readable().await.ok()?;
-        let mut filled = 0;
-        let mut ended = false;
-        while filled < buf.len() {
-            match guard.get_inner().read(&mut buf[filled..]) {
-                Ok(0) => {
-                    ended = true;
-                    break;
-                }
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                    guard.clear_ready();
-                    break;
-                }
-                // EIO: every slave descriptor is closed.
-                Err(_) => {
-                    ended = true;
-                    break;
-                }
-            }
-        }
-        if filled > 0 {
-            return Some(filled);
-        }
-        if ended {
-            return None;
-        }
-    }
 }
 
 /// Hang up the terminal's processes and ask them to terminate; returns when SIGKILL is due.

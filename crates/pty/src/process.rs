@@ -237,8 +237,6 @@ pub struct PtyProcess {
     size: Mutex<TermSize>,
     exit_rx: watch::Receiver<Option<ExitInfo>>,
     output: Option<PtyOutput>,
-    /// Without a reader thread: the non-blocking master copy the caller reads itself.
-    caller_reader: Option<File>,
     stop: Arc<AtomicBool>,
     reader: Option<Worker>,
     waiter: Option<Worker>,
@@ -330,14 +328,13 @@ impl PtyProcess {
     /// Start `spec` under a new pseudo-terminal. `spec.stdin` and `spec.pty` are ignored: the
     /// terminal is the program's stdin, stdout and stderr. `spec.timeout` is the caller's to enforce.
     pub fn spawn(spec: &LaunchSpec, options: &PtyOptions) -> Result<Self, PtyError> {
-        Self::spawn_with(spec, options, open_pty, true)
+        Self::spawn_with(spec, options, open_pty)
     }
 
     pub(crate) fn spawn_with(
         spec: &LaunchSpec,
         options: &PtyOptions,
         open: impl FnOnce(TermSize) -> Result<PtyPair, PtyError>,
-        reader_thread: bool,
     ) -> Result<Self, PtyError> {
         let size = options.size.clamped();
         // portable-pty silently falls back to $HOME for a missing directory; refuse instead.
@@ -413,17 +410,10 @@ impl PtyProcess {
             }
         };
         let (tx, rx) = mpsc::channel(CHANNEL_CHUNKS);
-        let (reader, caller_reader) = if reader_thread {
+        let reader = {
             let shared = Arc::clone(&shared);
             let stop = Arc::clone(&stop);
-            (
-                Some(Worker::spawn("pty-read", move || {
-                    read_loop(&reader_file, &shared, &tx, &stop);
-                })),
-                None,
-            )
-        } else {
-            (None, Some(reader_file))
+            Worker::spawn("pty-read", move || read_loop(&reader_file, &shared, &tx, &stop))
         };
         let mut process = Self {
             tty: master.tty_name(),
@@ -433,33 +423,17 @@ impl PtyProcess {
             tree,
             size: Mutex::new(size),
             exit_rx,
-            output: reader_thread.then_some(PtyOutput { rx }),
-            caller_reader,
+            output: Some(PtyOutput { rx }),
             stop,
             reader: None,
             waiter: Some(waiter),
         };
         match reader {
-            Some(Ok(r)) => process.reader = Some(r),
+            Ok(r) => process.reader = Some(r),
             // Dropping `process` kills the session and joins the waiter.
-            Some(Err(e)) => return Err(PtyError::Setup(format!("cannot start a reader thread: {e}"))),
-            None => {}
+            Err(e) => return Err(PtyError::Setup(format!("cannot start a reader thread: {e}"))),
         }
         Ok(process)
-    }
-
-    /// Without a reader thread: the non-blocking master copy to read output from. Every chunk read
-    /// must go through [`Self::absorb`].
-    pub(crate) fn take_caller_reader(&mut self) -> Option<File> {
-        self.caller_reader.take()
-    }
-
-    /// Account for output read by the caller: modes, screen, and answers to the program's queries.
-    pub(crate) fn absorb(&self, chunk: &[u8]) {
-        let replies = lock(&self.shared.terminal).feed(chunk);
-        if !replies.is_empty() {
-            let _ = self.shared.write_all(&replies);
-        }
     }
 
     /// The program's process id (also its session and process group id).
