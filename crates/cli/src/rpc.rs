@@ -46,7 +46,7 @@ impl Server {
         let _ = self.out.send(message);
     }
 
-    fn respond(&self, id: Value, outcome: Result<Value, RpcError>) {
+    fn respond(&self, id: &Value, outcome: Result<Value, RpcError>) {
         let message = match outcome {
             Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
             Err((code, message)) => {
@@ -65,7 +65,7 @@ impl Server {
         };
         // Requests without an id are notifications: no response.
         if let Some(id) = id {
-            self.respond(id, outcome);
+            self.respond(&id, outcome);
         }
     }
 
@@ -178,7 +178,7 @@ pub async fn serve() -> anyhow::Result<()> {
     });
     let tool = BashTool::new(config);
     let server = Arc::new(Server {
-        process: ProcessTool::new(tool.jobs().clone()),
+        process: ProcessTool::for_bash(&tool),
         tool,
         running: Mutex::new(HashMap::new()),
         out: out_tx,
@@ -194,7 +194,7 @@ pub async fn serve() -> anyhow::Result<()> {
             Err(e) => {
                 // Not UTF-8 or unreadable: answer and keep going (the bad line is consumed).
                 server.respond(
-                    Value::Null,
+                    &Value::Null,
                     Err((code::PARSE_ERROR, format!("unreadable input: {e}"))),
                 );
                 if e.kind() == std::io::ErrorKind::InvalidData {
@@ -210,7 +210,7 @@ pub async fn serve() -> anyhow::Result<()> {
             Ok((id, method, params)) => {
                 in_flight.spawn(Arc::clone(&server).dispatch(id, method, params));
             }
-            Err((id, error)) => server.respond(id, Err(error)),
+            Err((id, error)) => server.respond(&id, Err(error)),
         }
         // Reap finished tasks so the set does not grow with the session.
         while in_flight.try_join_next().is_some() {}
@@ -218,6 +218,7 @@ pub async fn serve() -> anyhow::Result<()> {
     // The client is gone: no job outlives the server. Killing the jobs also ends polls waiting on them.
     exit_notifier.abort();
     server.tool.jobs().shutdown().await;
+    server.tool.sessions().shutdown();
     while in_flight.join_next().await.is_some() {}
     drop(server);
     let _ = writer.await;

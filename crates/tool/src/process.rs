@@ -37,6 +37,7 @@ use nix::sys::signal::Signal;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use shellgate_executor::{SessionInfo, SessionManager};
 use shellgate_pty::KeySpec;
 
 use crate::jobs::{Job, JobInfo, JobIo, JobRegistry, JobStatus, wait_until_ended};
@@ -71,6 +72,10 @@ pub enum ProcessAction {
     Screen,
     /// Resize a PTY job's terminal to `cols`×`rows`.
     Resize,
+    /// The persistent shell sessions.
+    Sessions,
+    /// Close the persistent shell session named `session`.
+    CloseSession,
 }
 
 /// What an agent sends to the `process` tool.
@@ -124,6 +129,9 @@ pub struct ProcessParams {
     /// `resize`: rows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rows: Option<u16>,
+    /// `close_session`: the session's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
 }
 
 impl ProcessParams {
@@ -168,6 +176,9 @@ pub struct ProcessResult {
     pub total_lines: Option<u64>,
     /// `list`: the jobs, newest first.
     pub jobs: Option<Vec<JobInfo>>,
+    /// `sessions`: the persistent shell sessions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sessions: Option<Vec<SessionSummary>>,
     /// `poll` of a running job: a suggested pause before polling again (5 s, then 10, 30 and 60 s after
     /// consecutive polls without new output; back to 5 s when output appears).
     pub retry_in_ms: Option<u64>,
@@ -207,6 +218,15 @@ impl ProcessResult {
                     text.push_str("No running or recent jobs.\n");
                 }
             }
+            ProcessAction::Sessions if !self.is_error => {
+                for s in self.sessions.iter().flatten() {
+                    let state = if s.busy { "busy" } else { "idle" };
+                    let _ = writeln!(text, "{} {state} {} commands, cwd {}", s.name, s.commands, s.cwd);
+                }
+                if text.is_empty() {
+                    text.push_str("No persistent sessions.\n");
+                }
+            }
             ProcessAction::Poll | ProcessAction::Log | ProcessAction::Screen if !self.is_error => {
                 let output = self.output.as_deref().unwrap_or("");
                 if output.is_empty() {
@@ -244,17 +264,92 @@ impl ProcessResult {
     }
 }
 
-/// The `process` tool over one [`JobRegistry`].
+/// One persistent shell session, as the `sessions` action reports it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SessionSummary {
+    /// The session's name.
+    pub name: String,
+    /// Its shell program.
+    pub shell: String,
+    /// Pid of the live shell, if one is running.
+    pub pid: Option<u32>,
+    /// Working directory after its last command.
+    pub cwd: String,
+    /// Whether a command is running in it now.
+    pub busy: bool,
+    /// Seconds since it was last used.
+    pub idle_secs: u64,
+    /// Commands run in it so far.
+    pub commands: u64,
+    /// How often its shell was restarted from saved state.
+    pub restarts: u64,
+}
+
+impl From<SessionInfo> for SessionSummary {
+    fn from(info: SessionInfo) -> Self {
+        Self {
+            name: info.name,
+            shell: info.shell.display().to_string(),
+            pid: info.pid,
+            cwd: info.cwd.display().to_string(),
+            busy: info.busy,
+            idle_secs: info.idle_for.as_secs(),
+            commands: info.commands,
+            restarts: info.restarts,
+        }
+    }
+}
+
+/// The `process` tool over one [`JobRegistry`] (and the persistent sessions, when given).
 #[derive(Debug, Clone, Default)]
 pub struct ProcessTool {
     registry: JobRegistry,
+    sessions: Option<SessionManager>,
 }
 
 impl ProcessTool {
     /// A tool controlling the jobs of `registry` (share it with the [`BashTool`](crate::BashTool) that
     /// starts them: `ProcessTool::new(bash.jobs().clone())`).
     pub fn new(registry: JobRegistry) -> Self {
-        Self { registry }
+        Self {
+            registry,
+            sessions: None,
+        }
+    }
+
+    /// A tool over everything `bash` started: its jobs and its persistent sessions.
+    pub fn for_bash(bash: &crate::BashTool) -> Self {
+        Self {
+            registry: bash.jobs().clone(),
+            sessions: Some(bash.sessions().clone()),
+        }
+    }
+
+    fn sessions_action(&self, action: ProcessAction, name: Option<&str>) -> ProcessResult {
+        let Some(sessions) = &self.sessions else {
+            return ProcessResult::error(action, None, "This process tool has no persistent sessions.");
+        };
+        if action == ProcessAction::Sessions {
+            let list: Vec<SessionSummary> = sessions.list().into_iter().map(Into::into).collect();
+            return ProcessResult {
+                action,
+                message: format!("{} session(s).", list.len()),
+                sessions: Some(list),
+                ..ProcessResult::default()
+            };
+        }
+        let Some(name) = name else {
+            return ProcessResult::error(action, None, "session is required for close_session.");
+        };
+        if sessions.close(name) {
+            ProcessResult {
+                action,
+                message: format!("Session {name:?} closed."),
+                ..ProcessResult::default()
+            }
+        } else {
+            ProcessResult::error(action, None, format!("No session named {name:?}."))
+        }
     }
 
     /// The registry.
@@ -274,6 +369,9 @@ impl ProcessTool {
                     jobs: Some(jobs),
                     ..ProcessResult::default()
                 }
+            }
+            ProcessAction::Sessions | ProcessAction::CloseSession => {
+                self.sessions_action(action, params.session.as_deref())
             }
             ProcessAction::Clear if params.job_id.is_none() => {
                 let cleared = self.registry.clear_finished();
@@ -352,7 +450,9 @@ impl ProcessTool {
             }
             ProcessAction::Screen => Self::screen(&job),
             ProcessAction::Resize => Self::resize(&job, params.cols, params.rows),
-            ProcessAction::List => Self::status_result(&job, action),
+            ProcessAction::List | ProcessAction::Sessions | ProcessAction::CloseSession => {
+                Self::status_result(&job, action)
+            }
         }
     }
 
@@ -457,6 +557,7 @@ impl ProcessTool {
             first_line: None,
             total_lines: Some(st.output.total_lines()),
             jobs: None,
+            sessions: None,
             retry_in_ms,
             artifact: st.output.artifact(),
             notices,

@@ -1,0 +1,113 @@
+//! Persistent sessions through `shellgate rpc`: state carried between calls, kept across `exit`, and
+//! the `process` actions `sessions` / `close_session`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use serde_json::{Value, json};
+
+struct Rpc {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next: u64,
+}
+
+impl Rpc {
+    fn start() -> Self {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin!("shellgate"))
+            .arg("rpc")
+            .current_dir(std::env::temp_dir())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Self {
+            child,
+            stdin,
+            stdout,
+            next: 1,
+        }
+    }
+
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next;
+        self.next += 1;
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(self.stdin, "{request}").unwrap();
+        loop {
+            let mut line = String::new();
+            assert!(self.stdout.read_line(&mut line).unwrap() > 0, "server closed");
+            let reply: Value = serde_json::from_str(&line).unwrap();
+            if reply["id"] == id {
+                return reply["result"].clone();
+            }
+        }
+    }
+
+    fn bash(&mut self, command: &str) -> Value {
+        self.call("bash", json!({"command": command}))
+    }
+}
+
+impl Drop for Rpc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn state_carries_over_and_survives_exit() {
+    let mut rpc = Rpc::start();
+    let r = rpc.bash("cd /tmp && export V=1 && f(){ echo fn; } && alias a1='echo al'");
+    assert_eq!(r["exit_code"], 0, "{r}");
+    assert_eq!(r["cwd"], "/tmp");
+    let r = rpc.bash("pwd; echo $V; f; a1");
+    assert_eq!(r["output"], "/tmp\n1\nfn\nal\n", "{r}");
+    let r = rpc.bash("exit 3");
+    assert_eq!(r["exit_code"], 3);
+    let r = rpc.bash("pwd; echo $V; f; a1");
+    assert_eq!(r["output"], "/tmp\n1\nfn\nal\n", "{r}");
+    assert!(
+        !r["notices"].as_array().unwrap().is_empty(),
+        "a respawn is reported: {r}"
+    );
+}
+
+#[test]
+fn sessions_are_listed_closed_and_independent() {
+    let mut rpc = Rpc::start();
+    rpc.call("bash", json!({"command": "cd /usr && X=a", "session": "one"}));
+    rpc.call("bash", json!({"command": "cd /etc", "session": "two"}));
+    let one = rpc.call(
+        "bash",
+        json!({"command": "pwd; echo ${X:-unset}", "session": "one"}),
+    );
+    assert_eq!(one["output"], "/usr\na\n");
+    let two = rpc.call(
+        "bash",
+        json!({"command": "pwd; echo ${X:-unset}", "session": "two"}),
+    );
+    assert_eq!(two["output"], "/etc\nunset\n");
+    let none = rpc.call("bash", json!({"command": "echo ${X:-unset}", "session": "none"}));
+    assert_eq!(none["output"], "unset\n");
+
+    let listed = rpc.call("process", json!({"action": "sessions"}));
+    let names: Vec<&str> = listed["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"one") && names.contains(&"two"), "{listed}");
+
+    let closed = rpc.call("process", json!({"action": "close_session", "session": "one"}));
+    assert_eq!(closed["is_error"], false, "{closed}");
+    let again = rpc.call("process", json!({"action": "close_session", "session": "one"}));
+    assert_eq!(again["is_error"], true);
+    let fresh = rpc.call("bash", json!({"command": "echo ${X:-unset}", "session": "one"}));
+    assert_eq!(fresh["output"], "unset\n", "a closed session starts over");
+}
