@@ -32,7 +32,7 @@ impl Rpc {
         }
     }
 
-    fn call(&mut self, method: &str, params: Value) -> Value {
+    fn call(&mut self, method: &str, params: &Value) -> Value {
         let id = self.next;
         self.next += 1;
         let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
@@ -48,7 +48,7 @@ impl Rpc {
     }
 
     fn bash(&mut self, command: &str) -> Value {
-        self.call("bash", json!({"command": command}))
+        self.call("bash", &json!({"command": command}))
     }
 }
 
@@ -80,22 +80,22 @@ fn state_carries_over_and_survives_exit() {
 #[test]
 fn sessions_are_listed_closed_and_independent() {
     let mut rpc = Rpc::start();
-    rpc.call("bash", json!({"command": "cd /usr && X=a", "session": "one"}));
-    rpc.call("bash", json!({"command": "cd /etc", "session": "two"}));
+    rpc.call("bash", &json!({"command": "cd /usr && X=a", "session": "one"}));
+    rpc.call("bash", &json!({"command": "cd /etc", "session": "two"}));
     let one = rpc.call(
         "bash",
-        json!({"command": "pwd; echo ${X:-unset}", "session": "one"}),
+        &json!({"command": "pwd; echo ${X:-unset}", "session": "one"}),
     );
     assert_eq!(one["output"], "/usr\na\n");
     let two = rpc.call(
         "bash",
-        json!({"command": "pwd; echo ${X:-unset}", "session": "two"}),
+        &json!({"command": "pwd; echo ${X:-unset}", "session": "two"}),
     );
     assert_eq!(two["output"], "/etc\nunset\n");
-    let none = rpc.call("bash", json!({"command": "echo ${X:-unset}", "session": "none"}));
+    let none = rpc.call("bash", &json!({"command": "echo ${X:-unset}", "session": "none"}));
     assert_eq!(none["output"], "unset\n");
 
-    let listed = rpc.call("process", json!({"action": "sessions"}));
+    let listed = rpc.call("process", &json!({"action": "sessions"}));
     let names: Vec<&str> = listed["sessions"]
         .as_array()
         .unwrap()
@@ -104,10 +104,10 @@ fn sessions_are_listed_closed_and_independent() {
         .collect();
     assert!(names.contains(&"one") && names.contains(&"two"), "{listed}");
 
-    let closed = rpc.call("process", json!({"action": "close_session", "session": "one"}));
+    let closed = rpc.call("process", &json!({"action": "close_session", "session": "one"}));
     assert_eq!(closed["is_error"], false, "{closed}");
-    let again = rpc.call("process", json!({"action": "close_session", "session": "one"}));
+    let again = rpc.call("process", &json!({"action": "close_session", "session": "one"}));
     assert_eq!(again["is_error"], true);
-    let fresh = rpc.call("bash", json!({"command": "echo ${X:-unset}", "session": "one"}));
+    let fresh = rpc.call("bash", &json!({"command": "echo ${X:-unset}", "session": "one"}));
     assert_eq!(fresh["output"], "unset\n", "a closed session starts over");
 }
