@@ -133,8 +133,8 @@ pub struct Pipe {
 pub enum Command {
     /// Assignments, words and redirects.
     Simple(SimpleCommand),
-    /// A compound command with its redirects.
-    Compound(CompoundCommand),
+    /// A compound command with its redirects (boxed: it is much larger than a simple command).
+    Compound(Box<CompoundCommand>),
     /// `name() body` or `function name body`.
     Function(FunctionDef),
 }

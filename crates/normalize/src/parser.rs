@@ -176,7 +176,8 @@ impl Parser<'_> {
                 span: Span::new(start, keywords_end),
             });
         }
-        let mut commands = vec![self.parse_command()?];
+        let mut commands = Vec::with_capacity(4);
+        commands.push(self.parse_command()?);
         let mut pipes = Vec::new();
         loop {
             self.skip_blanks();
@@ -265,11 +266,11 @@ impl Parser<'_> {
                 let closed = self.pos;
                 let redirects = self.trailing_redirects()?;
                 let end = redirects.last().map_or(closed, |r| r.span.end);
-                Command::Compound(CompoundCommand {
+                Command::Compound(Box::new(CompoundCommand {
                     kind,
                     redirects,
                     span: Span::new(start, end),
-                })
+                }))
             }
             None => self.simple_command()?,
         };
@@ -502,11 +503,7 @@ impl Parser<'_> {
             return Err(ParseError::new(start, ParseErrorKind::UnexpectedToken(name)));
         };
         let span = Span::new(start, body.span.end);
-        Ok(Command::Function(FunctionDef {
-            name,
-            body: Box::new(body),
-            span,
-        }))
+        Ok(Command::Function(FunctionDef { name, body, span }))
     }
 
     fn do_group(&mut self) -> PResult<List> {

@@ -84,7 +84,8 @@ impl Parser<'_> {
     /// Scan one word at the cursor. `allow_array` permits `NAME=( … )`.
     pub(crate) fn scan_word(&mut self, allow_array: bool) -> PResult<Word> {
         let start = self.pos;
-        let mut parts = Vec::new();
+        // Most words are one part: an exact small allocation is cheaper to make and free.
+        let mut parts = Vec::with_capacity(1);
         let mut lit = LitBuf::new();
         let mut braces: Vec<(usize, bool)> = Vec::new();
         let mut brace_expansion = false;
