@@ -96,6 +96,7 @@ fn bench(c: &mut Criterion) {
         .expect("temp dir");
     let mut config = StoreConfig::new(tmp.path().join("artifacts"));
     config.quota_bytes = u64::MAX;
+    config.max_artifact_bytes = u64::MAX;
     let store = Arc::new(ArtifactStore::open(config).expect("store"));
 
     let mut group = c.benchmark_group(format!("sink_{mib}MiB"));

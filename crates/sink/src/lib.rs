@@ -44,8 +44,8 @@ pub use sanitize::{
 };
 pub use spill::ArtifactSpill;
 pub use store::{
-    ArtifactId, ArtifactInfo, ArtifactStore, ByteRange, DEFAULT_MAX_AGE, DEFAULT_QUOTA_BYTES, LineRange,
-    MAX_LINE_PREFIX, NewArtifact, StoreConfig, StoreError, parse_range,
+    ArtifactId, ArtifactInfo, ArtifactStore, ByteRange, DEFAULT_MAX_AGE, DEFAULT_MAX_ARTIFACT_BYTES,
+    DEFAULT_QUOTA_BYTES, LineRange, MAX_LINE_PREFIX, NewArtifact, StoreConfig, StoreError, parse_range,
 };
 pub use summary::{CaptureSummary, Truncation, elision_marker, format_bytes};
 pub use window::{DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES, OutputWindow, WindowConfig};

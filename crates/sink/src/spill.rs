@@ -12,7 +12,8 @@ use std::sync::Arc;
 use crate::store::ArtifactStore;
 use crate::summary::format_bytes;
 
-const WRITE_BUFFER: usize = 256 * 1024;
+/// Chunks at least this large (a full pipe read) bypass the buffer and go straight to `write`.
+const WRITE_BUFFER: usize = 64 * 1024;
 
 enum Target {
     Store(Arc<ArtifactStore>),

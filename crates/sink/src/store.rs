@@ -16,6 +16,8 @@ use serde::Serialize;
 
 /// Default total size of a store.
 pub const DEFAULT_QUOTA_BYTES: u64 = 1 << 30;
+/// Default size limit of one artifact (the start of a longer output is kept, with a notice).
+pub const DEFAULT_MAX_ARTIFACT_BYTES: u64 = 512 << 20;
 /// Default age after which artifacts are removed.
 pub const DEFAULT_MAX_AGE: Duration = Duration::from_secs(7 * 24 * 3600);
 /// Longest prefix of one line that [`ArtifactStore::for_each_line`] hands out.
@@ -117,6 +119,8 @@ pub struct StoreConfig {
     pub dir: PathBuf,
     /// Total bytes the store may hold; older artifacts are removed to make room.
     pub quota_bytes: u64,
+    /// Bytes one artifact may hold.
+    pub max_artifact_bytes: u64,
     /// Artifacts older than this are removed.
     pub max_age: Duration,
 }
@@ -127,6 +131,7 @@ impl StoreConfig {
         Self {
             dir: dir.into(),
             quota_bytes: DEFAULT_QUOTA_BYTES,
+            max_artifact_bytes: DEFAULT_MAX_ARTIFACT_BYTES,
             max_age: DEFAULT_MAX_AGE,
         }
     }
@@ -158,7 +163,7 @@ pub struct NewArtifact {
     pub path: PathBuf,
     /// The open file (mode 0600).
     pub file: File,
-    /// How many bytes it may hold under the store's quota.
+    /// How many bytes it may hold (store quota and per-artifact limit).
     pub limit: u64,
 }
 
@@ -252,7 +257,11 @@ impl ArtifactStore {
     /// Allocate a new, empty artifact (pruning first).
     pub fn create(&self) -> Result<NewArtifact, StoreError> {
         let usage = self.prune()?;
-        let limit = self.config.quota_bytes.saturating_sub(usage);
+        let limit = self
+            .config
+            .quota_bytes
+            .saturating_sub(usage)
+            .min(self.config.max_artifact_bytes);
         let mut next = self.next_id.lock().unwrap_or_else(PoisonError::into_inner);
         let mut id = match *next {
             Some(id) => id,
