@@ -3,6 +3,8 @@
 //!
 //! The machine may be shared, and load shifts over seconds; so every iteration runs all five
 //! variants back to back (interleaved), and each benchmark reports only its own variant's time.
+//! Before the criterion groups, a paired summary prints per-variant medians of interleaved rounds
+//! from the same time window, with ratios to the raw baseline.
 //! Compare `executor/shell_spec` with `raw/bash_c_true`, and `executor/non_interactive` with
 //! `raw/bash_c_true_same_env` (bash started with the same non-interactive environment);
 //! `executor/shell_spec_unguarded` runs without the guard process ([`PipeExecutor::guard`]).
@@ -90,6 +92,7 @@ fn overhead(c: &mut Criterion) {
             ..PipeExecutor::default()
         },
     };
+    paired_summary(&variants);
     let mut group = c.benchmark_group("true");
     for (index, name) in NAMES.iter().enumerate() {
         group.bench_function(*name, |b| {
@@ -97,6 +100,37 @@ fn overhead(c: &mut Criterion) {
         });
     }
     group.finish();
+}
+
+/// Rounds for the paired summary.
+const PAIRED_ROUNDS: usize = 300;
+
+/// Criterion measures each benchmark in its own time window; on a shared machine the load differs
+/// between windows. So first run [`PAIRED_ROUNDS`] interleaved rounds and print each variant's median
+/// from the same window, with its ratio to its raw baseline.
+fn paired_summary(variants: &Variants) {
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); NAMES.len()];
+    for _ in 0..PAIRED_ROUNDS {
+        for (slot, time) in times.iter_mut().zip(variants.round()) {
+            slot.push(time);
+        }
+    }
+    let medians: Vec<Duration> = times
+        .iter_mut()
+        .map(|t| {
+            t.sort_unstable();
+            t[t.len() / 2]
+        })
+        .collect();
+    let baseline = |index: usize| if index < 3 { medians[0] } else { medians[3] };
+    eprintln!("paired medians over {PAIRED_ROUNDS} interleaved rounds:");
+    for (index, name) in NAMES.iter().enumerate() {
+        eprintln!(
+            "  {name:32} {:>8.3} ms  ratio {:.2}",
+            medians[index].as_secs_f64() * 1e3,
+            medians[index].as_secs_f64() / baseline(index).as_secs_f64()
+        );
+    }
 }
 
 criterion_group!(benches, overhead);
