@@ -18,7 +18,17 @@ enum Command {
     /// Run one command and print its result.
     Run(run_cmd::RunArgs),
     /// Serve JSON-RPC 2.0 on stdin/stdout (one JSON object per line).
-    Rpc,
+    Rpc {
+        /// Configuration file (TOML).
+        #[arg(long, value_name = "FILE")]
+        config: Option<std::path::PathBuf>,
+    },
+    /// Print the effective configuration (defaults, then the configuration file) as TOML.
+    Config {
+        /// Configuration file (TOML).
+        #[arg(long, value_name = "FILE")]
+        config: Option<std::path::PathBuf>,
+    },
 }
 
 fn main() -> std::process::ExitCode {
@@ -39,7 +49,11 @@ fn main() -> std::process::ExitCode {
     let outcome = runtime.block_on(async {
         match cli.command {
             Command::Run(args) => run_cmd::run(args).await,
-            Command::Rpc => rpc::serve().await.map(|()| 0),
+            Command::Rpc { config } => rpc::serve(config.as_deref()).await.map(|()| 0),
+            Command::Config { config } => rpc::load_config(config.as_deref()).map(|c| {
+                print!("{}", shellgate::FileConfig::effective(&c).to_toml());
+                0
+            }),
         }
     });
     // Do not wait for stray blocking reads (stdin) at shutdown.

@@ -163,8 +163,8 @@ fn parse_request(line: &str) -> Result<(Option<Value>, String, Value), (Value, R
 }
 
 /// Serve until stdin ends and every request in flight has been answered.
-pub async fn serve() -> anyhow::Result<()> {
-    let config = load_config(None)?;
+pub async fn serve(config_file: Option<&Path>) -> anyhow::Result<()> {
+    let config = load_config(config_file)?;
     let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Value>();
     let writer = tokio::spawn(async move {
         let mut stdout = tokio::io::stdout();

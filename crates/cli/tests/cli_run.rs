@@ -218,3 +218,35 @@ fn rpc_abort_cancels_a_running_request() {
         .unwrap();
     assert!(survivors.stdout.is_empty());
 }
+
+#[test]
+fn config_prints_the_effective_configuration_and_rejects_bad_files() {
+    let dir = tempfile_dir();
+    let file = dir.join("c.toml");
+    std::fs::write(&file, "timeout = 42\nsession = 'work'\n").unwrap();
+    let out = shellgate()
+        .args(["config", "--config"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("timeout = 42.0"), "{text}");
+    assert!(text.contains("session = \"work\""), "{text}");
+    std::fs::write(&file, "timeout = 'soon'\n").unwrap();
+    let out = shellgate()
+        .args(["run", "--config"])
+        .arg(&file)
+        .arg("true")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("c.toml"));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+fn tempfile_dir() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("shellgate-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}

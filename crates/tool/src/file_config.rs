@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::ToolConfig;
 
@@ -29,7 +29,7 @@ pub enum ConfigError {
 }
 
 /// The contents of a configuration file; every field is optional and overrides the default.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FileConfig {
     /// Directory commands run in by default.
@@ -52,6 +52,16 @@ pub struct FileConfig {
     pub tail_bytes: Option<usize>,
     /// Names of the agent's other tools.
     pub tool_names: Option<Vec<String>>,
+    /// Session used when a call names none (`"none"`: a fresh shell per command).
+    pub session: Option<String>,
+    /// Seconds after which an unused session is closed.
+    pub session_idle_timeout: Option<f64>,
+    /// Most background jobs running at once.
+    pub max_jobs: Option<usize>,
+    /// Most finished jobs kept.
+    pub max_finished_jobs: Option<usize>,
+    /// Seconds a finished job is kept.
+    pub finished_job_ttl: Option<f64>,
 }
 
 impl FileConfig {
@@ -105,6 +115,47 @@ impl FileConfig {
         if let Some(names) = &self.tool_names {
             config.tool_names.clone_from(names);
         }
+        if let Some(session) = &self.session {
+            config.default_session.clone_from(session);
+        }
+        if let Some(t) = self.session_idle_timeout {
+            config.sessions.idle_timeout = secs(t);
+        }
+        if let Some(n) = self.max_jobs {
+            config.jobs.max_running = n;
+        }
+        if let Some(n) = self.max_finished_jobs {
+            config.jobs.max_finished = n;
+        }
+        if let Some(t) = self.finished_job_ttl {
+            config.jobs.finished_ttl = secs(t);
+        }
+    }
+
+    /// Every key, with the values in effect in `config` (what `shellgate config` prints).
+    pub fn effective(config: &ToolConfig) -> Self {
+        Self {
+            cwd: Some(config.cwd.clone()),
+            shell: Some(config.shell.resolve_shell()),
+            login: Some(config.shell.login),
+            prefix: config.shell.prefix.clone(),
+            timeout: Some(config.default_timeout.as_secs_f64()),
+            max_timeout: Some(config.max_timeout.as_secs_f64()),
+            kill_grace: Some(config.kill_grace.as_secs_f64()),
+            head_bytes: Some(config.window.head_bytes),
+            tail_bytes: Some(config.window.tail_bytes),
+            tool_names: Some(config.tool_names.clone()),
+            session: Some(config.default_session.clone()),
+            session_idle_timeout: Some(config.sessions.idle_timeout.as_secs_f64()),
+            max_jobs: Some(config.jobs.max_running),
+            max_finished_jobs: Some(config.jobs.max_finished),
+            finished_job_ttl: Some(config.jobs.finished_ttl.as_secs_f64()),
+        }
+    }
+
+    /// This configuration as TOML text.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).unwrap_or_else(|e| format!("# cannot render the configuration: {e}\n"))
     }
 }
 
@@ -151,6 +202,22 @@ mod tests {
         assert_eq!(config.default_timeout, Duration::from_secs(5));
         assert_eq!(config.window.head_bytes, 10);
         assert_eq!(config.shell.prefix.as_deref(), Some("nice"));
+    }
+
+    #[test]
+    fn effective_configuration_round_trips() {
+        let mut config = ToolConfig {
+            default_session: "work".into(),
+            ..ToolConfig::default()
+        };
+        config.jobs.max_running = 7;
+        let text = FileConfig::effective(&config).to_toml();
+        let parsed = FileConfig::parse(&text, Path::new("effective")).unwrap();
+        let mut again = ToolConfig::default();
+        parsed.apply(&mut again);
+        assert_eq!(again.default_session, "work");
+        assert_eq!(again.jobs.max_running, 7);
+        assert_eq!(again.default_timeout, config.default_timeout);
     }
 
     #[test]
