@@ -358,6 +358,17 @@ pub enum CompoundKind {
     },
 }
 
+impl CompoundKind {
+    /// Whether the parser kept this node's inside as an unclassified span (`(( … ))`, `[[ … ]]`):
+    /// later stages must not guess what it does.
+    pub fn is_opaque(&self) -> bool {
+        matches!(
+            self,
+            CompoundKind::Arithmetic { .. } | CompoundKind::Conditional { .. }
+        )
+    }
+}
+
 /// One arm of a `case`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CaseArm {
@@ -496,6 +507,15 @@ pub enum WordPart {
 }
 
 impl WordPart {
+    /// Whether this part is kept as an unclassified span: arithmetic, or a command substitution
+    /// whose inside could not be parsed in place.
+    pub fn is_opaque(&self) -> bool {
+        matches!(
+            self,
+            WordPart::Arithmetic { .. } | WordPart::CommandSubstitution { script: None, .. }
+        )
+    }
+
     /// The covered source.
     pub fn span(&self) -> Span {
         match self {
