@@ -156,6 +156,17 @@ unsafe impl Sync for ExecImage {}
 const GRANDCHILD_STACK: usize = 64 * 1024;
 
 impl ExecImage {
+    /// The program path, `argv` and `envp` arrays (null-terminated), valid while `self` lives.
+    pub(crate) fn pointers(
+        &self,
+    ) -> (
+        *const libc::c_char,
+        *const *const libc::c_char,
+        *const *const libc::c_char,
+    ) {
+        (self.path.as_ptr(), self.argv.as_ptr(), self.envp.as_ptr())
+    }
+
     /// Lay out `path`, `args` (without `argv[0]`, which is `path`) and `env` (`KEY=VALUE` entries).
     pub(crate) fn new<'a>(
         path: &Path,

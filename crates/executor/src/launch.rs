@@ -3,10 +3,10 @@
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::io::{self, PipeReader, Read};
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::process::{ExitStatus, Stdio};
 use std::time::Instant;
 
 use nix::fcntl::{FcntlArg, OFlag, fcntl};
@@ -14,6 +14,7 @@ use tokio::net::unix::pipe;
 use tokio::process::{Child, ChildStdin};
 
 use crate::cwd::validate_cwd;
+use crate::direct::{self, ChildFds, DirectChild};
 use crate::error::ExecError;
 use crate::guard::{self, ExecImage};
 use crate::spec::parse_status_trailer;
@@ -22,7 +23,7 @@ use crate::{LaunchSpec, StdinMode};
 
 /// A started process and everything needed to follow it.
 pub(crate) struct Launched {
-    pub(crate) child: Child,
+    pub(crate) child: Leader,
     pub(crate) output: pipe::Receiver,
     pub(crate) status: Option<PipeReader>,
     pub(crate) stdin: Option<ChildStdin>,
@@ -52,8 +53,82 @@ pub(crate) fn launch(spec: &LaunchSpec, guarded: bool) -> Result<Launched, ExecE
         None
     };
     let marker = tree::new_run_marker();
-    let mut image = exec_image(spec, &marker)?;
+    let image = exec_image(spec, &marker)?;
 
+    let (leader, stdin) = if guarded {
+        start_guarded(
+            spec,
+            image,
+            writer,
+            stderr_writer,
+            status_pipe.as_ref().map(|(_, w)| w.as_raw_fd()),
+        )?
+    } else {
+        start_direct(
+            spec,
+            &image,
+            &writer,
+            status_pipe.as_ref().map(|(_, w)| w.as_raw_fd()),
+        )?
+    };
+    // Our copies of the write ends are gone (dropped above or in `cmd`), so EOF arrives when the
+    // process tree closes its copies.
+    let status = status_pipe.map(|(r, _w)| r);
+    let pid = leader.id();
+    let tree = ProcessTree::new(pid, Some(marker));
+    let output = match pipe::Receiver::from_owned_fd(OwnedFd::from(reader)) {
+        Ok(r) => r,
+        Err(source) => {
+            tree.kill_all();
+            return Err(ExecError::Pipe {
+                what: "output watcher",
+                source,
+            });
+        }
+    };
+    Ok(Launched {
+        stdin,
+        child: leader,
+        output,
+        status,
+        tree,
+        pid,
+        start,
+    })
+}
+
+/// The process the executor follows: the guard (a tokio child) or the command itself.
+pub(crate) enum Leader {
+    /// Forked by std with the guard hook; tokio reaps it.
+    Guarded(Child),
+    /// Started by [`direct::spawn`]; reaped through its pidfd.
+    Direct(DirectChild),
+}
+
+impl Leader {
+    fn id(&self) -> u32 {
+        match self {
+            Self::Guarded(c) => c.id().unwrap_or(0),
+            Self::Direct(d) => d.id(),
+        }
+    }
+
+    /// Wait for the leader to exit. Cancel-safe.
+    pub(crate) async fn wait(&mut self) -> io::Result<ExitStatus> {
+        match self {
+            Self::Guarded(c) => c.wait().await,
+            Self::Direct(d) => d.wait().await,
+        }
+    }
+}
+
+fn start_guarded(
+    spec: &LaunchSpec,
+    mut image: ExecImage,
+    writer: std::io::PipeWriter,
+    stderr_writer: std::io::PipeWriter,
+    status_fd: Option<RawFd>,
+) -> Result<(Leader, Option<ChildStdin>), ExecError> {
     let mut cmd = tokio::process::Command::new(&spec.program);
     cmd.current_dir(&spec.cwd);
     cmd.stdin(match spec.stdin {
@@ -67,41 +142,59 @@ pub(crate) fn launch(spec: &LaunchSpec, guarded: bool) -> Result<Launched, ExecE
     // signal, and the executor kills the rest of the tree itself.
     cmd.kill_on_drop(true);
     let engine = std::process::id() as libc::pid_t;
-    let status_fd = status_pipe.as_ref().map(|(_, w)| w.as_raw_fd());
     // SAFETY: the hook only makes async-signal-safe system calls and does not allocate (see guard.rs);
     // it captures plain integers and the exec image, laid out before the fork.
     unsafe {
-        cmd.pre_exec(move || guard::in_child_exec(&mut image, engine, status_fd, guarded));
+        cmd.pre_exec(move || guard::in_child_exec(&mut image, engine, status_fd, true));
     }
     let mut child = cmd.spawn().map_err(|source| ExecError::Spawn {
         program: spec.program.clone(),
         source,
     })?;
-    // Drop our copies of the write ends, so EOF arrives when the process tree closes its copies.
-    drop(cmd);
-    let status = status_pipe.map(|(r, _w)| r);
-    let pid = child.id().unwrap_or(0);
-    let tree = ProcessTree::new(pid, Some(marker));
-    let output = match pipe::Receiver::from_owned_fd(OwnedFd::from(reader)) {
-        Ok(r) => r,
-        Err(source) => {
-            let _ = child.start_kill();
-            tree.kill_all();
-            return Err(ExecError::Pipe {
-                what: "output watcher",
+    let stdin = child.stdin.take();
+    Ok((Leader::Guarded(child), stdin))
+}
+
+fn start_direct(
+    spec: &LaunchSpec,
+    image: &ExecImage,
+    writer: &std::io::PipeWriter,
+    status_fd: Option<RawFd>,
+) -> Result<(Leader, Option<ChildStdin>), ExecError> {
+    let spawn_err = |source| ExecError::Spawn {
+        program: spec.program.clone(),
+        source,
+    };
+    let (stdin_read, stdin_write): (OwnedFd, Option<std::io::PipeWriter>) = match spec.stdin {
+        StdinMode::Null => (std::fs::File::open("/dev/null").map_err(spawn_err)?.into(), None),
+        StdinMode::Piped => {
+            let (r, w) = std::io::pipe().map_err(|source| ExecError::Pipe {
+                what: "stdin pipe",
                 source,
-            });
+            })?;
+            (r.into(), Some(w))
         }
     };
-    Ok(Launched {
-        stdin: child.stdin.take(),
-        child,
-        output,
-        status,
-        tree,
-        pid,
-        start,
-    })
+    let fds = ChildFds {
+        stdin: stdin_read.as_raw_fd(),
+        stdout: writer.as_raw_fd(),
+        stderr: writer.as_raw_fd(),
+        status: status_fd,
+    };
+    let child = direct::spawn(image, &spec.cwd, &fds).map_err(spawn_err)?;
+    drop(stdin_read);
+    let stdin = match stdin_write {
+        Some(w) => Some(
+            ChildStdin::from_std(std::process::ChildStdin::from(OwnedFd::from(w))).map_err(|source| {
+                ExecError::Pipe {
+                    what: "stdin pipe",
+                    source,
+                }
+            })?,
+        ),
+        None => None,
+    };
+    Ok((Leader::Direct(child), stdin))
 }
 
 /// The command's program path, arguments and final environment (inherited unless cleared, minus

@@ -56,6 +56,7 @@
 //! marker in its environment. Such adopted processes are reaped by pid; `waitpid(-1)` is never used.
 
 mod cwd;
+mod direct;
 mod env;
 mod error;
 mod guard;

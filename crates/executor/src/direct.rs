@@ -1,0 +1,238 @@
+//! Spawning without copying the engine: `clone(CLONE_VM | CLONE_VFORK)` + `execve`, as `posix_spawn`
+//! does, plus the setup `posix_spawn` cannot do (parent-death signal, dropping the controlling
+//! terminal). Used for unguarded pipe runs ([`crate::PipeExecutor::guard`] = false).
+//!
+//! The child shares the engine's memory until it execs, while the calling thread is suspended; so it
+//! only makes async-signal-safe system calls on data laid out beforehand, with every signal blocked
+//! until its handlers are reset. The child is then followed through a pidfd and reaped by pid here
+//! (tokio does not know it).
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::ExitStatus;
+
+use tokio::io::unix::AsyncFd;
+
+use crate::guard::{ExecImage, STATUS_FD};
+
+/// Descriptors the child gets as 0, 1, 2 and, optionally, [`STATUS_FD`].
+pub(crate) struct ChildFds {
+    pub(crate) stdin: RawFd,
+    pub(crate) stdout: RawFd,
+    pub(crate) stderr: RawFd,
+    pub(crate) status: Option<RawFd>,
+}
+
+#[repr(C)]
+struct ChildArgs {
+    path: *const libc::c_char,
+    argv: *const *const libc::c_char,
+    envp: *const *const libc::c_char,
+    cwd: *const libc::c_char,
+    fds: [RawFd; 4],
+    engine: libc::pid_t,
+    /// Set by the child when a step fails (shared memory until exec).
+    errno: libc::c_int,
+}
+
+/// A child started by [`spawn`]: its pid and a pidfd that becomes readable when it exits.
+pub(crate) struct DirectChild {
+    pid: libc::pid_t,
+    pidfd: AsyncFd<OwnedFd>,
+    reaped: bool,
+}
+
+/// Start `image` in `cwd` with `fds`, in a new process group, without a controlling terminal, with
+/// `PR_SET_PDEATHSIG(SIGKILL)`. Needs a tokio runtime (for the pidfd).
+pub(crate) fn spawn(image: &ExecImage, cwd: &Path, fds: &ChildFds) -> io::Result<DirectChild> {
+    let cwd = CString::new(cwd.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL byte in working directory"))?;
+    let (path, argv, envp) = image.pointers();
+    let mut args = ChildArgs {
+        path,
+        argv,
+        envp,
+        cwd: cwd.as_ptr(),
+        fds: [fds.stdin, fds.stdout, fds.stderr, fds.status.unwrap_or(-1)],
+        engine: std::process::id() as libc::pid_t,
+        errno: 0,
+    };
+    let mut stack = vec![0u8; 64 * 1024];
+    // SAFETY: the stack and `args` outlive the child's use of them (CLONE_VFORK suspends this thread
+    // until the child execs or exits); the signal mask of this thread is restored right after.
+    let pid = unsafe {
+        let mut all: libc::sigset_t = std::mem::zeroed();
+        let mut old: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&raw mut all);
+        libc::pthread_sigmask(libc::SIG_SETMASK, &raw const all, &raw mut old);
+        let top = stack.as_mut_ptr().add(stack.len());
+        let top = top.sub(top as usize % 16);
+        let pid = libc::clone(
+            child_main,
+            top.cast(),
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+            (&raw mut args).cast(),
+        );
+        let clone_error = io::Error::last_os_error();
+        libc::pthread_sigmask(libc::SIG_SETMASK, &raw const old, std::ptr::null_mut());
+        if pid < 0 {
+            return Err(clone_error);
+        }
+        pid
+    };
+    drop(stack);
+    // SAFETY: read after the child has exec'd or exited; volatile because the child wrote it.
+    let errno = unsafe { std::ptr::read_volatile(&raw const args.errno) };
+    if errno != 0 {
+        let mut status = 0;
+        // SAFETY: reaping our own, already exited child.
+        unsafe { libc::waitpid(pid, &raw mut status, 0) };
+        return Err(io::Error::from_raw_os_error(errno));
+    }
+    // SAFETY: pidfd_open takes a pid and flags; the returned descriptor is ours.
+    let raw = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    if raw < 0 {
+        let e = io::Error::last_os_error();
+        // SAFETY: killing and reaping our own child.
+        unsafe {
+            libc::kill(pid, libc::SIGKILL);
+            let mut status = 0;
+            libc::waitpid(pid, &raw mut status, 0);
+        }
+        return Err(e);
+    }
+    // SAFETY: `raw` is a fresh descriptor owned by nobody else.
+    let owned = unsafe { OwnedFd::from_raw_fd(raw as RawFd) };
+    // SAFETY: `owned` is an open pidfd that the AsyncFd owns for its whole life.
+    let registered = unsafe { AsyncFd::register_with_interest(owned, tokio::io::Interest::READABLE) };
+    let pidfd = match registered {
+        Ok(fd) => fd,
+        Err(e) => {
+            let e = io::Error::other(e.to_string());
+            // SAFETY: as above.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+                let mut status = 0;
+                libc::waitpid(pid, &raw mut status, 0);
+            }
+            return Err(e);
+        }
+    };
+    Ok(DirectChild {
+        pid,
+        pidfd,
+        reaped: false,
+    })
+}
+
+impl DirectChild {
+    /// Process id.
+    pub(crate) fn id(&self) -> u32 {
+        self.pid as u32
+    }
+
+    /// Wait for the child to exit and reap it. Cancel-safe.
+    pub(crate) async fn wait(&mut self) -> io::Result<ExitStatus> {
+        loop {
+            let mut ready = self.pidfd.readable().await?;
+            let mut status = 0;
+            // SAFETY: our own child, reaped only here (the pidfd keeps its pid from being reused).
+            let rc = unsafe { libc::waitpid(self.pid, &raw mut status, libc::WNOHANG) };
+            if rc == self.pid {
+                self.reaped = true;
+                return Ok(ExitStatus::from_raw(status));
+            }
+            if rc < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            ready.clear_ready();
+        }
+    }
+}
+
+impl Drop for DirectChild {
+    fn drop(&mut self) {
+        if self.reaped {
+            return;
+        }
+        let pid = self.pid;
+        // SAFETY: signalling our own unreaped child (its pid cannot have been reused).
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+        // Reap it off the async threads; SIGKILL makes this quick unless it is stuck in the kernel.
+        let _ = std::thread::Builder::new()
+            .name("shellgate-reap".into())
+            .spawn(move || {
+                let mut status = 0;
+                // SAFETY: reaping our own child.
+                unsafe { libc::waitpid(pid, &raw mut status, 0) };
+            });
+    }
+}
+
+/// The child, between clone and exec.
+extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: `arg` points to the parent's `ChildArgs`, alive while the parent is suspended; only
+    // async-signal-safe system calls follow.
+    unsafe {
+        let args = arg.cast::<ChildArgs>();
+        let fail = |args: *mut ChildArgs| -> libc::c_int {
+            std::ptr::write_volatile(&raw mut (*args).errno, *libc::__errno_location());
+            libc::_exit(127)
+        };
+        if libc::setpgid(0, 0) < 0 {
+            return fail(args);
+        }
+        let tty = libc::open(
+            c"/dev/tty".as_ptr(),
+            libc::O_RDWR | libc::O_NOCTTY | libc::O_CLOEXEC,
+        );
+        if tty >= 0 {
+            libc::ioctl(tty, libc::TIOCNOTTY);
+            libc::close(tty);
+        }
+        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) < 0 {
+            return fail(args);
+        }
+        if libc::getppid() != (*args).engine {
+            libc::kill(libc::getpid(), libc::SIGKILL);
+        }
+        let targets = [0, 1, 2, STATUS_FD];
+        for (source, target) in (*args).fds.iter().zip(targets) {
+            if *source < 0 {
+                continue;
+            }
+            let rc = if *source == target {
+                libc::fcntl(*source, libc::F_SETFD, 0)
+            } else {
+                libc::dup2(*source, target)
+            };
+            if rc < 0 {
+                return fail(args);
+            }
+        }
+        if libc::chdir((*args).cwd) < 0 {
+            return fail(args);
+        }
+        let mut default: libc::sigaction = std::mem::zeroed();
+        default.sa_sigaction = libc::SIG_DFL;
+        for sig in 1..65 {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            // SIGPIPE too: std ignores it in the engine, a command must start with the default.
+            if libc::sigaction(sig, std::ptr::null(), &raw mut old) == 0
+                && (old.sa_sigaction != libc::SIG_DFL
+                    && (old.sa_sigaction != libc::SIG_IGN || sig == libc::SIGPIPE))
+            {
+                libc::sigaction(sig, &raw const default, std::ptr::null_mut());
+            }
+        }
+        let mut none: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&raw mut none);
+        libc::sigprocmask(libc::SIG_SETMASK, &raw const none, std::ptr::null_mut());
+        libc::execve((*args).path, (*args).argv, (*args).envp);
+        fail(args)
+    }
+}
