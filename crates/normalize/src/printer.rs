@@ -5,7 +5,7 @@
 
 use crate::ast::{
     AndOr, AndOrOp, CaseTerminator, Command, CompoundCommand, CompoundKind, Heredoc, List, Pipeline,
-    Redirect, RedirectFd, Script, SimpleCommand, Terminator, Word,
+    Redirect, RedirectFd, RedirectOp, Script, SimpleCommand, Terminator, Word,
 };
 
 /// Print `script` (parsed from `source`) in canonical form. Comments are not kept.
@@ -99,8 +99,10 @@ impl<'a> Printer<'a> {
             Command::Simple(s) => self.simple(s),
             Command::Compound(cc) => self.compound(cc),
             Command::Function(f) => {
+                // The keyword form accepts any name (`f=x() …` would read as an assignment).
+                self.out.push_str("function ");
                 self.out.push_str(&f.name);
-                self.out.push_str("() ");
+                self.out.push_str(" () ");
                 self.compound(&f.body);
             }
         }
@@ -143,6 +145,15 @@ impl<'a> Printer<'a> {
             None => {}
         }
         self.out.push_str(r.op.as_str());
+        // Keep operator and target apart where joining them would lex differently:
+        // `<<` + `-x` is `<<-x`, `<` + `<(ls)` is `<<(ls)`.
+        let raw = r.target.span.slice(self.src);
+        if (r.op == RedirectOp::Heredoc && raw.starts_with('-'))
+            || raw.starts_with("<(")
+            || raw.starts_with(">(")
+        {
+            self.out.push(' ');
+        }
         self.word(&r.target);
         if let Some(doc) = &r.heredoc {
             self.pending.push(doc);

@@ -304,8 +304,16 @@ fn regression_lone_trailing_backslash_reprints_stably() {
     // Found by fuzzing: a heredoc delimiter `\` at end of input gained a newline when printed and
     // became a line continuation; a delimiter holding a newline (it can never match) got a
     // delimiter line that the next parse read as body; a `{` after a leading redirect was printed
-    // first and became a reserved word.
-    for src in ["x <<\\", "echo a\\", "<x { y", "<<$\u{8}+`\n`\n\u{b}\0"] {
+    // first and became a reserved word; `<< -x` printed as `<<-x` and `< <(ls)` as `<<(ls)`.
+    for src in [
+        "x <<\\",
+        "echo a\\",
+        "<x { y",
+        "cat << -x\nb\n-x",
+        "cat < <(ls) > >(wc)",
+        "function a=b { :; }",
+        "<<$\u{8}+`\n`\n\u{b}\0",
+    ] {
         let t = tree(src);
         let printed = print(&t, src);
         let again = tree(&printed);
