@@ -58,6 +58,8 @@ pub struct Section {
     pub notes: Vec<String>,
     /// Structured figures for machines.
     pub data: Value,
+    /// Wall time the section took, builds included.
+    pub seconds: f64,
 }
 
 impl Section {
@@ -70,6 +72,7 @@ impl Section {
             table: Table::default(),
             notes: Vec::new(),
             data: Value::Null,
+            seconds: 0.0,
         }
     }
 
@@ -177,7 +180,11 @@ impl Report {
              on a log scale.\n\n![ratios](ratios.svg)\n\n",
         );
         for section in &self.sections {
-            let _ = writeln!(md, "## {}\n\n{}\n", section.title, section.method);
+            let _ = writeln!(
+                md,
+                "## {}\n\n{} (Section time: {:.0} s.)\n",
+                section.title, section.method, section.seconds
+            );
             if !section.table.rows.is_empty() {
                 md.push_str(&markdown_table(&section.table));
                 md.push('\n');

@@ -48,6 +48,11 @@ impl RpcClient {
                 let Ok(line) = line else { break };
                 // Stamped before parsing, so round-trip times exclude this client's own JSON work.
                 let arrived = Instant::now();
+                // Notifications (live output, job events) are not needed here; skipping them unparsed keeps
+                // this reader from throttling a chatty server.
+                if line.starts_with(r#"{"jsonrpc":"2.0","method""#) {
+                    continue;
+                }
                 let Ok(value) = serde_json::from_str::<Value>(&line) else {
                     continue;
                 };

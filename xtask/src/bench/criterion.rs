@@ -76,6 +76,7 @@ pub fn run(ctx: &mut Ctx<'_>) -> (Section, Vec<Estimate>) {
     if benches.is_empty() {
         section.note("no crate has a criterion bench yet");
     }
+    prebuild(&benches, &ctx.dir, &mut section);
     let mut all = Vec::new();
     for (package, bench) in &benches {
         let home = ctx.dir.join("criterion").join(package).join(bench);
@@ -160,6 +161,41 @@ pub fn run(ctx: &mut Ctx<'_>) -> (Section, Vec<Estimate>) {
 
 /// Whether a benchmark id names a yardstick: `…baseline…`, or a path segment starting with `raw` (a raw
 /// spawn, a raw pipe) or `memchr` (the floor of any line scan).
+/// Build every bench in one cargo invocation first (both cores busy, one dependency resolution); a
+/// failure here is only noted, since each bench then reports its own.
+fn prebuild(benches: &[(String, String)], dir: &Path, section: &mut Section) {
+    let mut packages: Vec<&str> = benches.iter().map(|(p, _)| p.as_str()).collect();
+    packages.dedup();
+    if packages.is_empty() {
+        return;
+    }
+    let log = dir.join("criterion").join("build.log");
+    eprintln!(
+        "xtask: building {} bench target(s) (log: {})",
+        benches.len(),
+        log.display()
+    );
+    let status = std::fs::create_dir_all(dir.join("criterion"))
+        .and_then(|()| std::fs::File::create(&log))
+        .and_then(|file| {
+            let mut command = workspace::cargo();
+            command.args(["bench", "--no-run", "--benches"]);
+            for package in &packages {
+                command.args(["-p", package]);
+            }
+            command
+                .stdout(Stdio::from(file.try_clone()?))
+                .stderr(Stdio::from(file))
+                .status()
+        });
+    if !status.is_ok_and(|s| s.success()) {
+        section.note(format!(
+            "building all benches at once failed (see {}); trying each on its own",
+            log.display()
+        ));
+    }
+}
+
 fn is_baseline(id: &str) -> bool {
     let id = id.to_ascii_lowercase();
     id.contains("baseline")

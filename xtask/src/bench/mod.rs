@@ -84,28 +84,40 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
 
     let mut sections = Vec::new();
     let mut estimates = Vec::new();
-    if options.wants("criterion") {
-        let (section, found) = criterion::run(&mut ctx);
-        sections.push(section);
-        estimates = found;
-    }
     let mut spawn_true_us = None;
-    if options.wants("latency") {
-        let (section, raw_true) = latency::run(&mut ctx);
+    let mut timed = |section: Section, since: Instant| {
+        let mut section = section;
+        section.seconds = since.elapsed().as_secs_f64();
+        eprintln!("xtask: section {} took {:.0} s", section.id, section.seconds);
         sections.push(section);
+    };
+    if options.wants("criterion") {
+        let t = Instant::now();
+        let (section, found) = criterion::run(&mut ctx);
+        estimates = found;
+        timed(section, t);
+    }
+    if options.wants("latency") {
+        let t = Instant::now();
+        let (section, raw_true) = latency::run(&mut ctx);
         spawn_true_us = raw_true;
+        timed(section, t);
     }
     if options.wants("throughput") {
-        sections.push(throughput::run(&mut ctx));
+        let t = Instant::now();
+        timed(throughput::run(&mut ctx), t);
     }
     if options.wants("parse") {
-        sections.push(parse::run(&mut ctx, &estimates, spawn_true_us));
+        let t = Instant::now();
+        timed(parse::run(&mut ctx, &estimates, spawn_true_us), t);
     }
     if options.wants("jobs") {
-        sections.push(jobs::run(&mut ctx));
+        let t = Instant::now();
+        timed(jobs::run(&mut ctx), t);
     }
     if options.wants("pty") {
-        sections.push(pty::run(&mut ctx));
+        let t = Instant::now();
+        timed(pty::run(&mut ctx), t);
     }
 
     let report = Report {

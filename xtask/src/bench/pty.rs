@@ -22,7 +22,7 @@ pub fn run(ctx: &mut Ctx<'_>) -> Section {
         "PTY throughput and keystroke round trip",
         format!(
             "{} MiB of 80-byte lines through `shellgate rpc` `bash` with `pty: true` against the same call \
-             with pipes. Then the pty crate's bench example (any example of `shellgate-pty` whose name \
+             with pipes (both `session: \"none\"`). Then the pty crate's bench example (any example of `shellgate-pty` whose name \
              contains `bench`), which prints its figures as one JSON object (its PTY throughputs are charted as cost against its pipe throughput).",
             bytes / MIB
         ),
@@ -185,7 +185,7 @@ fn tool_pty_vs_pipe(
         let start = Instant::now();
         let response = client.call(
             "bash",
-            &json!({"command": script, "pty": pty, "timeout": 600}),
+            &json!({"command": script, "pty": pty, "timeout": 600, "session": "none"}),
             Duration::from_secs(900),
         )?;
         let elapsed = start.elapsed().as_secs_f64();
