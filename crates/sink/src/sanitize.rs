@@ -184,27 +184,31 @@ impl Sanitizer {
         }
     }
 
+    /// Feed bytes to the open escape sequence until it ends (or the input does).
     fn escape(&mut self, input: &[u8], mut i: usize) -> usize {
-        if self.esc.in_string() {
-            // Skip a control string's payload in one scan.
-            match memchr3(0x07, ESC, b'\n', &input[i..]) {
-                None => return input.len(),
-                Some(k) => i += k,
+        while i < input.len() {
+            if self.esc.in_string() {
+                // Skip a control string's payload in one scan.
+                match memchr3(0x07, ESC, b'\n', &input[i..]) {
+                    None => return input.len(),
+                    Some(k) => i += k,
+                }
+            }
+            match self.esc.step(input[i]) {
+                Step::Continue => i += 1,
+                Step::Done => {
+                    self.stats.escape_sequences += 1;
+                    return i + 1;
+                }
+                Step::EraseLine(mode) => {
+                    self.stats.escape_sequences += 1;
+                    self.line.erase(mode);
+                    return i + 1;
+                }
+                Step::Reprocess => return i,
             }
         }
-        match self.esc.step(input[i]) {
-            Step::Continue => i + 1,
-            Step::Done => {
-                self.stats.escape_sequences += 1;
-                i + 1
-            }
-            Step::EraseLine(mode) => {
-                self.stats.escape_sequences += 1;
-                self.line.erase(mode);
-                i + 1
-            }
-            Step::Reprocess => i,
-        }
+        i
     }
 
     /// A run without control bytes that contains non-ASCII bytes: validate and decode it.

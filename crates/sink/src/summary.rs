@@ -16,8 +16,8 @@ pub struct Truncation {
     pub shown_ranges: Vec<(u64, u64)>,
     /// Lines not shown.
     pub elided_lines: u64,
-    /// Raw bytes of the stream not represented by the shown lines (for `"none"`: bytes cut by the
-    /// column cap).
+    /// Raw bytes of the stream not represented by the shown lines (for `"none"`: bytes of text cut
+    /// by the column cap, at most `total_bytes`).
     pub elided_bytes: u64,
     /// Where the full output is, when it was spilled.
     pub artifact: Option<String>,

@@ -242,7 +242,7 @@ impl OutputWindow {
                         Vec::new()
                     },
                     elided_lines: 0,
-                    elided_bytes: stats.capped_bytes,
+                    elided_bytes: stats.capped_bytes.min(self.raw_bytes),
                     artifact,
                 });
             }
@@ -255,7 +255,11 @@ impl OutputWindow {
             (part, count_newlines(part), c.head_cut.1)
         } else {
             let part = &c.head[..floor_char_boundary(&c.head, c.head.len())];
-            (part, u64::from(!part.is_empty()), part.len() as u64)
+            (
+                part,
+                u64::from(!part.is_empty()),
+                (part.len() as u64).min(self.raw_bytes),
+            )
         };
 
         // Tail: from the first line that starts inside the ring.
@@ -275,8 +279,10 @@ impl OutputWindow {
         let raw_tail_start = if at_line_start {
             c.raw_after(tail_clean_start - 1)
         } else {
+            // Mid-line (a line longer than the window): the offset is estimated, so keep it in range.
             c.raw_after(tail_clean_start).saturating_sub(1)
-        };
+        }
+        .min(self.raw_bytes);
         let newlines_before_tail = self.sanitizer.newlines() - count_newlines(tail_part);
         let tail_lines = if tail_part.is_empty() {
             0
@@ -439,6 +445,26 @@ mod tests {
         assert_eq!(w.total_lines(), 2);
         w.finish();
         assert_eq!(w.summary().text, "one\ntwo");
+    }
+
+    #[test]
+    fn a_zero_window_over_expanded_invalid_bytes_stays_in_range() {
+        // Found by fuzzing: two invalid bytes become six bytes of U+FFFD, longer than the raw stream.
+        let mut w = window(0, 0);
+        w.write(&[0xda, 0xff, b')']);
+        w.finish();
+        let t = w.summary().truncation.unwrap();
+        assert!(t.elided_bytes <= t.total_bytes, "{t:?}");
+        // And a capped line of replacement characters (clean text longer than the raw bytes).
+        let mut w = OutputWindow::new(WindowConfig {
+            max_column: 32,
+            ..WindowConfig::default()
+        });
+        w.write(&[0xfc; 16]);
+        w.finish();
+        let t = w.summary().truncation.unwrap();
+        assert_eq!(t.direction, "none");
+        assert!(t.elided_bytes <= t.total_bytes, "{t:?}");
     }
 
     #[test]
