@@ -69,6 +69,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn handles_can_be_shared_across_tasks() {
+        fn send_sync<T: Send + Sync>() {}
+        fn send<T: Send>() {}
+        send_sync::<PtyProcess>();
+        send_sync::<PtyExecutor>();
+        send::<PtyOutput>();
+    }
+
+    #[test]
     fn selection_requires_a_request() {
         assert!(!pty_selected(false));
         assert!(pty_available());
