@@ -13,6 +13,8 @@ fuzz_target!(|data: &[u8]| {
     } else {
         assert!(n.tree.is_ok());
     }
+    // The tree of a rewritten script is moved, not re-parsed: it must equal a fresh parse.
+    assert_eq!(n.tree, shellgate_normalize::parse(&n.script));
     let limits = Limits { head: Some(data.len() as u64 % 7), tail: Some(data.len() as u64 % 5) };
     let limited = apply_limits(src, limits);
     assert!(limited.kept_lines <= limited.total_lines);
