@@ -24,6 +24,7 @@
 #![forbid(unsafe_code)]
 
 mod adapters;
+mod background_writer;
 mod escape;
 mod line;
 mod live_tail;

@@ -5,15 +5,13 @@
 //! the spill stops, removes its partial file, and reports a notice naming the error.
 
 use std::fmt;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::background_writer::BackgroundWriter;
 use crate::store::ArtifactStore;
 use crate::summary::format_bytes;
-
-/// Chunks at least this large (a full pipe read) bypass the buffer and go straight to `write`.
-const WRITE_BUFFER: usize = 64 * 1024;
 
 enum Target {
     Store(Arc<ArtifactStore>),
@@ -26,7 +24,7 @@ enum State {
     /// Writing.
     Open {
         id: String,
-        out: BufWriter<Box<dyn Write + Send>>,
+        out: BackgroundWriter,
         path: Option<PathBuf>,
     },
     /// Finished, or stopped at the limit: the artifact exists.
@@ -132,8 +130,8 @@ impl ArtifactSpill {
             self.open();
             self.write_out(&held);
         }
-        if let State::Open { id, mut out, path } = std::mem::replace(&mut self.state, State::Nothing) {
-            match out.flush() {
+        if let State::Open { id, out, path } = std::mem::replace(&mut self.state, State::Nothing) {
+            match out.finish() {
                 Ok(()) => {
                     if self.limit_hit {
                         self.notices.push(format!(
@@ -150,31 +148,27 @@ impl ArtifactSpill {
     }
 
     fn open(&mut self) {
-        match &mut self.target {
+        let (id, writer, path): (String, Box<dyn Write + Send>, Option<PathBuf>) = match &mut self.target {
             Target::Store(store) => match store.create() {
                 Ok(new) => {
                     self.limit = self.limit.min(new.limit);
-                    self.state = State::Open {
-                        id: new.id.uri(),
-                        out: BufWriter::with_capacity(WRITE_BUFFER, Box::new(new.file)),
-                        path: Some(new.path),
-                    };
+                    (new.id.uri(), Box::new(new.file), Some(new.path))
                 }
                 Err(e) => {
                     self.notices.push(format!(
                         "Full output was not saved: cannot create an artifact: {e}"
                     ));
+                    return;
                 }
             },
-            Target::Writer(id, writer) => {
-                if let Some(writer) = writer.take() {
-                    self.state = State::Open {
-                        id: id.clone(),
-                        out: BufWriter::with_capacity(WRITE_BUFFER, writer),
-                        path: None,
-                    };
-                }
-            }
+            Target::Writer(id, writer) => match writer.take() {
+                Some(writer) => (id.clone(), writer, None),
+                None => return,
+            },
+        };
+        match BackgroundWriter::spawn(writer) {
+            Ok(out) => self.state = State::Open { id, out, path },
+            Err(e) => self.fail(&id, path, &e),
         }
     }
 
@@ -184,9 +178,11 @@ impl ArtifactSpill {
         };
         let room = self.limit.saturating_sub(self.written);
         let take = (bytes.len() as u64).min(room) as usize;
-        if let Err(e) = out.write_all(&bytes[..take]) {
-            if let State::Open { id, path, .. } = std::mem::replace(&mut self.state, State::Nothing) {
-                self.fail(&id, path, &e);
+        if let Err(stopped) = out.write_all(&bytes[..take]) {
+            if let State::Open { id, out, path } = std::mem::replace(&mut self.state, State::Nothing) {
+                // The writer thread has the real error (ENOSPC, EIO, ...).
+                let error = out.finish().err().unwrap_or(stopped);
+                self.fail(&id, path, &error);
             }
             return;
         }
