@@ -44,6 +44,8 @@ pub(crate) struct DirectChild {
     pid: libc::pid_t,
     pidfd: AsyncFd<OwnedFd>,
     reaped: bool,
+    /// Memory the child shares with the engine (a guard started by `vmguard`); freed once reaped.
+    keep: Option<Box<crate::vmguard::GuardBlock>>,
 }
 
 /// Start `image` in `cwd` with `fds`, in a new process group, without a controlling terminal, with
@@ -93,40 +95,42 @@ pub(crate) fn spawn(image: &ExecImage, cwd: &Path, fds: &ChildFds) -> io::Result
         unsafe { libc::waitpid(pid, &raw mut status, 0) };
         return Err(io::Error::from_raw_os_error(errno));
     }
-    // SAFETY: pidfd_open takes a pid and flags; the returned descriptor is ours.
-    let raw = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-    if raw < 0 {
-        let e = io::Error::last_os_error();
-        // SAFETY: killing and reaping our own child.
+    adopt(pid, None)
+}
+
+/// Follow our child `pid` through a pidfd; `keep` is freed only after it is reaped. On failure the
+/// child is killed and reaped.
+pub(crate) fn adopt(
+    pid: libc::pid_t,
+    keep: Option<Box<crate::vmguard::GuardBlock>>,
+) -> io::Result<DirectChild> {
+    let fail = |e: io::Error| {
+        // SAFETY: killing and reaping our own child; `keep` outlives it.
         unsafe {
             libc::kill(pid, libc::SIGKILL);
             let mut status = 0;
             libc::waitpid(pid, &raw mut status, 0);
         }
-        return Err(e);
+        e
+    };
+    // SAFETY: pidfd_open takes a pid and flags; the returned descriptor is ours.
+    let raw = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    if raw < 0 {
+        return Err(fail(io::Error::last_os_error()));
     }
     // SAFETY: `raw` is a fresh descriptor owned by nobody else.
     let owned = unsafe { OwnedFd::from_raw_fd(raw as RawFd) };
     // SAFETY: `owned` is an open pidfd that the AsyncFd owns for its whole life.
     let registered = unsafe { AsyncFd::register_with_interest(owned, tokio::io::Interest::READABLE) };
-    let pidfd = match registered {
-        Ok(fd) => fd,
-        Err(e) => {
-            let e = io::Error::other(e.to_string());
-            // SAFETY: as above.
-            unsafe {
-                libc::kill(pid, libc::SIGKILL);
-                let mut status = 0;
-                libc::waitpid(pid, &raw mut status, 0);
-            }
-            return Err(e);
-        }
-    };
-    Ok(DirectChild {
-        pid,
-        pidfd,
-        reaped: false,
-    })
+    match registered {
+        Ok(pidfd) => Ok(DirectChild {
+            pid,
+            pidfd,
+            reaped: false,
+            keep,
+        }),
+        Err(e) => Err(fail(io::Error::other(e.to_string()))),
+    }
 }
 
 impl DirectChild {
@@ -144,6 +148,7 @@ impl DirectChild {
             let rc = unsafe { libc::waitpid(self.pid, &raw mut status, libc::WNOHANG) };
             if rc == self.pid {
                 self.reaped = true;
+                self.keep = None;
                 return Ok(ExitStatus::from_raw(status));
             }
             if rc < 0 {
@@ -160,6 +165,9 @@ impl Drop for DirectChild {
             return;
         }
         let pid = self.pid;
+        // Freed by the reaper thread after the child is gone; leaked if that thread cannot start
+        // (the child may still run on this memory until it is reaped).
+        let keep = self.keep.take().map(|b| SendPtr(Box::into_raw(b)));
         // SAFETY: signalling our own unreaped child (its pid cannot have been reused).
         unsafe { libc::kill(pid, libc::SIGKILL) };
         // Reap it off the async threads; SIGKILL makes this quick unless it is stuck in the kernel.
@@ -169,9 +177,19 @@ impl Drop for DirectChild {
                 let mut status = 0;
                 // SAFETY: reaping our own child.
                 unsafe { libc::waitpid(pid, &raw mut status, 0) };
+                if let Some(SendPtr(ptr)) = keep {
+                    // SAFETY: from Box::into_raw above; the child that used it has been reaped.
+                    drop(unsafe { Box::from_raw(ptr) });
+                }
             });
     }
 }
+
+/// A guard block on its way to the reaper thread.
+struct SendPtr(*mut crate::vmguard::GuardBlock);
+
+// SAFETY: the block is `Send`; the pointer is only turned back into a Box on the reaper thread.
+unsafe impl Send for SendPtr {}
 
 /// The child, between clone and exec.
 extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {

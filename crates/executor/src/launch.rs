@@ -55,21 +55,15 @@ pub(crate) fn launch(spec: &LaunchSpec, guarded: bool) -> Result<Launched, ExecE
     let marker = tree::new_run_marker();
     let image = exec_image(spec, &marker)?;
 
-    let (leader, stdin) = if guarded {
-        start_guarded(
-            spec,
-            image,
-            writer,
-            stderr_writer,
-            status_pipe.as_ref().map(|(_, w)| w.as_raw_fd()),
-        )?
+    let status_fd = status_pipe.as_ref().map(|(_, w)| w.as_raw_fd());
+    let (leader, stdin) = if guarded && crate::vmguard::SUPPORTED {
+        drop(stderr_writer);
+        start_direct(spec, image, &writer, status_fd, true)?
+    } else if guarded {
+        start_guarded(spec, image, writer, stderr_writer, status_fd)?
     } else {
-        start_direct(
-            spec,
-            &image,
-            &writer,
-            status_pipe.as_ref().map(|(_, w)| w.as_raw_fd()),
-        )?
+        drop(stderr_writer);
+        start_direct(spec, image, &writer, status_fd, false)?
     };
     // Our copies of the write ends are gone (dropped above or in `cmd`), so EOF arrives when the
     // process tree closes its copies.
@@ -155,11 +149,14 @@ fn start_guarded(
     Ok((Leader::Guarded(child), stdin))
 }
 
+/// Start without forking the engine: the command directly (`guard` false), or the shared-memory
+/// guard that starts it.
 fn start_direct(
     spec: &LaunchSpec,
-    image: &ExecImage,
+    image: ExecImage,
     writer: &std::io::PipeWriter,
     status_fd: Option<RawFd>,
+    guard: bool,
 ) -> Result<(Leader, Option<ChildStdin>), ExecError> {
     let spawn_err = |source| ExecError::Spawn {
         program: spec.program.clone(),
@@ -181,7 +178,12 @@ fn start_direct(
         stderr: writer.as_raw_fd(),
         status: status_fd,
     };
-    let child = direct::spawn(image, &spec.cwd, &fds).map_err(spawn_err)?;
+    let child = if guard {
+        crate::vmguard::spawn(image, &spec.cwd, &fds)
+    } else {
+        direct::spawn(&image, &spec.cwd, &fds)
+    }
+    .map_err(spawn_err)?;
     drop(stdin_read);
     let stdin = match stdin_write {
         Some(w) => Some(

@@ -67,6 +67,7 @@ mod pipe;
 mod session;
 mod spec;
 pub mod tree;
+mod vmguard;
 
 use std::future::Future;
 use std::pin::Pin;

@@ -1,0 +1,356 @@
+//! The guard process without copying the engine: `clone(CLONE_VM)` (x86-64 and aarch64).
+//!
+//! The guard shares the engine's memory the way a thread would, but is a separate process (own pid,
+//! process group, descriptor table and signal dispositions). It runs only on its own stack, inside
+//! one heap block the engine keeps alive until the guard is reaped, with every signal blocked, and
+//! makes only raw system calls (inline `syscall`/`svc`), so it never touches the C library's
+//! per-thread state (`errno`) that it shares with the engine thread that created it. It starts the
+//! command with `clone(CLONE_VM | CLONE_VFORK)` + `execve`, then waits for it and exits the same way.
+//!
+//! Compared with forking a guard, this saves copying the engine's page tables on every command (a
+//! cost that grows with the engine's memory).
+
+use std::ffi::CString;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use crate::direct::{ChildFds, DirectChild};
+use crate::guard::{ExecImage, STATUS_FD};
+
+const STACK: usize = 64 * 1024;
+
+/// Whether this architecture has the raw system-call shims (elsewhere the fork-based guard is used).
+pub(crate) const SUPPORTED: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
+
+/// Everything the guard and the command read or write. Boxed (a stable address) and owned by the
+/// guard's [`DirectChild`] until the guard is reaped.
+pub(crate) struct GuardBlock {
+    path: *const libc::c_char,
+    argv: *const *const libc::c_char,
+    envp: *const *const libc::c_char,
+    cwd: *const libc::c_char,
+    fds: [i32; 4],
+    engine: i32,
+    guard: i32,
+    exec_errno: i32,
+    guard_stack: Box<[u8]>,
+    command_stack: Box<[u8]>,
+    // Owners of the data the pointers above point into (heap data: moving these does not move it).
+    _image: ExecImage,
+    _cwd: CString,
+}
+
+// SAFETY: the raw pointers point into heap data owned by the same block; the block is only dropped
+// after the guard (the only other user) was reaped.
+unsafe impl Send for GuardBlock {}
+
+/// Start the guard, which starts `image`. The returned child is the guard; it owns the block.
+pub(crate) fn spawn(image: ExecImage, cwd: &Path, fds: &ChildFds) -> io::Result<DirectChild> {
+    let cwd = CString::new(cwd.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL byte in working directory"))?;
+    let (path, argv, envp) = image.pointers();
+    let mut block = Box::new(GuardBlock {
+        path,
+        argv,
+        envp,
+        cwd: cwd.as_ptr(),
+        fds: [fds.stdin, fds.stdout, fds.stderr, fds.status.unwrap_or(-1)],
+        engine: std::process::id() as i32,
+        guard: 0,
+        exec_errno: 0,
+        guard_stack: vec![0; STACK].into_boxed_slice(),
+        command_stack: vec![0; STACK].into_boxed_slice(),
+        _image: image,
+        _cwd: cwd,
+    });
+    // SAFETY: the guard runs on `guard_stack` inside the block, which outlives it (the DirectChild
+    // keeps it until the guard is reaped); every signal is blocked around clone so the guard starts
+    // with all of them blocked; this thread's mask is restored afterwards.
+    let pid = unsafe {
+        let mut all: libc::sigset_t = std::mem::zeroed();
+        let mut old: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&raw mut all);
+        libc::pthread_sigmask(libc::SIG_SETMASK, &raw const all, &raw mut old);
+        let stack = block.guard_stack.as_mut_ptr().add(STACK);
+        let stack = stack.sub(stack as usize % 16);
+        let arg: *mut GuardBlock = &raw mut *block;
+        let pid = libc::clone(
+            guard_main,
+            stack.cast(),
+            libc::CLONE_VM | libc::SIGCHLD,
+            arg.cast(),
+        );
+        let error = io::Error::last_os_error();
+        libc::pthread_sigmask(libc::SIG_SETMASK, &raw const old, std::ptr::null_mut());
+        if pid < 0 {
+            return Err(error);
+        }
+        pid
+    };
+    crate::direct::adopt(pid, Some(block))
+}
+
+/// Raw system calls: no `errno`, no C library state.
+mod sys {
+    #[cfg(target_arch = "x86_64")]
+    pub(super) unsafe fn call(n: libc::c_long, a: [usize; 6]) -> isize {
+        let ret: isize;
+        // SAFETY: the caller passes a valid system call; clobbers are declared.
+        unsafe {
+            std::arch::asm!(
+                "syscall",
+                inlateout("rax") n as isize => ret,
+                in("rdi") a[0], in("rsi") a[1], in("rdx") a[2],
+                in("r10") a[3], in("r8") a[4], in("r9") a[5],
+                lateout("rcx") _, lateout("r11") _,
+                options(nostack),
+            );
+        }
+        ret
+    }
+
+    #[cfg(target_arch = "aarch64")]
+    pub(super) unsafe fn call(n: libc::c_long, a: [usize; 6]) -> isize {
+        let ret: isize;
+        // SAFETY: the caller passes a valid system call.
+        unsafe {
+            std::arch::asm!(
+                "svc 0",
+                in("x8") n as usize,
+                inlateout("x0") a[0] as isize => ret,
+                in("x1") a[1], in("x2") a[2], in("x3") a[3], in("x4") a[4], in("x5") a[5],
+                options(nostack),
+            );
+        }
+        ret
+    }
+
+    /// Other architectures: never called ([`super::SUPPORTED`] is false there).
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    pub(super) unsafe fn call(_n: libc::c_long, _a: [usize; 6]) -> isize {
+        -(libc::ENOSYS as isize)
+    }
+
+    pub(super) fn c(n: libc::c_long, args: &[usize]) -> isize {
+        let mut a = [0usize; 6];
+        a[..args.len()].copy_from_slice(args);
+        // SAFETY: every call site passes arguments matching the system call.
+        unsafe { call(n, a) }
+    }
+
+    pub(super) fn exit(code: i32) -> ! {
+        loop {
+            c(libc::SYS_exit_group, &[code as usize]);
+        }
+    }
+
+    /// Kernel `struct sigaction` (x86-64 and aarch64: handler, flags, restorer, mask).
+    #[repr(C)]
+    pub(super) struct KernelSigaction {
+        pub(super) handler: usize,
+        pub(super) flags: u64,
+        pub(super) restorer: usize,
+        pub(super) mask: u64,
+    }
+}
+
+/// Common setup, then the command, then the wait. Runs in the guard (shared memory, raw calls only).
+extern "C" fn guard_main(arg: *mut libc::c_void) -> libc::c_int {
+    use sys::c;
+    let block = arg.cast::<GuardBlock>();
+    // SAFETY: `block` is alive for the guard's whole life; fields are read/written with volatile
+    // accesses where the engine or the command also touches them.
+    unsafe {
+        let me = c(libc::SYS_getpid, &[]) as i32;
+        std::ptr::write_volatile(&raw mut (*block).guard, me);
+        c(libc::SYS_setpgid, &[0, 0]);
+        let tty = c(
+            libc::SYS_openat,
+            &[
+                libc::AT_FDCWD as usize,
+                c"/dev/tty".as_ptr() as usize,
+                (libc::O_RDWR | libc::O_NOCTTY | libc::O_CLOEXEC) as usize,
+            ],
+        );
+        if tty >= 0 {
+            c(libc::SYS_ioctl, &[tty as usize, libc::TIOCNOTTY as usize]);
+            c(libc::SYS_close, &[tty as usize]);
+        }
+        c(
+            libc::SYS_prctl,
+            &[libc::PR_SET_PDEATHSIG as usize, libc::SIGKILL as usize],
+        );
+        if c(libc::SYS_getppid, &[]) as i32 != (*block).engine {
+            c(libc::SYS_kill, &[me as usize, libc::SIGKILL as usize]);
+        }
+        let targets = [0, 1, 2, STATUS_FD];
+        let fds = (*block).fds;
+        for (source, target) in fds.iter().zip(targets) {
+            if *source < 0 {
+                continue;
+            }
+            if *source == target {
+                c(libc::SYS_fcntl, &[target as usize, libc::F_SETFD as usize, 0]);
+            } else {
+                c(libc::SYS_dup3, &[*source as usize, target as usize, 0]);
+            }
+        }
+        let keep = if fds[3] >= 0 { STATUS_FD } else { 2 };
+        if keep > 3 {
+            c(libc::SYS_close_range, &[3, (keep - 1) as usize, 0]);
+        }
+        c(
+            libc::SYS_close_range,
+            &[(keep + 1) as usize, u32::MAX as usize, 0],
+        );
+        let rc = c(libc::SYS_chdir, &[(*block).cwd as usize]);
+        if rc < 0 {
+            finish_failed(block, (-rc) as i32);
+        }
+        let stack = (*block).command_stack.as_mut_ptr().add(STACK);
+        let stack = stack.sub(stack as usize % 16);
+        // glibc's clone wrapper switches stacks for the child; it only touches errno if the system
+        // call fails, which (with every resource already in place) means the process limit was hit.
+        let command = libc::clone(
+            command_main,
+            stack.cast(),
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+            arg,
+        );
+        let exec_errno = std::ptr::read_volatile(&raw const (*block).exec_errno);
+        if command < 0 || exec_errno != 0 {
+            if command > 0 {
+                c(libc::SYS_wait4, &[command as usize, 0, 0, 0]);
+            }
+            finish_failed(block, if command < 0 { libc::EAGAIN } else { exec_errno });
+        }
+        // Hold no descriptor, so the output pipe reaches EOF when the command's side closes.
+        c(libc::SYS_close_range, &[0, u32::MAX as usize, 0]);
+        let mut status: i32 = 0;
+        loop {
+            let rc = c(
+                libc::SYS_wait4,
+                &[command as usize, (&raw mut status) as usize, 0, 0],
+            );
+            if rc == command as isize {
+                break;
+            }
+            if rc != -(libc::EINTR as isize) {
+                sys::exit(127);
+            }
+        }
+        if libc::WIFEXITED(status) {
+            sys::exit(libc::WEXITSTATUS(status));
+        }
+        let sig = libc::WTERMSIG(status);
+        // Re-raise the command's signal so the engine sees it; no core of this process.
+        let no_core = [0u64; 2];
+        c(
+            libc::SYS_prlimit64,
+            &[0, libc::RLIMIT_CORE as usize, (&raw const no_core) as usize, 0],
+        );
+        let default = sys::KernelSigaction {
+            handler: 0,
+            flags: 0,
+            restorer: 0,
+            mask: 0,
+        };
+        c(
+            libc::SYS_rt_sigaction,
+            &[sig as usize, (&raw const default) as usize, 0, 8],
+        );
+        let unblock: u64 = 1 << (sig - 1);
+        c(
+            libc::SYS_rt_sigprocmask,
+            &[libc::SIG_UNBLOCK as usize, (&raw const unblock) as usize, 0, 8],
+        );
+        c(libc::SYS_kill, &[me as usize, sig as usize]);
+        sys::exit(128 + sig)
+    }
+}
+
+/// Report a start failure on the command's stderr (fd 2 is the output pipe by now) and exit.
+///
+/// # Safety
+/// `block` must be the guard's block.
+unsafe fn finish_failed(block: *mut GuardBlock, errno: i32) -> ! {
+    // SAFETY: the path is a NUL-terminated string the block owns.
+    let path = unsafe { std::ffi::CStr::from_ptr((*block).path) }.to_bytes();
+    let mut digits = [0u8; 12];
+    let mut at = digits.len();
+    let mut n = errno.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let parts: [&[u8]; 4] = [path, b": cannot execute (errno ", &digits[at..], b")\n"];
+    for part in parts {
+        sys::c(libc::SYS_write, &[2, part.as_ptr() as usize, part.len()]);
+    }
+    sys::exit(if errno == libc::ENOENT { 127 } else { 126 })
+}
+
+/// The command between clone and exec (shared memory, the guard suspended; raw calls only).
+extern "C" fn command_main(arg: *mut libc::c_void) -> libc::c_int {
+    use sys::c;
+    let block = arg.cast::<GuardBlock>();
+    // SAFETY: as in `guard_main`; the guard is suspended until we exec or exit.
+    unsafe {
+        c(
+            libc::SYS_prctl,
+            &[libc::PR_SET_PDEATHSIG as usize, libc::SIGKILL as usize],
+        );
+        if c(libc::SYS_getppid, &[]) as i32 != std::ptr::read_volatile(&raw const (*block).guard) {
+            let me = c(libc::SYS_getpid, &[]);
+            c(libc::SYS_kill, &[me as usize, libc::SIGKILL as usize]);
+        }
+        // Handlers inherited from the engine point into its code: reset them; SIGPIPE too (the
+        // engine ignores it, a command starts with the default). Other ignored signals stay ignored.
+        let default = sys::KernelSigaction {
+            handler: 0,
+            flags: 0,
+            restorer: 0,
+            mask: 0,
+        };
+        for sig in 1..65usize {
+            if sig == libc::SIGKILL as usize || sig == libc::SIGSTOP as usize {
+                continue;
+            }
+            let mut old = sys::KernelSigaction {
+                handler: 0,
+                flags: 0,
+                restorer: 0,
+                mask: 0,
+            };
+            if c(libc::SYS_rt_sigaction, &[sig, 0, (&raw mut old) as usize, 8]) == 0
+                && old.handler != 0
+                && (old.handler != 1 || sig == libc::SIGPIPE as usize)
+            {
+                c(
+                    libc::SYS_rt_sigaction,
+                    &[sig, (&raw const default) as usize, 0, 8],
+                );
+            }
+        }
+        let none: u64 = 0;
+        c(
+            libc::SYS_rt_sigprocmask,
+            &[libc::SIG_SETMASK as usize, (&raw const none) as usize, 0, 8],
+        );
+        let rc = c(
+            libc::SYS_execve,
+            &[
+                (*block).path as usize,
+                (*block).argv as usize,
+                (*block).envp as usize,
+            ],
+        );
+        std::ptr::write_volatile(&raw mut (*block).exec_errno, (-rc) as i32);
+        sys::exit(127)
+    }
+}
