@@ -40,7 +40,8 @@ impl Span {
 pub struct Script {
     /// The commands.
     pub list: List,
-    /// Spans of the comments (`# …` up to, not including, the newline) met at this level.
+    /// Spans of the comments (`# …` up to, not including, the newline) in this script, nested
+    /// substitutions included.
     pub comments: Vec<Span>,
     /// The covered source.
     pub span: Span,

@@ -131,7 +131,10 @@ impl Normalizer for StandardNormalizer {
             }
             _ => parse(trim_command(&script)),
         };
-        let script = trim_command(&script).to_owned();
+        let script = match trim_command(&script) {
+            trimmed if trimmed.len() == script.len() => script,
+            trimmed => trimmed.to_owned(),
+        };
         Normalized {
             original: command.to_owned(),
             script,

@@ -48,7 +48,7 @@ impl Parser<'_> {
             crate::heredoc::fill_bodies(&mut list, &self.bodies);
         }
         let span = Span::new(start, self.b.len());
-        let comments = self.comments_within(span);
+        let comments = std::mem::take(&mut self.comments);
         Ok(Script { list, comments, span })
     }
 

@@ -37,6 +37,14 @@ impl Word {
         parts_static(&self.parts, &mut out).then_some(out)
     }
 
+    /// Whether the word is exactly the unquoted literal `text` (no allocation: for hot checks of
+    /// command names).
+    pub fn is_literal(&self, text: &str) -> bool {
+        !self.brace_expansion
+            && matches!(self.parts.as_slice(), [WordPart::Literal { value, span }]
+                if value == text && span.len() == text.len())
+    }
+
     /// Whether the word is fully static.
     pub fn is_static(&self) -> bool {
         self.static_value().is_some()

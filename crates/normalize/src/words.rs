@@ -89,6 +89,7 @@ impl Parser<'_> {
         let mut lit = LitBuf::new();
         let mut braces: Vec<(usize, bool)> = Vec::new();
         let mut brace_expansion = false;
+        let mut bracket_scan = None;
         while let Some(c) = self.peek() {
             match c {
                 b'<' | b'>' if self.pos == start && self.peek_at(1) == Some(b'(') => {
@@ -149,7 +150,7 @@ impl Parser<'_> {
                     });
                     self.pos += 1;
                 }
-                b'[' if self.has_closing_bracket() => {
+                b'[' if self.has_closing_bracket(&mut bracket_scan) => {
                     lit.flush(self.pos, &mut parts);
                     parts.push(WordPart::Glob {
                         span: Span::new(self.pos, self.pos + 1),
@@ -204,12 +205,27 @@ impl Parser<'_> {
         })
     }
 
-    /// `[` opens a glob bracket expression only when a `]` follows within the word.
-    fn has_closing_bracket(&self) -> bool {
-        self.b[self.pos + 1..]
-            .iter()
-            .take_while(|&&c| !is_meta(c))
-            .any(|&c| c == b']')
+    /// `[` opens a glob bracket expression only when a `]` follows within the word. `scan`
+    /// caches (end of the scanned run, last `]` in it) so a word full of `[` stays linear.
+    fn has_closing_bracket(&self, scan: &mut Option<(usize, Option<usize>)>) -> bool {
+        let fresh = match *scan {
+            Some((end, _)) => self.pos >= end,
+            None => true,
+        };
+        if fresh {
+            let from = self.pos + 1;
+            let end = self.b[from..]
+                .iter()
+                .position(|&c| is_meta(c))
+                .map_or(self.b.len(), |i| from + i);
+            let last = self.b[from..end]
+                .iter()
+                .rposition(|&c| c == b']')
+                .map(|i| from + i);
+            *scan = Some((end, last));
+        }
+        scan.and_then(|(_, last)| last)
+            .is_some_and(|last| last > self.pos)
     }
 
     /// A tilde expands at the start of a word, and after `=` or `:` in an assignment-like word.
@@ -616,6 +632,7 @@ impl Parser<'_> {
     /// Parse a script from `from` up to a closing `)`, which is consumed.
     fn nested_script(&mut self, from: usize) -> PResult<Script> {
         self.pos = from;
+        let first_comment = self.comments.len();
         self.enter()?;
         // Here-documents of the enclosing line wait for a newline outside the parentheses.
         let outer = std::mem::take(&mut self.pending);
@@ -634,16 +651,9 @@ impl Parser<'_> {
         let span = Span::new(from, self.pos);
         self.pos += 1;
         self.leave();
-        let comments = self.comments_within(span);
+        // Comments are recorded in source order: the ones met since `from` are inside.
+        let comments = self.comments[first_comment..].to_vec();
         Ok(Script { list, comments, span })
-    }
-
-    pub(crate) fn comments_within(&self, span: Span) -> Vec<Span> {
-        self.comments
-            .iter()
-            .copied()
-            .filter(|c| c.start >= span.start && c.end <= span.end)
-            .collect()
     }
 
     /// `` `…` ``: parsed in place when it holds no backslash (bash only parses it when it runs,

@@ -291,6 +291,21 @@ fn hostile_nesting_is_an_error_not_a_stack_overflow() {
 }
 
 #[test]
+fn large_inputs_parse_in_linear_time() {
+    // Each of these was quadratic once (a rescan per `[`, a comment search per substitution);
+    // at this size a quadratic parse would take minutes.
+    let brackets = format!("echo {}", "[".repeat(400_000));
+    assert!(parse(&brackets).is_ok());
+    let substitutions = "echo $(#c\n)".repeat(60_000);
+    let t = parse(&substitutions).expect("parses");
+    assert_eq!(t.comments.len(), 60_000);
+    let words = "a ".repeat(400_000);
+    assert_eq!(first_simple(&tree(&words)).words.len(), 400_000);
+    let heredocs = "cat <<E\nx\nE\n".repeat(50_000);
+    assert_eq!(tree(&heredocs).list.items.len(), 50_000);
+}
+
+#[test]
 fn backticks_with_escapes_are_opaque() {
     let t = tree(r"echo `echo \`x\``");
     assert!(matches!(

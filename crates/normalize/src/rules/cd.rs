@@ -35,7 +35,7 @@ pub(crate) fn find(script: &Script, src: &str) -> Option<LiftedCd> {
     let [name, dir] = cmd.words.as_slice() else {
         return None;
     };
-    if name.static_value()? != "cd" || name.is_quoted(src) {
+    if !name.is_literal("cd") {
         return None;
     }
     if dir.span.slice(src).contains(['$', '`', '(']) {

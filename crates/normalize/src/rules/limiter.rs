@@ -35,7 +35,7 @@ pub(crate) fn find(pipeline: &Pipeline, src: &str) -> Option<Stripped> {
         let Some(cmd) = pipeline.commands[n - 1].as_simple() else {
             break;
         };
-        let Some((kind, count)) = limiter(cmd, src) else {
+        let Some((kind, count)) = limiter(cmd) else {
             break;
         };
         match (last_kind, kind) {
@@ -71,18 +71,17 @@ pub(crate) fn find(pipeline: &Pipeline, src: &str) -> Option<Stripped> {
 }
 
 /// A plain `head`/`tail` with only line-count style arguments: its kind and line count.
-fn limiter(cmd: &SimpleCommand, src: &str) -> Option<(Kind, u64)> {
+fn limiter(cmd: &SimpleCommand) -> Option<(Kind, u64)> {
     if !cmd.assignments.is_empty() || !cmd.redirects.is_empty() {
         return None;
     }
     let name = cmd.words.first()?;
-    if name.is_quoted(src) {
+    let kind = if name.is_literal("head") {
+        Kind::Head
+    } else if name.is_literal("tail") {
+        Kind::Tail
+    } else {
         return None;
-    }
-    let kind = match name.static_value()?.as_str() {
-        "head" => Kind::Head,
-        "tail" => Kind::Tail,
-        _ => return None,
     };
     let args = cmd.words[1..]
         .iter()
@@ -132,11 +131,10 @@ fn never_ends(cmd: &Command) -> bool {
         return false;
     };
     // Plain unquoted words only: this guard runs on every stage, so it must not allocate.
-    let is = |w: &Word, text: &str| matches!(w.parts.as_slice(), [WordPart::Literal { value, .. }] if value == text);
-    if is(name, "yes") || is(name, "watch") {
+    if name.is_literal("yes") || name.is_literal("watch") {
         return true;
     }
-    let follows = is(name, "tail")
+    let follows = name.is_literal("tail")
         && cmd.words[1..].iter().filter_map(Word::static_value).any(|w| {
             w == "--follow"
                 || w.starts_with("--follow=")
