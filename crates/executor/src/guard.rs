@@ -156,6 +156,12 @@ unsafe impl Sync for ExecImage {}
 const GRANDCHILD_STACK: usize = 64 * 1024;
 
 impl ExecImage {
+    /// Allocate the grandchild stack used by [`in_child_exec`] (the fork-based guard); other start
+    /// paths bring their own.
+    pub(crate) fn reserve_stack(&mut self) {
+        self.stack = vec![0; GRANDCHILD_STACK];
+    }
+
     /// The program path, `argv` and `envp` arrays (null-terminated), valid while `self` lives.
     pub(crate) fn pointers(
         &self,
@@ -207,7 +213,7 @@ impl ExecImage {
             argv,
             _envp: envp_owned,
             envp,
-            stack: vec![0; GRANDCHILD_STACK],
+            stack: Vec::new(),
         })
     }
 }
@@ -240,6 +246,9 @@ pub(crate) fn in_child_exec(
     status_fd: Option<RawFd>,
     guarded: bool,
 ) -> io::Result<()> {
+    if guarded && image.stack.is_empty() {
+        return Err(io::Error::other("no stack reserved for the command"));
+    }
     // SAFETY: only async-signal-safe system calls; every pointer passed points into `image` or to
     // locals of this frame, which outlive the calls; nothing allocates.
     unsafe {

@@ -34,6 +34,26 @@ pub(crate) struct Launched {
 
 /// Start `spec` in a new session with stdout and stderr on one pipe. Needs a tokio runtime.
 pub(crate) fn launch(spec: &LaunchSpec, guarded: bool) -> Result<Launched, ExecError> {
+    let mode = match (guarded, crate::vmguard::SUPPORTED) {
+        (false, _) => StartMode::Direct,
+        (true, true) => StartMode::VmGuard,
+        (true, false) => StartMode::ForkGuard,
+    };
+    launch_mode(spec, mode)
+}
+
+/// How the command is started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StartMode {
+    /// The command is the engine's child (`clone(CLONE_VM | CLONE_VFORK)` + `execve`).
+    Direct,
+    /// A guard sharing the engine's memory starts the command (x86-64, aarch64).
+    VmGuard,
+    /// A forked guard starts the command (any architecture).
+    ForkGuard,
+}
+
+pub(crate) fn launch_mode(spec: &LaunchSpec, mode: StartMode) -> Result<Launched, ExecError> {
     let start = Instant::now();
     validate_cwd(&spec.cwd)?;
     // Idempotent; without it escaped descendants are re-parented to init and only a full /proc scan
@@ -56,14 +76,16 @@ pub(crate) fn launch(spec: &LaunchSpec, guarded: bool) -> Result<Launched, ExecE
     let image = exec_image(spec, &marker)?;
 
     let status_fd = status_pipe.as_ref().map(|(_, w)| w.as_raw_fd());
-    let (leader, stdin) = if guarded && crate::vmguard::SUPPORTED {
-        drop(stderr_writer);
-        start_direct(spec, image, &writer, status_fd, true)?
-    } else if guarded {
-        start_guarded(spec, image, writer, stderr_writer, status_fd)?
-    } else {
-        drop(stderr_writer);
-        start_direct(spec, image, &writer, status_fd, false)?
+    let (leader, stdin) = match mode {
+        StartMode::VmGuard => {
+            drop(stderr_writer);
+            start_direct(spec, image, &writer, status_fd, true)?
+        }
+        StartMode::ForkGuard => start_guarded(spec, image, writer, stderr_writer, status_fd)?,
+        StartMode::Direct => {
+            drop(stderr_writer);
+            start_direct(spec, image, &writer, status_fd, false)?
+        }
     };
     // Our copies of the write ends are gone (dropped above or in `cmd`), so EOF arrives when the
     // process tree closes its copies.
@@ -136,6 +158,7 @@ fn start_guarded(
     // signal, and the executor kills the rest of the tree itself.
     cmd.kill_on_drop(true);
     let engine = std::process::id() as libc::pid_t;
+    image.reserve_stack();
     // SAFETY: the hook only makes async-signal-safe system calls and does not allocate (see guard.rs);
     // it captures plain integers and the exec image, laid out before the fork.
     unsafe {
@@ -270,4 +293,42 @@ pub(crate) fn read_status(reader: Option<&mut PipeReader>) -> Vec<i32> {
         text.extend_from_slice(&buf[..n]);
     }
     parse_status_trailer(&String::from_utf8_lossy(&text)).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{PipeExecutor, RunStatus, ShellConfig, shell_spec};
+    use shellgate_sink::Collect;
+    use tokio_util::sync::CancellationToken;
+
+    /// The fork-based guard (the fallback on other architectures) behaves like the default one.
+    #[tokio::test]
+    async fn fork_guard_protects_the_engine_and_forwards_status() {
+        let config = ShellConfig {
+            shell: Some("/bin/bash".into()),
+            ..ShellConfig::default()
+        };
+        let exec = PipeExecutor::default();
+        for (command, output, signal, stages) in [
+            (
+                "kill -TERM $PPID; echo alive; true | false",
+                "alive\n",
+                None,
+                vec![0, 1],
+            ),
+            ("kill -USR1 $$", "", Some("SIGUSR1"), vec![]),
+        ] {
+            let spec = shell_spec(&config, command, "/");
+            let launched = launch_mode(&spec, StartMode::ForkGuard).unwrap();
+            let mut out = Collect::default();
+            let outcome = exec
+                .drive(launched, &spec, &mut out, CancellationToken::new())
+                .await;
+            assert_eq!(outcome.status, RunStatus::Completed);
+            assert_eq!(out.bytes, output.as_bytes());
+            assert_eq!(outcome.signal.as_deref(), signal);
+            assert_eq!(outcome.pipeline_status, stages);
+        }
+    }
 }

@@ -88,7 +88,7 @@ impl PipeExecutor {
     }
 
     /// Follow a launched process to its end: the loop shared by [`Executor::run`] and [`Self::spawn`].
-    async fn drive(
+    pub(crate) async fn drive(
         &self,
         launched: Launched,
         spec: &LaunchSpec,
