@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use nix::sys::termios::{OutputFlags, SetArg, tcgetattr, tcsetattr};
 use shellgate_executor::{CancellationToken, Executor, LaunchSpec, PipeExecutor, RunStatus};
 use shellgate_pty::{PtyExecutor, PtyOptions, PtyProcess};
 use shellgate_sink::FnSink;
@@ -38,8 +39,9 @@ async fn throughput(exec: &impl Executor, mb: u64) -> f64 {
 }
 
 /// Throughput in MB/s of the bare terminal: the generator under portable-pty, read by a blocking loop
-/// that does nothing else. The kernel's ceiling for the PTY path on this machine.
-fn bare_terminal(mb: u64) -> f64 {
+/// that does nothing else; the kernel's ceiling for the PTY path on this machine, with the
+/// terminal's output processing (`opost`) on or off.
+fn bare_terminal(mb: u64, output_processing: bool) -> f64 {
     use std::io::Read;
     let pair = portable_pty::native_pty_system()
         .openpty(portable_pty::PtySize {
@@ -49,6 +51,19 @@ fn bare_terminal(mb: u64) -> f64 {
             pixel_height: 0,
         })
         .expect("openpty");
+    if !output_processing {
+        use std::os::unix::fs::OpenOptionsExt;
+        let tty = pair.master.tty_name().expect("terminal name");
+        let terminal = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_NOCTTY)
+            .open(tty)
+            .expect("open the terminal");
+        let mut attrs = tcgetattr(&terminal).expect("tcgetattr");
+        attrs.output_flags.remove(OutputFlags::OPOST);
+        tcsetattr(&terminal, SetArg::TCSANOW, &attrs).expect("tcsetattr");
+    }
     let mut cmd = portable_pty::CommandBuilder::new("sh");
     cmd.args(["-c", &format!("head -c {mb}M /dev/zero | tr '\\0' a")]);
     let start = Instant::now();
@@ -118,47 +133,87 @@ fn round_trips(count: u64) -> Vec<f64> {
     samples
 }
 
+/// Throughput samples of one kind, in MB/s, in run order.
+#[derive(Default)]
+struct Samples(Vec<f64>);
+
+impl Samples {
+    fn best(&self) -> f64 {
+        self.0.iter().copied().fold(0.0, f64::max)
+    }
+
+    fn median(&self) -> f64 {
+        median(self.0.clone())
+    }
+
+    /// Median of the per-run ratios against `base` (each run against the pipe run next to it).
+    fn paired_ratio(&self, base: &Samples) -> f64 {
+        median(self.0.iter().zip(&base.0).map(|(a, b)| a / b).collect())
+    }
+
+    fn json(&self, base: &Samples) -> serde_json::Value {
+        serde_json::json!({
+            "best_mb_s": self.best(),
+            "median_mb_s": self.median(),
+            "ratio_best": self.best() / base.best(),
+            "ratio_median": self.median() / base.median(),
+            "ratio_paired_median": self.paired_ratio(base),
+        })
+    }
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
 fn main() {
     let mb = arg("--mb", 50);
     let runs = arg("--runs", 5).max(1);
     let keys = arg("--keys", 200).max(1);
     let rt = tokio::runtime::Runtime::new().expect("runtime");
-    // Runs are interleaved and the best of each kind kept, so load from other processes on the
-    // machine affects every kind alike.
-    let (pipes, pty_raw, pty_screen, bare, stream) = rt.block_on(async {
+    // Runs are interleaved (pipes measured before and after the others in each round), so load from
+    // other processes on the machine affects every kind alike; best, median and the median of the
+    // per-round ratios are reported.
+    let mut pipes = Samples::default();
+    let mut pty_raw = Samples::default();
+    let mut pty_screen = Samples::default();
+    let mut bare_raw = Samples::default();
+    let mut bare_cooked = Samples::default();
+    let mut stream = Samples::default();
+    rt.block_on(async {
         let raw = PtyExecutor::with_options(PtyOptions {
             emulate_screen: false,
             ..PtyOptions::default()
         });
         let screen = PtyExecutor::default();
-        let (mut pipes, mut pty_raw, mut pty_screen, mut bare, mut stream) =
-            (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
         for _ in 0..runs {
-            stream = stream.max(tokio::task::block_in_place(|| process_stream(mb)));
-            bare = bare.max(tokio::task::block_in_place(|| bare_terminal(mb)));
-            pipes = pipes.max(throughput(&PipeExecutor::default(), mb).await);
-            pty_raw = pty_raw.max(throughput(&raw, mb).await);
-            pty_screen = pty_screen.max(throughput(&screen, mb).await);
+            let before = throughput(&PipeExecutor::default(), mb).await;
+            pty_raw.0.push(throughput(&raw, mb).await);
+            stream.0.push(tokio::task::block_in_place(|| process_stream(mb)));
+            bare_raw
+                .0
+                .push(tokio::task::block_in_place(|| bare_terminal(mb, false)));
+            bare_cooked
+                .0
+                .push(tokio::task::block_in_place(|| bare_terminal(mb, true)));
+            pty_screen.0.push(throughput(&screen, mb).await);
+            let after = throughput(&PipeExecutor::default(), mb).await;
+            pipes.0.push(before.max(after));
         }
-        (pipes, pty_raw, pty_screen, bare, stream)
     });
     let rtt = round_trips(keys);
     let pick = |q: f64| rtt[((rtt.len() - 1) as f64 * q).round() as usize];
     let report = serde_json::json!({
         "command": format!("head -c {mb}M /dev/zero | tr '\\0' a"),
-        "runs_best_of": runs,
-        "throughput_mb_s": {
-            "pipes": pipes,
-            "pty_without_screen": pty_raw,
-            "pty_with_screen": pty_screen,
-            "bare_terminal_reference": bare,
-            "pty_process_stream": stream,
-        },
-        "ratio_vs_pipes": {
-            "pty_without_screen": pty_raw / pipes,
-            "pty_with_screen": pty_screen / pipes,
-            "bare_terminal_reference": bare / pipes,
-            "pty_process_stream": stream / pipes,
+        "runs": runs,
+        "pipes": { "best_mb_s": pipes.best(), "median_mb_s": pipes.median() },
+        "vs_pipes": {
+            "pty_without_screen": pty_raw.json(&pipes),
+            "pty_process_stream": stream.json(&pipes),
+            "bare_terminal_without_opost": bare_raw.json(&pipes),
+            "bare_terminal_cooked": bare_cooked.json(&pipes),
+            "pty_with_screen": pty_screen.json(&pipes),
         },
         "keystroke_round_trip_us": {
             "samples": rtt.len(),

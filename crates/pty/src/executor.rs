@@ -19,8 +19,11 @@ const ORPHANED_DRAIN_MAX: Duration = Duration::from_secs(30);
 
 /// Runs commands under a pseudo-terminal.
 ///
-/// The sink receives the terminal's output with `\r\n` turned into `\n`; escape sequences are kept
-/// for the sink's sanitizer.
+/// The sink receives the program's output as it wrote it: with screen emulation (the default)
+/// the terminal's `\r\n` is turned back into `\n`; without it (`options.emulate_screen = false`)
+/// the terminal adds nothing (output post-processing is off) and the bytes are passed through as a
+/// pipe would, converting only while the program itself has turned post-processing back on. Escape
+/// sequences are kept for the sink's sanitizer.
 #[derive(Debug, Clone)]
 pub struct PtyExecutor {
     /// Terminal size, emulation and input settings.
@@ -108,15 +111,7 @@ async fn drive(
     let Some(mut output) = process.take_output() else {
         unreachable!("a fresh process has its output");
     };
-    let mut crlf = CrlfToLf::new();
-    let mut text = Vec::new();
-    let mut emit = |chunk: &[u8], crlf: &mut CrlfToLf, sink: &mut SendSink<'_>| {
-        text.clear();
-        crlf.push(chunk, &mut text);
-        if !text.is_empty() {
-            sink.write(&text);
-        }
-    };
+    let mut transcript = Transcript::new(exec.options.emulate_screen);
     let deadline = spec.timeout.map(|t| tokio::time::Instant::from_std(start + t));
     let mut kill_at: Option<tokio::time::Instant> = None;
     let mut status = RunStatus::Completed;
@@ -126,7 +121,7 @@ async fn drive(
     let exit = loop {
         tokio::select! {
             chunk = output.recv(), if !eof => match chunk {
-                Some(chunk) => emit(&chunk, &mut crlf, sink),
+                Some(chunk) => transcript.emit(&chunk, &process, sink),
                 None => eof = true,
             },
             info = process.wait() => break info,
@@ -169,7 +164,7 @@ async fn drive(
                         eof = true;
                         break;
                     };
-                    emit(&chunk, &mut crlf, sink);
+                    transcript.emit(&chunk, &process, sink);
                 }
                 () = tokio::time::sleep_until(idle_end) => break,
             }
@@ -191,11 +186,7 @@ async fn drive(
             });
         }
     }
-    text.clear();
-    crlf.finish(&mut text);
-    if !text.is_empty() {
-        sink.write(&text);
-    }
+    transcript.finish(sink);
     sink.finish();
 
     let pid = process.pid();
@@ -209,6 +200,61 @@ async fn drive(
     outcome.pid = Some(pid);
     outcome.notices = notices;
     outcome
+}
+
+/// Turns the terminal's output into the program's: undoes the terminal's `\n` → `\r\n`.
+struct Transcript {
+    crlf: CrlfToLf,
+    text: Vec<u8>,
+    /// With screen emulation the terminal is left cooked and `\r\n` always becomes `\n`.
+    always: bool,
+    /// Whether the terminal added `\r` to newlines when last asked.
+    translating: bool,
+}
+
+impl Transcript {
+    fn new(emulate_screen: bool) -> Self {
+        Self {
+            crlf: CrlfToLf::new(),
+            text: Vec::new(),
+            always: emulate_screen,
+            // Transcript-only terminals start without output processing.
+            translating: emulate_screen,
+        }
+    }
+
+    fn emit(&mut self, chunk: &[u8], process: &PtyProcess, sink: &mut SendSink<'_>) {
+        // Without screen emulation the terminal starts with output processing off and passes the
+        // program's bytes through unchanged (a `\r\n` is then the program's own and is kept, as
+        // through a pipe). Should the program turn processing back on (`stty sane`), its newlines
+        // are undone again. The terminal is asked only when the chunk holds a `\r`, so bulk output
+        // costs no system call.
+        let convert = self.always
+            || self.crlf.holds_cr()
+            || (memchr::memchr(b'\r', chunk).is_some() && {
+                if let Some(now) = process.translates_newlines() {
+                    self.translating = now;
+                }
+                self.translating
+            });
+        if !convert {
+            sink.write(chunk);
+            return;
+        }
+        self.text.clear();
+        self.crlf.push(chunk, &mut self.text);
+        if !self.text.is_empty() {
+            sink.write(&self.text);
+        }
+    }
+
+    fn finish(&mut self, sink: &mut SendSink<'_>) {
+        self.text.clear();
+        self.crlf.finish(&mut self.text);
+        if !self.text.is_empty() {
+            sink.write(&self.text);
+        }
+    }
 }
 
 /// Hang up the terminal's processes and ask them to terminate; returns when SIGKILL is due.

@@ -28,6 +28,7 @@ pub mod keys;
 mod kill;
 mod kitty;
 pub mod modes;
+mod output_processing;
 mod process;
 mod screen;
 mod size;

@@ -32,6 +32,7 @@ use crate::input_wait::foreground_waiting_for_input;
 use crate::keys::{KeyModes, KeySpec, encode_keys, paste_bytes};
 use crate::kill::{signal_tree, tree_alive};
 use crate::modes::{DEVICE_ATTRIBUTES_REPORT, ModeTracker, TerminalQuery, cursor_position_report};
+use crate::output_processing;
 use crate::screen::{Screen, ScreenSnapshot};
 use crate::size::TermSize;
 
@@ -51,6 +52,16 @@ pub struct PtyOptions {
     pub size: TermSize,
     /// Keep a headless emulator of the screen (needed for [`PtyProcess::screen`] and for answering
     /// cursor-position queries with the real cursor; without it they are answered with 1;1).
+    ///
+    /// Without it the terminal is transcript-only and starts with output post-processing off
+    /// (`stty -opost`): the kernel no longer turns `\n` into `\r\n`, so the output stream is the
+    /// program's bytes unchanged, as through a pipe, and bulk output is several times cheaper. The
+    /// program still has a terminal (`isatty`, sizes, job control, cooked input, echo); what
+    /// changes is that a bare `\n` moves down without returning to the first column on a real
+    /// screen, which matters only to whoever renders the bytes (here no one), and `stty -a` shows
+    /// `-opost`. Programs that need a cooked terminal may turn it back on (`stty opost`); full-screen
+    /// programs set their own modes in any case. With screen emulation the terminal is left cooked,
+    /// as a terminal emulator would have it.
     pub emulate_screen: bool,
     /// Rows of scrollback the emulator keeps.
     pub scrollback: usize,
@@ -307,7 +318,7 @@ fn is_program_error(err: &(dyn std::error::Error + Send + Sync + 'static)) -> bo
 
 /// A close-on-exec, non-blocking copy of the master descriptor.
 #[allow(unsafe_code)]
-fn own_master_fd(master: &dyn MasterPty) -> Result<OwnedFd, PtyError> {
+pub(crate) fn own_master_fd(master: &dyn MasterPty) -> Result<OwnedFd, PtyError> {
     let raw = master
         .as_raw_fd()
         .ok_or_else(|| PtyError::Setup("the terminal has no descriptor".into()))?;
@@ -348,6 +359,13 @@ impl PtyProcess {
             });
         }
         let pair = open(size)?;
+        let fd = own_master_fd(&*pair.master)?;
+        if !options.emulate_screen {
+            // Transcript only: the kernel's `\n` → `\r\n` rewriting would only be undone again, and
+            // it is the costliest part of the terminal's output path.
+            output_processing::disable(&fd)
+                .map_err(|e| PtyError::Setup(format!("cannot set the terminal's modes: {e}")))?;
+        }
         let marker = new_run_marker();
         let spawned = pair.slave.spawn_command(command_for(spec, options, &marker));
         // The reader sees the end of output only once no slave descriptor is left open here.
@@ -373,10 +391,6 @@ impl PtyProcess {
             tree.kill_all();
             let _ = child.wait();
             err
-        };
-        let fd = match own_master_fd(&*master) {
-            Ok(fd) => fd,
-            Err(e) => return Err(abort(&mut child, e)),
         };
         let writer = File::from(fd);
         let reader_file = match writer.try_clone() {
@@ -528,6 +542,12 @@ impl PtyProcess {
         foreground_waiting_for_input(pgrp.as_raw(), self.tty.as_deref()?)
     }
 
+    /// Whether the terminal currently turns the program's `\n` into `\r\n` (output
+    /// post-processing on). `None` when the terminal cannot be asked.
+    pub(crate) fn translates_newlines(&self) -> Option<bool> {
+        output_processing::translates_newlines(&*lock(&self.shared.writer))
+    }
+
     /// How the process ended, if it has.
     pub fn try_wait(&self) -> Option<ExitInfo> {
         *self.exit_rx.borrow()
@@ -627,7 +647,7 @@ fn read_loop(file: &File, shared: &Shared, tx: &mpsc::Sender<Vec<u8>>, stop: &At
     let mut buf = vec![0u8; READ_CHUNK];
     // Output not yet handed over: while the consumer is still busy with earlier chunks, new output
     // is gathered into one larger chunk instead of many small ones.
-    let mut pending: Vec<u8> = Vec::new();
+    let mut pending: Vec<u8> = Vec::with_capacity(2 * READ_CHUNK);
     let mut consumer_gone = false;
     let idle_wait = PollTimeout::from(u16::try_from(STOP_POLL.as_millis()).unwrap_or(50));
     let busy_wait = PollTimeout::from(1u16);
@@ -674,7 +694,11 @@ fn read_loop(file: &File, shared: &Shared, tx: &mpsc::Sender<Vec<u8>>, stop: &At
         }
         let consumer_idle = tx.capacity() == tx.max_capacity();
         if !pending.is_empty() && (consumer_idle || !ready || ended || pending.len() >= READ_CHUNK) {
-            consumer_gone = !deliver(tx, std::mem::take(&mut pending), stop);
+            // An exact-size copy: `pending` keeps its capacity, so gathering never reallocates and a
+            // small chunk does not pin a large buffer while it waits in the channel.
+            let chunk = pending.as_slice().to_vec();
+            pending.clear();
+            consumer_gone = !deliver(tx, chunk, stop);
         }
         if ended {
             return;

@@ -1,7 +1,8 @@
 //! Streaming CRLF → LF conversion for PTY output.
 //!
-//! A terminal's output processing turns every `\n` into `\r\n`; the model should see the program's
-//! lines, not the terminal's. A lone `\r` (progress redraws) is left for the sink's sanitizer.
+//! A cooked terminal's output processing turns every `\n` into `\r\n`; the model should see the
+//! program's lines, not the terminal's. A lone `\r` (progress redraws) is left for the sink's
+//! sanitizer. Transcript-only terminals run without output processing and need no conversion.
 
 /// Converts `\r\n` to `\n` across chunk boundaries.
 #[derive(Debug, Default, Clone)]
@@ -36,6 +37,11 @@ impl CrlfToLf {
         out.extend_from_slice(rest);
     }
 
+    /// Whether a trailing `\r` is held until the next byte is known.
+    pub fn holds_cr(&self) -> bool {
+        self.pending_cr
+    }
+
     /// The stream ended: release a held `\r`.
     pub fn finish(&mut self, out: &mut Vec<u8>) {
         if std::mem::take(&mut self.pending_cr) {
@@ -67,5 +73,12 @@ mod tests {
         assert_eq!(convert(&[b"\r\r\n", b"\r", b"\r", b"\n"]), b"\r\n\r\n");
         assert_eq!(convert(&[b"50%\r100%\r\n"]), b"50%\r100%\n");
         assert_eq!(convert(&[b"", b"\r", b""]), b"\r");
+        let mut c = CrlfToLf::new();
+        let mut out = Vec::new();
+        c.push(b"a\r", &mut out);
+        assert!(c.holds_cr());
+        c.push(b"\n", &mut out);
+        assert!(!c.holds_cr());
+        assert_eq!(out, b"a\n");
     }
 }
