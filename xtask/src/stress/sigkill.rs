@@ -28,10 +28,11 @@ fn one(env: &Env) -> anyhow::Result<Vec<Check>> {
         "bash",
         &json!({"command": format!("seq 1 {LINES}; sleep {marker} & sleep {marker} & wait"), "timeout": 120}),
     )?;
-    // The sleeps start once every line is out; give the sink a moment to write them. The shell and its
-    // two background sleeps make three marked processes: a tree, not just the direct child.
+    // The sleeps start once every line is out; give the sink a moment to write them. The two background
+    // sleeps are grandchildren at least: a tree, not just the direct child. (The shell itself carries the
+    // marker too when the script is on its command line.)
     let deadline = Instant::now() + Duration::from_secs(30);
-    while procs::matching(&marker).len() < 3 && Instant::now() < deadline {
+    while procs::matching(&marker).len() < 2 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
     let started = procs::matching(&marker).len();
@@ -41,7 +42,7 @@ fn one(env: &Env) -> anyhow::Result<Vec<Check>> {
     procs::kill_all(&survivors);
     let orphans = Check::of(
         "SIGKILL of the server: no orphans",
-        started >= 3 && survivors.is_empty(),
+        started >= 2 && survivors.is_empty(),
         format!(
             "{started} marked processes before the kill, {} alive 3 s after",
             survivors.len()
@@ -55,7 +56,11 @@ fn one(env: &Env) -> anyhow::Result<Vec<Check>> {
         Some((path, Ok(lines))) => Check::of(
             "SIGKILL of the server: artifact intact",
             lines > 0,
-            format!("{}: clean prefix of {lines} of {LINES} lines", path.display()),
+            format!(
+                "{}: clean prefix of {lines} of {LINES} lines ({} written before the kill are missing)",
+                path.display(),
+                LINES - lines
+            ),
         ),
         Some((path, Err(why))) => Check::of(
             "SIGKILL of the server: artifact intact",
