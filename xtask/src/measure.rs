@@ -135,7 +135,7 @@ mod tests {
 
     #[test]
     fn measures_a_child_and_captures_its_output() {
-        let m = run("sh", &["-c", "echo out; echo err >&2; exit 3"], |_| {}).unwrap();
+        let m = run("sh", &["-c", "echo out; echo err >&2; sleep 0.1; exit 3"], |_| {}).unwrap();
         assert_eq!(m.status.code(), Some(3));
         assert_eq!(m.stdout, b"out\n");
         assert!(String::from_utf8_lossy(&m.stderr).contains("err"));

@@ -192,3 +192,50 @@ pub fn result(response: &Value) -> anyhow::Result<&Value> {
 pub fn error_code(response: &Value) -> Option<i64> {
     response.get("error")?.get("code")?.as_i64()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt as _;
+
+    /// A stand-in server: reads two requests, then answers them out of order after a notification.
+    fn fake_server() -> std::path::PathBuf {
+        let path = crate::measure::scratch_file("fake-rpc");
+        let script = r#"#!/bin/sh
+read first
+read second
+printf '%s\n' '{"jsonrpc":"2.0","method":"output","params":{"id":1,"chunk":"x"}}'
+printf '%s\n' '{"id":2,"jsonrpc":"2.0","error":{"code":-32601,"message":"unknown method"}}'
+printf '%s\n' '{"id":1,"jsonrpc":"2.0","result":{"output":"hi\n"}}'
+"#;
+        std::fs::write(&path, script).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    #[test]
+    fn responses_are_matched_by_id_whatever_their_order() {
+        let server = fake_server();
+        let mut client = RpcClient::spawn(&server, |_| {}).unwrap();
+        let first = client.send("bash", &json!({"command": "echo hi"})).unwrap();
+        let second = client.send("process", &json!({"action": "list"})).unwrap();
+        let (response, elapsed) = client.wait_timed(first, Duration::from_secs(10)).unwrap();
+        assert_eq!(result(&response).unwrap()["output"], "hi\n");
+        assert!(elapsed < Duration::from_secs(10));
+        let response = client.wait(second, Duration::from_secs(10)).unwrap();
+        assert_eq!(error_code(&response), Some(METHOD_NOT_FOUND));
+        assert!(result(&response).is_err());
+        assert!(client.close(Duration::from_secs(10)).unwrap().success());
+        std::fs::remove_file(server).unwrap();
+    }
+
+    #[test]
+    fn a_silent_server_times_out_instead_of_hanging() {
+        let server = fake_server();
+        let mut client = RpcClient::spawn(&server, |_| {}).unwrap();
+        let id = client.send("bash", &json!({"command": "true"})).unwrap();
+        let err = client.wait(id, Duration::from_millis(200)).unwrap_err();
+        assert!(err.to_string().contains("no response"), "{err}");
+        std::fs::remove_file(server).unwrap();
+    }
+}
