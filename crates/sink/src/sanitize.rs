@@ -14,7 +14,7 @@ use memchr::{memchr, memchr_iter, memchr3, memrchr};
 use crate::Sink;
 use crate::escape::{EscState, Step};
 use crate::line::LineEditor;
-use crate::scan::{first_long_line, text_run};
+use crate::scan::{ChunkHints, count_newlines, first_long_line, text_run};
 use crate::utf8::{Resumed, Utf8Carry};
 
 /// Default line cap of the model text, in bytes.
@@ -118,6 +118,9 @@ impl Sanitizer {
     /// Sanitize the next raw chunk; complete lines go to `out` as soon as they end.
     pub fn push<O: CleanOutput + ?Sized>(&mut self, input: &[u8], out: &mut O) {
         let base = self.raw_pos;
+        // Every raw newline becomes exactly one clean newline within this call.
+        self.newlines += count_newlines(input);
+        let hints = ChunkHints::of(input);
         let mut i = 0;
         if !self.carry.is_empty() && !input.is_empty() {
             i = self.resume_carry(input);
@@ -127,9 +130,8 @@ impl Sanitizer {
                 i = self.escape(input, i);
                 continue;
             }
-            let run = text_run(&input[i..]);
+            let run = text_run(&input[i..], hints);
             if run.len > 0 {
-                self.newlines += run.newlines;
                 let (end, high) = (i + run.len, i + run.first_high);
                 if high > i {
                     self.text(&input[i..high], base + i as u64, out);

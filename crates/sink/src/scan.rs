@@ -19,8 +19,39 @@ pub(crate) struct Run {
     pub(crate) len: usize,
     /// Offset of its first non-ASCII byte (`len` if it is all ASCII).
     pub(crate) first_high: usize,
-    /// Newlines in it (counted here, while the bytes are in registers, to save a pass).
-    pub(crate) newlines: u64,
+}
+
+/// What a whole chunk contains, found with three long vectorised passes so that the many short runs
+/// inside it can skip the checks that cannot succeed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ChunkHints {
+    /// Some byte is a special other than ESC, `\r` and backspace (rare: other C0 controls, DEL).
+    pub(crate) rare: bool,
+    /// Some byte is non-ASCII.
+    pub(crate) high: bool,
+}
+
+impl ChunkHints {
+    /// Hints for `chunk`.
+    pub(crate) fn of(chunk: &[u8]) -> Self {
+        let mut rare = 0u8;
+        let mut high = 0u8;
+        for block in chunk.chunks(4096) {
+            rare |= block.iter().fold(0u8, |acc, &b| acc | rare_bit(b));
+            high |= block.iter().fold(0u8, |acc, &b| acc | b) & 0x80;
+        }
+        Self {
+            rare: rare != 0,
+            high: high != 0,
+        }
+    }
+
+    /// Hints that promise nothing (every check runs).
+    #[cfg(test)]
+    pub(crate) const ALL: Self = Self {
+        rare: true,
+        high: true,
+    };
 }
 
 /// Bytes classified one at a time before switching to SIMD scans: runs between escape sequences
@@ -52,58 +83,61 @@ static CLASS: [u8; 256] = {
     table
 };
 
-/// The longest prefix of `bytes` with no special byte.
-pub(crate) fn text_run(bytes: &[u8]) -> Run {
+/// [`special_bit`] without the specials `memchr3` finds (ESC, `\r`, backspace).
+#[inline]
+fn rare_bit(b: u8) -> u8 {
+    special_bit(b) & u8::from(b != 0x1b) & u8::from(b != b'\r') & u8::from(b != 0x08)
+}
+
+/// The longest prefix of `bytes` (a suffix of a chunk with `hints`) with no special byte.
+pub(crate) fn text_run(bytes: &[u8], hints: ChunkHints) -> Run {
     let prefix = bytes.len().min(SCALAR_PREFIX);
     let mut first_high = usize::MAX;
-    let mut newlines = 0u64;
     for (i, &b) in bytes[..prefix].iter().enumerate() {
         let class = CLASS[b as usize];
         if class & SPECIAL != 0 {
-            return finish(i, first_high, newlines);
+            return finish(i, first_high);
         }
         if class & HIGH != 0 && first_high == usize::MAX {
             first_high = i;
         }
-        newlines += u64::from(class >> 2);
     }
     if prefix == bytes.len() {
-        return finish(prefix, first_high, newlines);
+        return finish(prefix, first_high);
     }
-    let rest = long_run(&bytes[prefix..]);
+    let rest = long_run(&bytes[prefix..], hints);
     let first_high = if first_high == usize::MAX {
         prefix + rest.first_high
     } else {
         first_high
     };
-    finish(prefix + rest.len, first_high, newlines + rest.newlines)
+    finish(prefix + rest.len, first_high)
 }
 
 /// [`text_run`] for long runs: the common stops (ESC, `\r`, backspace) are found with SIMD
-/// `memchr3`; the span before the stop is then checked for the rare ones, non-ASCII bytes and newlines
-/// with branch-free reductions.
-fn long_run(bytes: &[u8]) -> Run {
+/// `memchr3`; the span before the stop is checked for rare specials and non-ASCII bytes only when the
+/// chunk has any.
+fn long_run(bytes: &[u8], hints: ChunkHints) -> Run {
     let stop = memchr::memchr3(0x1b, b'\r', 0x08, bytes).unwrap_or(bytes.len());
     let span = &bytes[..stop];
-    let special = span.iter().fold(0u8, |acc, &b| acc | special_bit(b));
-    let high = span.iter().fold(0u8, |acc, &b| acc | b) & 0x80;
-    let mut newlines = count_newlines(span);
-    if special == 0 && high == 0 {
-        return finish(stop, stop, newlines);
-    }
-    let len = if special == 0 {
+    let len = if hints.rare {
+        first_where(span, special_bit).unwrap_or(stop)
+    } else {
         stop
-    } else {
-        let k = first_where(span, special_bit).unwrap_or(stop);
-        newlines = count_newlines(&span[..k]);
-        k
     };
-    let first_high = if high == 0 {
-        len
-    } else {
+    let first_high = if hints.high {
         first_where(&span[..len], |b| b & 0x80).unwrap_or(len)
+    } else {
+        len
     };
-    finish(len, first_high, newlines)
+    finish(len, first_high)
+}
+
+fn finish(len: usize, first_high: usize) -> Run {
+    Run {
+        len,
+        first_high: first_high.min(len),
+    }
 }
 
 /// Index of the first byte with a non-zero `flag`: whole blocks are tested with a vectorised
@@ -117,14 +151,6 @@ fn first_where(bytes: &[u8], flag: impl Fn(u8) -> u8 + Copy) -> Option<usize> {
         offset += block.len();
     }
     None
-}
-
-fn finish(len: usize, first_high: usize, newlines: u64) -> Run {
-    Run {
-        len,
-        first_high: first_high.min(len),
-        newlines,
-    }
 }
 
 /// The start of the first line in `body` (which ends with `\n`) longer than `max` bytes, if any.
@@ -160,38 +186,50 @@ pub(crate) fn count_newlines(bytes: &[u8]) -> u64 {
 mod tests {
     use super::*;
 
-    fn run(len: usize, first_high: usize, newlines: u64) -> Run {
-        Run {
-            len,
-            first_high,
-            newlines,
-        }
+    fn run(len: usize, first_high: usize) -> Run {
+        Run { len, first_high }
     }
 
     #[test]
     fn text_run_stops_at_the_first_control() {
+        let all = ChunkHints::ALL;
         let mut data = vec![b'a'; 200];
         data[130] = 0x1b;
         data[3] = b'\n';
         data[100] = b'\n';
         data[150] = b'\n';
-        assert_eq!(text_run(&data), run(130, 130, 2));
+        assert_eq!(text_run(&data, all), run(130, 130));
         data[70] = 0xc3;
         data[10] = 0xc3;
-        assert_eq!(text_run(&data), run(130, 10, 2));
-        assert_eq!(text_run(b"ab\n\tc"), run(5, 5, 1));
-        assert_eq!(text_run(b"\r"), run(0, 0, 0));
-        assert_eq!(text_run(&[b'x', 0x7f]), run(1, 1, 0));
+        assert_eq!(text_run(&data, all), run(130, 10));
         data[10] = b'a';
+        assert_eq!(text_run(&data, all), run(130, 70));
+        assert_eq!(text_run(b"ab\n\tc", all), run(5, 5));
+        assert_eq!(text_run(b"\r", all), run(0, 0));
+        assert_eq!(text_run(&[b'x', 0x7f], all), run(1, 1));
         data[70] = b'a';
         data[140] = 0xc3;
         assert_eq!(
-            text_run(&data),
-            run(130, 130, 2),
+            text_run(&data, all),
+            run(130, 130),
             "high bytes after the stop do not count"
         );
-        assert_eq!(text_run(&data[120..]), run(10, 10, 0));
-        assert_eq!(text_run(&data[131..]), run(69, 9, 1));
+        assert_eq!(text_run(&data[120..], all), run(10, 10));
+        assert_eq!(text_run(&data[131..], all), run(69, 9));
+        data[90] = 0x01;
+        assert_eq!(
+            text_run(&data, all),
+            run(90, 90),
+            "a rare control far into a long run"
+        );
+        assert_eq!(ChunkHints::of(&data), all);
+        assert_eq!(
+            ChunkHints::of(b"plain\ntext\x1b[m\r"),
+            ChunkHints {
+                rare: false,
+                high: false
+            }
+        );
     }
 
     #[test]
