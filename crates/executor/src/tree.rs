@@ -290,8 +290,9 @@ impl ProcessTree {
 
     /// Send `signal` to the process group and to every live member; returns the members signalled.
     pub fn signal(&self, signal: Signal) -> Vec<ProcInfo> {
-        let _ = killpg(Pid::from_raw(self.leader as i32), signal);
+        // List first: once signalled, members may exit before a later scan would see them alive.
         let members: Vec<ProcInfo> = self.members().into_iter().filter(|p| !p.is_zombie()).collect();
+        let _ = killpg(Pid::from_raw(self.leader as i32), signal);
         for p in &members {
             let _ = kill(Pid::from_raw(p.pid as i32), signal);
         }
