@@ -155,6 +155,11 @@ impl Deletions {
     }
 
     fn word(&self, w: &mut Word) {
+        // Everything in a word (substitutions included) lies inside its span, so a word that
+        // ends before the first deletion does not move.
+        if self.0.first().is_none_or(|d| w.span.end <= d.start) {
+            return;
+        }
         self.span(&mut w.span);
         self.parts(&mut w.parts);
     }
