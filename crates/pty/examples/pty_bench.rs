@@ -164,7 +164,7 @@ impl Samples {
 
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
+    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 fn main() {
