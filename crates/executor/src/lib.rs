@@ -42,13 +42,20 @@
 //!
 //! # How a pipe run is started
 //!
-//! The engine forks (std `Command` with `process_group(0)` and a `pre_exec` hook). The child drops
-//! the controlling terminal (`TIOCNOTTY`), arms `PR_SET_PDEATHSIG` (re-checking `getppid` to close the
-//! fork/exec race), closes inherited descriptors, and starts the command with
-//! `clone(CLONE_VM | CLONE_VFORK)` + `execve` of an argv/envp laid out before the fork. It then stays
-//! as the guard: all signals blocked, it waits for the command and exits the same way (re-raising a
-//! terminating signal). A new process group rather than a new session: `setsid` also creates a
-//! scheduler autogroup per command, which measurably slows every run on a busy machine.
+//! Nothing copies the engine. The engine starts a *guard* with `clone(CLONE_VM)`: a separate process
+//! (own pid, descriptors, signal dispositions) that shares the engine's memory like a thread, runs
+//! on its own stack with every signal blocked and makes only raw system calls. The guard makes itself
+//! a process-group leader, drops the controlling terminal (`TIOCNOTTY`, so `/dev/tty` fails at once),
+//! arms `PR_SET_PDEATHSIG` (re-checking `getppid` to close the fork/exec race), sets up descriptors and
+//! the working directory, and starts the command with `clone(CLONE_VM | CLONE_VFORK)` + `execve` of an
+//! argv/envp laid out beforehand. It then waits for the command and exits the same way (re-raising a
+//! terminating signal), so `kill $PPID` from a command hits the guard, never the engine. With
+//! [`PipeExecutor::guard`] off, the engine starts the command itself the same way, without a guard.
+//! On architectures without the raw system-call shims (other than x86-64 and aarch64) the guard is a
+//! fork of the engine instead.
+//!
+//! A new process group rather than a new session: `setsid` also creates a scheduler autogroup per
+//! command, which measurably slows every run on a busy machine.
 //!
 //! Tree membership does not depend on the group alone: the engine is a child subreaper, so a
 //! descendant that calls `setsid`, double-forks or uses `nohup` is re-parented to the engine when its
