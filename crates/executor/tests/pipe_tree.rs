@@ -47,6 +47,12 @@ async fn process_substitution_output_is_kept() {
     assert_eq!(outcome.status, RunStatus::Completed);
     assert_eq!(out, "987.408:via-sed\n");
     assert_no_survivors("987.408");
+
+    // `exec -a` gives the `cat` a command line to look for.
+    let (outcome, out) = run("exec > >(exec -a cat987.409 cat); echo via-cat").await;
+    assert_eq!(outcome.status, RunStatus::Completed);
+    assert_eq!(out, "via-cat\n");
+    assert_no_survivors("cat987.409");
 }
 
 #[tokio::test]
