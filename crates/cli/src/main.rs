@@ -1,5 +1,6 @@
 //! The `shellgate` command-line program: run one command, or serve JSON-RPC on stdio.
 
+mod artifact_cmd;
 mod rpc;
 mod run_cmd;
 
@@ -23,6 +24,9 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         config: Option<std::path::PathBuf>,
     },
+    /// Read and list spilled outputs (`artifact://<id>`).
+    #[command(subcommand)]
+    Artifact(artifact_cmd::ArtifactCommand),
     /// Print the effective configuration (defaults, then the configuration file) as TOML.
     Config {
         /// Configuration file (TOML).
@@ -50,6 +54,7 @@ fn main() -> std::process::ExitCode {
         match cli.command {
             Command::Run(args) => run_cmd::run(args).await,
             Command::Rpc { config } => rpc::serve(config.as_deref()).await.map(|()| 0),
+            Command::Artifact(cmd) => artifact_cmd::run(cmd),
             Command::Config { config } => rpc::load_config(config.as_deref()).map(|c| {
                 print!("{}", shellgate::FileConfig::effective(&c).to_toml());
                 0

@@ -61,6 +61,7 @@ impl Server {
             "bash" => self.bash(id.as_ref(), params).await,
             "abort" => self.abort(&params),
             "process" => self.process(params).await,
+            "artifact" => crate::artifact_cmd::rpc(params).map_err(|e| (code::INVALID_PARAMS, e)),
             other => Err((code::METHOD_NOT_FOUND, format!("unknown method {other:?}"))),
         };
         // Requests without an id are notifications: no response.

@@ -250,3 +250,51 @@ fn tempfile_dir() -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+#[test]
+fn leading_cd_is_lifted_or_kept_when_a_cwd_is_given() {
+    let v = run_json(&["cd /usr && pwd"]);
+    assert_eq!(v["output"], "/usr\n");
+    assert_eq!(v["cwd"], "/usr");
+    let v = run_json(&["--cwd", "/", "cd usr && pwd"]);
+    assert_eq!(v["output"], "/usr\n", "the script's own cd still runs: {v}");
+}
+
+#[test]
+fn trailing_limiter_is_applied_by_the_tool_and_quoted_text_is_untouched() {
+    let v = run_json(&["seq 1 100 | head -n 5"]);
+    assert_eq!(v["output"], "1\n2\n3\n4\n5\n");
+    let notices = v["notices"].to_string();
+    assert!(notices.contains("applied by the tool"), "{notices}");
+    let v = run_json(&["echo \"a | head -n 1\""]);
+    assert_eq!(v["output"], "a | head -n 1\n");
+}
+
+#[test]
+fn large_output_spills_to_an_artifact_readable_from_another_process() {
+    let v = run_json(&["seq 1 300000"]);
+    let t = &v["truncation"];
+    assert_eq!(t["total_lines"], 300_000);
+    let output = v["output"].as_str().unwrap();
+    assert!(output.starts_with("1\n2\n") && output.ends_with("299999\n300000\n"));
+    let id = v["artifact"].as_str().expect("an artifact").to_owned();
+    assert!(id.starts_with("artifact://"));
+    let out = shellgate().args(["artifact", "read", &id]).output().unwrap();
+    assert!(out.status.success());
+    let expected = (1..=300_000).fold(String::new(), |mut acc, i| {
+        use std::fmt::Write as _;
+        let _ = writeln!(acc, "{i}");
+        acc
+    });
+    assert!(
+        out.stdout == expected.as_bytes(),
+        "artifact bytes differ from seq output"
+    );
+    let long = run_json(&["python3 -c \"print('A'*300000); print('TAIL')\""]);
+    let text = long["output"].as_str().unwrap();
+    assert!(
+        text.contains("TAIL") && text.len() < 100_000,
+        "{} bytes",
+        text.len()
+    );
+}

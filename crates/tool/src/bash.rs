@@ -105,7 +105,11 @@ impl BashTool {
         if params.command.trim().is_empty() {
             return ToolResult::not_run(ToolStatus::FailedToStart, "The command is empty.", base_cwd);
         }
-        let normalized = self.normalizer.normalize(&params.command);
+        let mut normalized = self.normalizer.normalize(&params.command);
+        if params.cwd.is_some() {
+            // The request names its own directory: a leading `cd DIR &&` stays in the script.
+            normalized = normalized.without_lifted_cwd();
+        }
         let mut notices: Vec<String> = normalized.rewrites.iter().map(|r| r.message.clone()).collect();
 
         let requested_cwd = params.cwd.as_deref().or(normalized.cwd.as_deref());
