@@ -298,3 +298,14 @@ fn large_output_spills_to_an_artifact_readable_from_another_process() {
         text.len()
     );
 }
+
+#[test]
+fn head_then_tail_apply_to_the_whole_stream() {
+    // The window keeps only both ends of 300 000 lines; the limits must still see every line.
+    let v = run_json(&["--head", "100000", "--tail", "3", "seq 1 300000"]);
+    assert_eq!(v["output"], "99998\n99999\n100000\n", "{}", v["notices"]);
+    let notices = v["notices"].to_string();
+    assert!(notices.contains("3 of 300000 lines"), "{notices}");
+    let v = run_json(&["seq 1 300000 | tail -n 2"]);
+    assert_eq!(v["output"], "299999\n300000\n");
+}

@@ -14,6 +14,7 @@ use shellgate_pty::{PtyExecutor, pty_selected};
 use shellgate_sink::{ArtifactSpill, OutputWindow, Sink};
 use tokio_util::sync::CancellationToken;
 
+use crate::head_lines::HeadLines;
 use crate::{BashParams, Blocked, ToolConfig, ToolResult, ToolStatus};
 
 /// The `bash` tool: runs one command through every stage.
@@ -162,9 +163,15 @@ impl BashTool {
             }
             None => OutputWindow::new(self.config.window.clone()),
         };
+        let limits = Limits {
+            head: params.head,
+            tail: params.tail,
+        }
+        .or(normalized.limits);
+        let mut sink = HeadLines::new(&mut window, limits.head);
         let outcome = match &session {
-            _ if use_pty => PtyExecutor::default().run_dyn(spec, &mut window, cancel).await,
-            None => self.executor.run_dyn(spec, &mut window, cancel).await,
+            _ if use_pty => PtyExecutor::default().run_dyn(spec, &mut sink, cancel).await,
+            None => self.executor.run_dyn(spec, &mut sink, cancel).await,
             Some(key) => {
                 let fresh = !self.sessions.list().iter().any(|s| s.name == key.name);
                 let cd = (requested_cwd.is_some() || fresh).then_some(cwd.as_path());
@@ -175,20 +182,31 @@ impl BashTool {
                         cd,
                         &params.env,
                         timeout,
-                        &mut window,
+                        &mut sink,
                         cancel,
                     )
                     .await
             }
         };
-        window.finish();
-
-        let limits = Limits {
-            head: params.head,
-            tail: params.tail,
+        sink.finish();
+        let (stream_lines, stream_bytes) = (sink.total_lines(), sink.total_bytes());
+        let mut result = shape(outcome, &window, limits, &cwd, timeout, notices);
+        if let Some(t) = result.truncation.as_mut().filter(|_| limits.head.is_some()) {
+            // The window saw only the kept lines; the counts describe the whole stream.
+            t.total_lines = stream_lines;
+            t.total_bytes = stream_bytes;
         }
-        .or(normalized.limits);
-        shape(outcome, &window, limits, &cwd, timeout, notices)
+        if !limits.is_empty() {
+            let kept = apply_limits(&result.output, Limits::default()).total_lines;
+            if kept < stream_lines {
+                result.notices.push(format!(
+                    "Output limited by the tool to {kept} of {stream_lines} lines (head={}, tail={})",
+                    limits.head.map_or("-".to_owned(), |h| h.to_string()),
+                    limits.tail.map_or("-".to_owned(), |t| t.to_string()),
+                ));
+            }
+        }
+        result
     }
 
     fn judge(&self, normalized: &Normalized, ctx: &Context, cwd: &Path) -> Option<ToolResult> {
@@ -319,17 +337,7 @@ pub(crate) fn shape(
     let summary = window.summary();
     let mut output = summary.text;
     if !limits.is_empty() {
-        let limited = apply_limits(&output, limits);
-        if limited.kept_lines < limited.total_lines {
-            notices.push(format!(
-                "Output limited by the tool to {} of {} lines (head={}, tail={})",
-                limited.kept_lines,
-                summary.total_lines,
-                limits.head.map_or("-".to_owned(), |h| h.to_string()),
-                limits.tail.map_or("-".to_owned(), |t| t.to_string()),
-            ));
-        }
-        output = limited.text;
+        output = apply_limits(&output, limits).text;
     }
     notices.extend(summary.notices);
     notices.extend(outcome.notices.iter().cloned());

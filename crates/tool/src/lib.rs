@@ -21,6 +21,7 @@
 mod bash;
 mod config;
 mod file_config;
+mod head_lines;
 pub mod jobs;
 mod params;
 mod process;
