@@ -15,9 +15,12 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::ExitStatus;
 
+use std::sync::Arc;
+
 use tokio::io::unix::AsyncFd;
 
 use crate::guard::{ExecImage, STATUS_FD};
+use crate::vmguard::GuardBlock;
 
 /// Descriptors the child gets as 0, 1, 2 and, optionally, [`STATUS_FD`].
 pub(crate) struct ChildFds {
@@ -45,7 +48,7 @@ pub(crate) struct DirectChild {
     pidfd: AsyncFd<OwnedFd>,
     reaped: bool,
     /// Memory the child shares with the engine (a guard started by `vmguard`); freed once reaped.
-    keep: Option<Box<crate::vmguard::GuardBlock>>,
+    keep: Option<Arc<GuardBlock>>,
 }
 
 /// Start `image` in `cwd` with `fds`, in a new process group, without a controlling terminal, with
@@ -100,10 +103,7 @@ pub(crate) fn spawn(image: &ExecImage, cwd: &Path, fds: &ChildFds) -> io::Result
 
 /// Follow our child `pid` through a pidfd; `keep` is freed only after it is reaped. On failure the
 /// child is killed and reaped.
-pub(crate) fn adopt(
-    pid: libc::pid_t,
-    keep: Option<Box<crate::vmguard::GuardBlock>>,
-) -> io::Result<DirectChild> {
+pub(crate) fn adopt(pid: libc::pid_t, keep: Option<Arc<GuardBlock>>) -> io::Result<DirectChild> {
     let fail = |e: io::Error| {
         // SAFETY: killing and reaping our own child; `keep` outlives it.
         unsafe {
@@ -139,6 +139,21 @@ impl DirectChild {
         self.pid as u32
     }
 
+    /// For a guard: a watcher that learns the command's exit before the guard exits.
+    pub(crate) fn command_watch(&self) -> Option<CommandWatch> {
+        self.keep.clone().map(|block| CommandWatch { block })
+    }
+
+    /// Reap the child later on a runtime task (it is exiting or was killed), instead of waiting now.
+    pub(crate) fn reap_later(mut self) {
+        if self.reaped {
+            return;
+        }
+        tokio::spawn(async move {
+            let _ = self.wait().await;
+        });
+    }
+
     /// Wait for the child to exit and reap it. Cancel-safe.
     pub(crate) async fn wait(&mut self) -> io::Result<ExitStatus> {
         loop {
@@ -167,29 +182,63 @@ impl Drop for DirectChild {
         let pid = self.pid;
         // Freed by the reaper thread after the child is gone; leaked if that thread cannot start
         // (the child may still run on this memory until it is reaped).
-        let keep = self.keep.take().map(|b| SendPtr(Box::into_raw(b)));
+        let keep = self.keep.take();
+        let leak = keep.clone();
         // SAFETY: signalling our own unreaped child (its pid cannot have been reused).
         unsafe { libc::kill(pid, libc::SIGKILL) };
         // Reap it off the async threads; SIGKILL makes this quick unless it is stuck in the kernel.
-        let _ = std::thread::Builder::new()
+        let spawned = std::thread::Builder::new()
             .name("shellgate-reap".into())
             .spawn(move || {
                 let mut status = 0;
                 // SAFETY: reaping our own child.
                 unsafe { libc::waitpid(pid, &raw mut status, 0) };
-                if let Some(SendPtr(ptr)) = keep {
-                    // SAFETY: from Box::into_raw above; the child that used it has been reaped.
-                    drop(unsafe { Box::from_raw(ptr) });
-                }
+                drop(keep);
             });
+        match spawned {
+            Ok(_) => drop(leak),
+            Err(_) => std::mem::forget(leak),
+        }
     }
 }
 
-/// A guard block on its way to the reaper thread.
-struct SendPtr(*mut crate::vmguard::GuardBlock);
+/// Learns a guard's command's exit status through a pidfd on the command, so the engine need not
+/// wait for the guard to be scheduled and exit first.
+pub(crate) struct CommandWatch {
+    block: Arc<GuardBlock>,
+}
 
-// SAFETY: the block is `Send`; the pointer is only turned back into a Box on the reaper thread.
-unsafe impl Send for SendPtr {}
+impl CommandWatch {
+    /// Resolves with the command's wait status once it has exited. Cancel-safe.
+    pub(crate) async fn exited(&self) -> ExitStatus {
+        let Some(pid) = self.block.command_pid() else {
+            return std::future::pending().await;
+        };
+        if let Some(status) = self.block.command_exit() {
+            return ExitStatus::from_raw(status);
+        }
+        // SAFETY: pidfd_open takes a pid and flags; the returned descriptor is ours.
+        let raw = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+        if raw >= 0 {
+            // SAFETY: fresh descriptor, owned here.
+            let owned = unsafe { OwnedFd::from_raw_fd(raw as RawFd) };
+            // SAFETY: the AsyncFd owns the open pidfd for its whole life.
+            if let Ok(fd) = unsafe { AsyncFd::register_with_interest(owned, tokio::io::Interest::READABLE) }
+                && let Ok(ready) = fd.readable().await
+            {
+                drop(ready);
+            }
+        }
+        // Exited (or already reaped by the guard, which publishes the status right after).
+        for _ in 0..1000 {
+            if let Some(status) = self.block.command_exit() {
+                return ExitStatus::from_raw(status);
+            }
+            tokio::task::yield_now().await;
+        }
+        std::future::pending().await
+    }
+}
 
 /// The child, between clone and exec.
 extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {

@@ -14,7 +14,7 @@ use tokio::net::unix::pipe;
 use tokio::process::{Child, ChildStdin};
 
 use crate::cwd::validate_cwd;
-use crate::direct::{self, ChildFds, DirectChild};
+use crate::direct::{self, ChildFds, CommandWatch, DirectChild};
 use crate::error::ExecError;
 use crate::guard::{self, ExecImage};
 use crate::spec::parse_status_trailer;
@@ -126,6 +126,23 @@ impl Leader {
         match self {
             Self::Guarded(c) => c.id().unwrap_or(0),
             Self::Direct(d) => d.id(),
+        }
+    }
+
+    /// For a guard started by `vmguard`: a watcher of its command (see [`CommandWatch`]).
+    pub(crate) fn command_watch(&self) -> Option<CommandWatch> {
+        match self {
+            Self::Guarded(_) => None,
+            Self::Direct(d) => d.command_watch(),
+        }
+    }
+
+    /// Let the leader be reaped in the background (it was killed or is exiting).
+    pub(crate) fn reap_later(self) {
+        match self {
+            // tokio reaps its children in the background once they are dropped.
+            Self::Guarded(c) => drop(c),
+            Self::Direct(d) => d.reap_later(),
         }
     }
 

@@ -117,6 +117,9 @@ impl PipeExecutor {
         let mut kill_at: Option<tokio::time::Instant> = None;
         let mut eof = false;
         let exit_status;
+        // Set when the command's status came before its guard exited; the guard is then reaped later.
+        let mut leader_pending = false;
+        let watch = child.command_watch();
 
         // Phase 1: until the leader exits.
         loop {
@@ -127,6 +130,12 @@ impl PipeExecutor {
                 },
                 waited = child.wait() => {
                     exit_status = waited.ok();
+                    break;
+                }
+                // The command closes the pipe as it exits: from then on, watch the command itself.
+                status = watch_command(watch.as_ref()), if eof && watch.is_some() => {
+                    exit_status = Some(status);
+                    leader_pending = true;
                     break;
                 }
                 () = sleep_until_opt(deadline), if run_status == RunStatus::Completed && deadline.is_some() => {
@@ -172,6 +181,9 @@ impl PipeExecutor {
         // Nothing of a run outlives it.
         let killed = tree.kill_all();
         guard.armed = false;
+        if leader_pending {
+            child.reap_later();
+        }
         if run_status == RunStatus::Completed {
             if held_open {
                 notices.push(
@@ -239,6 +251,13 @@ fn killed_notice(killed: &[ProcInfo]) -> String {
         killed.len(),
         names.join(", ")
     )
+}
+
+async fn watch_command(watch: Option<&crate::direct::CommandWatch>) -> std::process::ExitStatus {
+    match watch {
+        Some(w) => w.exited().await,
+        None => std::future::pending().await,
+    }
 }
 
 async fn sleep_until_opt(at: Option<tokio::time::Instant>) {

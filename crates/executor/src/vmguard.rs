@@ -23,8 +23,8 @@ const STACK: usize = 64 * 1024;
 /// Whether this architecture has the raw system-call shims (elsewhere the fork-based guard is used).
 pub(crate) const SUPPORTED: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
 
-/// Everything the guard and the command read or write. Boxed (a stable address) and owned by the
-/// guard's [`DirectChild`] until the guard is reaped.
+/// Everything the guard and the command read or write. In an `Arc` (a stable address, created
+/// before the guard starts) owned by the guard's `DirectChild` until the guard is reaped.
 pub(crate) struct GuardBlock {
     path: *const libc::c_char,
     argv: *const *const libc::c_char,
@@ -34,6 +34,11 @@ pub(crate) struct GuardBlock {
     engine: i32,
     guard: i32,
     exec_errno: i32,
+    /// The command's pid, once started (written by the guard).
+    command_pid: i32,
+    /// The command's wait status, valid once `status_set` is 1 (written by the guard after reaping).
+    command_status: i32,
+    status_set: i32,
     guard_stack: Box<[u8]>,
     command_stack: Box<[u8]>,
     // Owners of the data the pointers above point into (heap data: moving these does not move it).
@@ -44,13 +49,55 @@ pub(crate) struct GuardBlock {
 // SAFETY: the raw pointers point into heap data owned by the same block; the block is only dropped
 // after the guard (the only other user) was reaped.
 unsafe impl Send for GuardBlock {}
+// SAFETY: shared access from the engine only reads (volatile) the fields the guard writes.
+unsafe impl Sync for GuardBlock {}
+
+impl GuardBlock {
+    /// The command's pid, once the guard has started it.
+    pub(crate) fn command_pid(&self) -> Option<i32> {
+        // SAFETY: volatile read of an i32 the guard writes with a volatile store.
+        let pid = unsafe { std::ptr::read_volatile(&raw const self.command_pid) };
+        (pid > 0).then_some(pid)
+    }
+
+    /// The command's wait status, if it has exited: from the guard once it has reaped the command, or
+    /// else from the command's zombie (`/proc/<pid>/stat` field 52), so the engine need not wait for
+    /// the guard to be scheduled.
+    pub(crate) fn command_exit(&self) -> Option<i32> {
+        // SAFETY: volatile reads of i32 fields the guard writes with volatile stores.
+        let (set, status, pid) = unsafe {
+            (
+                std::ptr::read_volatile(&raw const self.status_set),
+                std::ptr::read_volatile(&raw const self.command_status),
+                std::ptr::read_volatile(&raw const self.command_pid),
+            )
+        };
+        if set == 1 {
+            return Some(status);
+        }
+        if pid <= 0 {
+            return None;
+        }
+        // Unreaped (the guard has not written the status), so the pid cannot have been reused.
+        let text = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
+        let close = text.iter().rposition(|&b| b == b')')?;
+        let rest = std::str::from_utf8(text.get(close + 1..)?).ok()?;
+        let mut fields = rest.split_ascii_whitespace();
+        let state = fields.next()?;
+        if state != "Z" {
+            return None;
+        }
+        // Field 3 is the state; field 52 the exit code.
+        fields.nth(48)?.parse().ok()
+    }
+}
 
 /// Start the guard, which starts `image`. The returned child is the guard; it owns the block.
 pub(crate) fn spawn(image: ExecImage, cwd: &Path, fds: &ChildFds) -> io::Result<DirectChild> {
     let cwd = CString::new(cwd.as_os_str().as_bytes())
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL byte in working directory"))?;
     let (path, argv, envp) = image.pointers();
-    let mut block = Box::new(GuardBlock {
+    let block = std::sync::Arc::new(GuardBlock {
         path,
         argv,
         envp,
@@ -59,6 +106,9 @@ pub(crate) fn spawn(image: ExecImage, cwd: &Path, fds: &ChildFds) -> io::Result<
         engine: std::process::id() as i32,
         guard: 0,
         exec_errno: 0,
+        command_pid: 0,
+        command_status: 0,
+        status_set: 0,
         guard_stack: vec![0; STACK].into_boxed_slice(),
         command_stack: vec![0; STACK].into_boxed_slice(),
         _image: image,
@@ -72,9 +122,11 @@ pub(crate) fn spawn(image: ExecImage, cwd: &Path, fds: &ChildFds) -> io::Result<
         let mut old: libc::sigset_t = std::mem::zeroed();
         libc::sigfillset(&raw mut all);
         libc::pthread_sigmask(libc::SIG_SETMASK, &raw const all, &raw mut old);
-        let stack = block.guard_stack.as_mut_ptr().add(STACK);
+        // The stacks are separate heap blocks only the guard and the command touch; the block's own
+        // fields that they write are read here only with volatile loads.
+        let stack = block.guard_stack.as_ptr().cast_mut().add(STACK);
         let stack = stack.sub(stack as usize % 16);
-        let arg: *mut GuardBlock = &raw mut *block;
+        let arg = std::sync::Arc::as_ptr(&block).cast_mut();
         let pid = libc::clone(
             guard_main,
             stack.cast(),
@@ -208,7 +260,7 @@ extern "C" fn guard_main(arg: *mut libc::c_void) -> libc::c_int {
         if rc < 0 {
             finish_failed(block, (-rc) as i32);
         }
-        let stack = (*block).command_stack.as_mut_ptr().add(STACK);
+        let stack = (*block).command_stack.as_ptr().cast_mut().add(STACK);
         let stack = stack.sub(stack as usize % 16);
         // glibc's clone wrapper switches stacks for the child; it only touches errno if the system
         // call fails, which (with every resource already in place) means the process limit was hit.
@@ -227,6 +279,7 @@ extern "C" fn guard_main(arg: *mut libc::c_void) -> libc::c_int {
         }
         // Hold no descriptor, so the output pipe reaches EOF when the command's side closes.
         c(libc::SYS_close_range, &[0, u32::MAX as usize, 0]);
+        std::ptr::write_volatile(&raw mut (*block).command_pid, command);
         let mut status: i32 = 0;
         loop {
             let rc = c(
@@ -234,6 +287,8 @@ extern "C" fn guard_main(arg: *mut libc::c_void) -> libc::c_int {
                 &[command as usize, (&raw mut status) as usize, 0, 0],
             );
             if rc == command as isize {
+                std::ptr::write_volatile(&raw mut (*block).command_status, status);
+                std::ptr::write_volatile(&raw mut (*block).status_set, 1);
                 break;
             }
             if rc != -(libc::EINTR as isize) {

@@ -47,7 +47,12 @@ async fn pipeline_statuses_excuse_upstream_sigpipe() {
     let (outcome, out) = run("printf 'a\\nb\\n' | false | cat").await;
     assert_eq!(out, "");
     assert_eq!(outcome.exit_code, Some(0));
-    assert_eq!(outcome.pipeline_status, vec![0, 1, 0]);
+    // `printf` may or may not hit the closed pipe before `false` exits: 141 then, excused.
+    assert!(
+        [vec![0, 1, 0], vec![141, 1, 0]].contains(&outcome.pipeline_status),
+        "{:?}",
+        outcome.pipeline_status
+    );
     assert_eq!(outcome.failed_stages(), vec![1]);
 
     let (outcome, out) = run("yes | head -n 1").await;
