@@ -158,6 +158,7 @@ impl Samples {
             "ratio_best": self.best() / base.best(),
             "ratio_median": self.median() / base.median(),
             "ratio_paired_median": self.paired_ratio(base),
+            "samples_mb_s": self.0.iter().map(|v| v.round()).collect::<Vec<_>>(),
         })
     }
 }
@@ -207,7 +208,11 @@ fn main() {
     let report = serde_json::json!({
         "command": format!("head -c {mb}M /dev/zero | tr '\\0' a"),
         "runs": runs,
-        "pipes": { "best_mb_s": pipes.best(), "median_mb_s": pipes.median() },
+        "pipes": {
+            "best_mb_s": pipes.best(),
+            "median_mb_s": pipes.median(),
+            "samples_mb_s": pipes.0.iter().map(|v| v.round()).collect::<Vec<_>>(),
+        },
         "vs_pipes": {
             "pty_without_screen": pty_raw.json(&pipes),
             "pty_process_stream": stream.json(&pipes),
