@@ -29,6 +29,20 @@ impl<A: Sink, B: Sink> Sink for Tee<A, B> {
     }
 }
 
+/// An optional sink: `None` discards everything.
+impl<S: Sink> Sink for Option<S> {
+    fn write(&mut self, chunk: &[u8]) {
+        if let Some(sink) = self {
+            sink.write(chunk);
+        }
+    }
+    fn finish(&mut self) {
+        if let Some(sink) = self {
+            sink.finish();
+        }
+    }
+}
+
 /// Keeps every byte in memory. Unbounded: meant for tests and small, known outputs.
 #[derive(Debug, Default, Clone)]
 pub struct Collect {
