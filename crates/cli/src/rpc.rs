@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use shellgate::{BashParams, BashTool, CancellationToken, ProcessParams, ProcessTool, ToolConfig};
+use shellgate::{BashParams, BashTool, CancellationToken, LiveFeed, ProcessParams, ProcessTool, ToolConfig};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
@@ -93,7 +93,15 @@ impl Server {
                 .expect("running map")
                 .insert(key.clone(), cancel.clone());
         }
-        let result = self.tool.call(params, cancel).await;
+        // Live output goes out as `output` notifications while the request runs (not for notifications).
+        let live = id.map(|id| LiveNotifier::start(id.clone(), self.out.clone()));
+        let result = self
+            .tool
+            .call_live(params, cancel, live.as_ref().map(|l| &l.feed))
+            .await;
+        if let Some(live) = live {
+            live.stop().await;
+        }
         if let Some(key) = &key {
             self.running.lock().expect("running map").remove(key);
         }
@@ -117,6 +125,45 @@ impl Server {
             token.cancel();
         }
         Ok(json!({"aborted": token.is_some()}))
+    }
+}
+
+/// Sends what a running request printed as `output` notifications, coalesced every 50 ms.
+struct LiveNotifier {
+    feed: LiveFeed,
+    stop: CancellationToken,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl LiveNotifier {
+    fn start(id: Value, out: mpsc::UnboundedSender<Value>) -> Self {
+        let feed = LiveFeed::default();
+        let stop = CancellationToken::new();
+        let task = tokio::spawn({
+            let (feed, stop) = (feed.clone(), stop.clone());
+            async move {
+                let mut tick = tokio::time::interval(shellgate::sink::DEFAULT_INTERVAL);
+                tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                loop {
+                    tokio::select! {
+                        () = stop.cancelled() => break,
+                        _ = tick.tick() => {
+                            if let Some(live) = feed.take() {
+                                let params = json!({"id": id, "text": live.text, "skipped_bytes": live.skipped});
+                                let _ = out.send(json!({"jsonrpc": "2.0", "method": "output", "params": params}));
+                            }
+                        }
+                    }
+                }
+            }
+        });
+        Self { feed, stop, task }
+    }
+
+    /// Stop sending; returns once no further notification can be sent (the result comes after).
+    async fn stop(self) {
+        self.stop.cancel();
+        let _ = self.task.await;
     }
 }
 

@@ -3,7 +3,9 @@
 use std::collections::BTreeMap;
 
 use anyhow::{Context as _, bail};
-use shellgate::{BashParams, BashTool, CancellationToken, ToolResult, ToolStatus};
+use std::io::{IsTerminal as _, Write as _};
+
+use shellgate::{BashParams, BashTool, CancellationToken, LiveFeed, LiveText, ToolResult, ToolStatus};
 
 /// Arguments of `shellgate run`.
 #[derive(Debug, clap::Args)]
@@ -90,13 +92,77 @@ pub async fn run(args: RunArgs) -> anyhow::Result<i32> {
             on_interrupt.cancel();
         }
     });
-    let result = tool.call(params, cancel).await;
     if args.json {
+        let result = tool.call(params, cancel).await;
         println!("{}", serde_json::to_string(&result)?);
         return Ok(0);
     }
-    println!("{}", result.model_text());
+    if !std::io::stdout().is_terminal() {
+        let result = tool.call(params, cancel).await;
+        println!("{}", result.model_text());
+        return Ok(exit_status(&result));
+    }
+    // A person is watching: stream the clean output as it comes, then the trailer and a footer.
+    let feed = LiveFeed::default();
+    let stop = CancellationToken::new();
+    let printer = tokio::spawn({
+        let (feed, stop) = (feed.clone(), stop.clone());
+        async move {
+            let mut tick = tokio::time::interval(shellgate::sink::DEFAULT_INTERVAL);
+            loop {
+                let stopping = tokio::select! {
+                    () = stop.cancelled() => true,
+                    _ = tick.tick() => false,
+                };
+                if let Some(live) = feed.take() {
+                    print_live(&live);
+                }
+                if stopping {
+                    break;
+                }
+            }
+        }
+    });
+    let result = tool.call_live(params, cancel, Some(&feed)).await;
+    stop.cancel();
+    let _ = printer.await;
+    if result.job_id.is_none() && result.output.is_empty() {
+        println!("(no output)");
+    }
+    if result.job_id.is_some() {
+        println!("{}", result.model_text());
+    } else {
+        print!("{}", result.trailer_text());
+    }
+    eprintln!("{}", footer(&result));
     Ok(exit_status(&result))
+}
+
+fn print_live(live: &LiveText) {
+    let mut stdout = std::io::stdout().lock();
+    if live.skipped > 0 {
+        let _ = writeln!(stdout, "[… {} bytes not shown live …]", live.skipped);
+    }
+    let _ = stdout.write_all(live.text.as_bytes());
+    let _ = stdout.flush();
+}
+
+/// The human footer: `Wall | Timeout | Artifact | Exit`.
+pub fn footer(result: &ToolResult) -> String {
+    let exit = match (result.status, result.exit_code, &result.signal) {
+        (ToolStatus::Completed, Some(code), _) => code.to_string(),
+        (ToolStatus::Completed, None, Some(sig)) => sig.clone(),
+        (status, _, _) => serde_json::to_value(status)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default(),
+    };
+    format!(
+        "Wall {:.1}s | Timeout {}s | Artifact {} | Exit {exit}",
+        result.duration_ms as f64 / 1000.0,
+        result.timeout_secs,
+        result.artifact.as_deref().unwrap_or("-"),
+    )
 }
 
 /// The exit status `shellgate run` mirrors for a result.
@@ -128,6 +194,21 @@ mod tests {
         assert_eq!(env["C"], "");
         assert!(parse_env(&["NOEQUALS".into()]).is_err());
         assert!(parse_env(&["=v".into()]).is_err());
+    }
+
+    #[test]
+    fn footer_names_wall_timeout_artifact_and_exit() {
+        let mut r = ToolResult::not_run(ToolStatus::Completed, "", "/");
+        r.exit_code = Some(2);
+        r.duration_ms = 1500;
+        r.timeout_secs = 300;
+        r.artifact = Some("artifact://4".into());
+        assert_eq!(
+            footer(&r),
+            "Wall 1.5s | Timeout 300s | Artifact artifact://4 | Exit 2"
+        );
+        r.status = ToolStatus::TimedOut;
+        assert!(footer(&r).ends_with("Exit timed_out"));
     }
 
     #[test]

@@ -309,3 +309,35 @@ fn head_then_tail_apply_to_the_whole_stream() {
     let v = run_json(&["seq 1 300000 | tail -n 2"]);
     assert_eq!(v["output"], "299999\n300000\n");
 }
+
+#[test]
+fn rpc_streams_live_output_before_the_result() {
+    let mut child = shellgate()
+        .arg("rpc")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let request = r#"{"jsonrpc":"2.0","id":7,"method":"bash","params":{"session":"none","command":"echo one; sleep 0.4; printf '\\033[1mtwo\\033[0m\\n'; sleep 0.4"}}"#;
+    writeln!(stdin, "{request}").unwrap();
+    drop(stdin);
+    let messages: Vec<Value> = BufReader::new(child.stdout.take().unwrap())
+        .lines()
+        .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
+        .collect();
+    child.wait().unwrap();
+    let live: String = messages
+        .iter()
+        .filter(|m| m["method"] == "output")
+        .inspect(|m| assert_eq!(m["params"]["id"], 7))
+        .map(|m| m["params"]["text"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        live, "one\ntwo\n",
+        "live text is clean and complete: {messages:?}"
+    );
+    let last = messages.last().unwrap();
+    assert_eq!(last["id"], 7, "the result comes after every notification");
+    assert_eq!(last["result"]["output"], "one\ntwo\n");
+}

@@ -11,10 +11,11 @@ use shellgate_executor::{
 use shellgate_intercept::{AllowAll, Context, Interceptor, Verdict};
 use shellgate_normalize::{Limits, Normalized, Normalizer, StandardNormalizer, apply_limits};
 use shellgate_pty::{PtyExecutor, pty_selected};
-use shellgate_sink::{ArtifactSpill, OutputWindow, Sink};
+use shellgate_sink::{ArtifactSpill, OutputWindow, Sink, Tee};
 use tokio_util::sync::CancellationToken;
 
 use crate::head_lines::HeadLines;
+use crate::live::LiveFeed;
 use crate::{BashParams, Blocked, ToolConfig, ToolResult, ToolStatus};
 
 /// The `bash` tool: runs one command through every stage.
@@ -102,6 +103,17 @@ impl BashTool {
 
     /// Run one call to its end (or until `cancel` fires).
     pub async fn call(&self, params: BashParams, cancel: CancellationToken) -> ToolResult {
+        self.call_live(params, cancel, None).await
+    }
+
+    /// Like [`BashTool::call`], also appending the clean output of a foreground run to `live` while it
+    /// runs.
+    pub async fn call_live(
+        &self,
+        params: BashParams,
+        cancel: CancellationToken,
+        live: Option<&LiveFeed>,
+    ) -> ToolResult {
         let base_cwd = self.config.cwd.display().to_string();
         if params.command.trim().is_empty() {
             return ToolResult::not_run(ToolStatus::FailedToStart, "The command is empty.", base_cwd);
@@ -168,7 +180,8 @@ impl BashTool {
             tail: params.tail,
         }
         .or(normalized.limits);
-        let mut sink = HeadLines::new(&mut window, limits.head);
+        let mut live_sink = live.map(|feed| feed.sink(self.config.window.max_column));
+        let mut sink = Tee::new(HeadLines::new(&mut window, limits.head), live_sink.as_mut());
         let outcome = match &session {
             _ if use_pty => PtyExecutor::default().run_dyn(spec, &mut sink, cancel).await,
             None => self.executor.run_dyn(spec, &mut sink, cancel).await,
@@ -189,7 +202,7 @@ impl BashTool {
             }
         };
         sink.finish();
-        let (stream_lines, stream_bytes) = (sink.total_lines(), sink.total_bytes());
+        let (stream_lines, stream_bytes) = (sink.first.total_lines(), sink.first.total_bytes());
         let mut result = shape(outcome, &window, limits, &cwd, timeout, notices);
         if let Some(t) = result.truncation.as_mut().filter(|_| limits.head.is_some()) {
             // The window saw only the kept lines; the counts describe the whole stream.

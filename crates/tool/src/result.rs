@@ -104,6 +104,16 @@ impl ToolResult {
         if !text.ends_with('\n') {
             text.push('\n');
         }
+        text.push_str(&self.trailer_text());
+        while text.ends_with('\n') {
+            text.pop();
+        }
+        text
+    }
+
+    /// The lines the model text puts after the output: notices, truncation, exit status, guidance.
+    pub fn trailer_text(&self) -> String {
+        let mut text = String::new();
         for notice in &self.notices {
             let _ = writeln!(text, "[{notice}]");
         }
@@ -136,9 +146,6 @@ impl ToolResult {
                 }
             }
             _ => {}
-        }
-        while text.ends_with('\n') {
-            text.pop();
         }
         text
     }
