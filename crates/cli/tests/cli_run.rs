@@ -7,7 +7,10 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 fn shellgate() -> Command {
-    Command::new(assert_cmd::cargo::cargo_bin!("shellgate"))
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("shellgate"));
+    // Keep the tests' spilled outputs out of the user's own artifact store.
+    cmd.env("SHELLGATE_ARTIFACT_DIR", std::env::temp_dir().join("shellgate-cli-test-artifacts"));
+    cmd
 }
 
 fn run_json(args: &[&str]) -> Value {
