@@ -543,9 +543,15 @@ impl PtyProcess {
     }
 
     /// Whether the terminal currently turns the program's `\n` into `\r\n` (output
-    /// post-processing on). `None` when the terminal cannot be asked.
+    /// post-processing on). `None` when the terminal cannot be asked, or a write to it is in
+    /// progress: that may wait for the program to read, and the caller must not wait with it.
     pub(crate) fn translates_newlines(&self) -> Option<bool> {
-        output_processing::translates_newlines(&*lock(&self.shared.writer))
+        let writer = match self.shared.writer.try_lock() {
+            Ok(writer) => writer,
+            Err(std::sync::TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return None,
+        };
+        output_processing::translates_newlines(&*writer)
     }
 
     /// How the process ended, if it has.
