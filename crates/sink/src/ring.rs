@@ -23,6 +23,11 @@ impl TailRing {
         self.buf.len()
     }
 
+    /// The most bytes held.
+    pub(crate) fn capacity(&self) -> usize {
+        self.capacity
+    }
+
     pub(crate) fn push(&mut self, mut bytes: &[u8]) {
         if self.capacity == 0 {
             return;

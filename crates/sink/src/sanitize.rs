@@ -115,6 +115,28 @@ impl Sanitizer {
         self.newlines
     }
 
+    /// The line cap in bytes.
+    pub(crate) fn cap(&self) -> usize {
+        self.cap
+    }
+
+    /// Whether the sanitizer is in the state every raw newline leaves it in: no open sequence, no
+    /// carried character, nothing on the current line. From here on, its output depends only on the
+    /// bytes that follow.
+    pub(crate) fn at_line_start(&self) -> bool {
+        !self.esc.in_sequence() && self.carry.is_empty() && self.line.is_fresh()
+    }
+
+    /// Account for `raw` bytes of complete lines (ending with the `newlines`-th newline among them)
+    /// whose clean text is not needed, without producing it. Only valid [`Self::at_line_start`], for
+    /// bytes that [`skippable`] accepts: those replace nothing and cut no line, so every reported
+    /// figure stays exact.
+    pub(crate) fn skip_lines(&mut self, raw: u64, newlines: u64) {
+        debug_assert!(self.at_line_start());
+        self.raw_pos += raw;
+        self.newlines += newlines;
+    }
+
     /// Sanitize the next raw chunk; complete lines go to `out` as soon as they end.
     pub fn push<O: CleanOutput + ?Sized>(&mut self, input: &[u8], out: &mut O) {
         let base = self.raw_pos;
@@ -314,6 +336,20 @@ impl Sanitizer {
         self.stats.replaced_bytes += bad;
         self.line.put(REPLACEMENT);
     }
+}
+
+/// Whether complete lines `lines` (ending with `\n`) can be passed over with
+/// [`Sanitizer::skip_lines`]: they are valid UTF-8 and no line is longer than `cap` bytes.
+///
+/// Why that is enough: replacement characters come only from invalid UTF-8 in text, and escape
+/// sequences consume only ASCII bytes or whole characters (a non-ASCII byte abandons a sequence, and
+/// control strings end at ASCII bytes), so valid input yields no U+FFFD. Without U+FFFD, a line's
+/// clean text is never longer than its raw bytes (editing replaces characters or blanks them with
+/// at most as many bytes), so a raw line within the cap is never cut.
+pub(crate) fn skippable(lines: &[u8], cap: usize) -> bool {
+    lines.last() == Some(&b'\n')
+        && first_long_line(lines, cap).is_none()
+        && std::str::from_utf8(lines).is_ok()
 }
 
 fn is_c1(ch: &[u8]) -> bool {

@@ -13,7 +13,7 @@ use memchr::{memchr, memrchr};
 
 use crate::Sink;
 use crate::ring::TailRing;
-use crate::sanitize::{CleanOutput, DEFAULT_MAX_COLUMN, Sanitizer};
+use crate::sanitize::{CleanOutput, DEFAULT_MAX_COLUMN, Sanitizer, skippable};
 use crate::scan::count_newlines;
 use crate::spill::ArtifactSpill;
 use crate::summary::{CaptureSummary, Truncation, elision_marker};
@@ -46,7 +46,7 @@ impl Default for WindowConfig {
 }
 
 /// The clean side: head buffer, tail ring, and the raw-offset checkpoints.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct CleanWindow {
     head_cap: usize,
     head: Vec<u8>,
@@ -78,6 +78,19 @@ impl CleanWindow {
 
     fn is_truncated(&self) -> bool {
         self.clean_total > self.held()
+    }
+
+    /// Whether head and tail are full and text is already elided: from here on, only the newest
+    /// clean bytes can still be shown.
+    fn only_tail_matters(&self) -> bool {
+        self.head.len() == self.head_cap && self.ring.len() == self.ring.capacity() && self.is_truncated()
+    }
+
+    /// Lines of `raw` bytes were passed over without sanitizing: their clean text would have been
+    /// elided. Counting them as `raw` clean bytes keeps raw - clean (the checkpoint delta) unchanged,
+    /// so raw offsets of later text stay exact.
+    fn skip(&mut self, raw: u64) {
+        self.clean_total += raw;
     }
 
     /// Raw offset of the position just after the clean newline at `newline`.
@@ -119,6 +132,148 @@ impl CleanOutput for CleanWindow {
     }
 }
 
+/// Raw bytes held back once only the tail matters, before deciding which of them need sanitizing.
+const DEFER_BYTES: usize = 1 << 20;
+
+/// Sanitizer and clean window, with lazy sanitizing of text that would be elided anyway.
+///
+/// Once head and tail are full, raw bytes are held back (from a line start) instead of sanitized.
+/// When enough are held, the newest lines — at least twice the tail — are sanitized; if their clean
+/// text alone fills the tail, the older held lines can never be shown and are only counted, after a
+/// check that they would change no figure (see [`skippable`]). Otherwise everything held is
+/// sanitized as usual, so the result is always exactly that of sanitizing every byte.
+#[derive(Debug, Clone)]
+struct ModelText {
+    sanitizer: Sanitizer,
+    clean: CleanWindow,
+    /// Raw bytes not yet sanitized; starts at a line start.
+    pending: Vec<u8>,
+    pending_newlines: u64,
+    /// Raw bytes sanitized last, to find out whether they fill the tail: 2 × (tail + 1).
+    keep: usize,
+    /// Pending bytes that trigger a decision.
+    limit: usize,
+}
+
+impl ModelText {
+    fn new(config: &WindowConfig) -> Self {
+        let keep = config.tail_bytes.saturating_add(1).saturating_mul(2);
+        Self {
+            sanitizer: Sanitizer::new(config.max_column),
+            clean: CleanWindow::new(config),
+            pending: Vec::new(),
+            pending_newlines: 0,
+            keep,
+            limit: keep.saturating_add(DEFER_BYTES.max(keep)),
+        }
+    }
+
+    /// Newlines seen, including held bytes.
+    fn newlines(&self) -> u64 {
+        self.sanitizer.newlines() + self.pending_newlines
+    }
+
+    fn push(&mut self, mut chunk: &[u8]) {
+        if self.pending.is_empty() {
+            if !self.clean.only_tail_matters() {
+                self.sanitizer.push(chunk, &mut self.clean);
+                return;
+            }
+            if !self.sanitizer.at_line_start() {
+                // Finish the open line first: held bytes start at a line start.
+                let Some(k) = memchr(b'\n', chunk) else {
+                    self.sanitizer.push(chunk, &mut self.clean);
+                    return;
+                };
+                self.sanitizer.push(&chunk[..=k], &mut self.clean);
+                chunk = &chunk[k + 1..];
+                if chunk.is_empty() {
+                    return;
+                }
+                if !self.sanitizer.at_line_start() {
+                    self.sanitizer.push(chunk, &mut self.clean);
+                    return;
+                }
+            }
+            self.pending.reserve(self.limit.min(2 * DEFER_BYTES));
+        }
+        self.pending.extend_from_slice(chunk);
+        self.pending_newlines += count_newlines(chunk);
+        if self.pending.len() >= self.limit {
+            self.flush();
+        }
+    }
+
+    /// Sanitize (or pass over) everything held.
+    fn flush(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let mut held = std::mem::take(&mut self.pending);
+        self.pending_newlines = 0;
+        if !self.skip_old_lines(&held) {
+            self.sanitizer.push(&held, &mut self.clean);
+        }
+        held.clear();
+        self.pending = held;
+    }
+
+    /// Pass over the older lines of `held` if the newer ones fill the tail; false if it did nothing.
+    fn skip_old_lines(&mut self, held: &[u8]) -> bool {
+        if held.len() <= self.keep || !self.sanitizer.at_line_start() {
+            return false;
+        }
+        let Some(k) = memrchr(b'\n', &held[..held.len() - self.keep]) else {
+            return false;
+        };
+        let (old, new) = held.split_at(k + 1);
+        if !skippable(old, self.sanitizer.cap()) {
+            return false;
+        }
+        let mut probe = self.sanitizer.clone();
+        probe.skip_lines(old.len() as u64, count_newlines(old));
+        let mut recorded = Recorded::default();
+        probe.push(new, &mut recorded);
+        if recorded.text.len() < self.clean.ring.capacity() {
+            return false;
+        }
+        self.sanitizer = probe;
+        self.clean.skip(old.len() as u64);
+        recorded.replay(&mut self.clean);
+        true
+    }
+
+    fn finish(&mut self) {
+        self.flush();
+        self.sanitizer.finish(&mut self.clean);
+    }
+}
+
+/// Clean output kept for replay, with the raw offset of each piece.
+#[derive(Debug, Default)]
+struct Recorded {
+    text: Vec<u8>,
+    /// `(end of the piece in text, raw_end)`.
+    pieces: Vec<(usize, u64)>,
+}
+
+impl CleanOutput for Recorded {
+    fn emit(&mut self, text: &[u8], raw_end: u64) {
+        self.text.extend_from_slice(text);
+        self.pieces.push((self.text.len(), raw_end));
+    }
+}
+
+impl Recorded {
+    fn replay(&self, out: &mut impl CleanOutput) {
+        let mut start = 0;
+        for &(end, raw_end) in &self.pieces {
+            out.emit(&self.text[start..end], raw_end);
+            start = end;
+        }
+    }
+}
+
 /// Keeps the first `head_bytes` and the last `tail_bytes` of a stream's model text; memory is
 /// O(window) whatever the stream size. Optionally spills the full raw stream to an artifact.
 ///
@@ -127,8 +282,7 @@ impl CleanOutput for CleanWindow {
 #[derive(Debug)]
 pub struct OutputWindow {
     config: WindowConfig,
-    sanitizer: Sanitizer,
-    clean: CleanWindow,
+    model: ModelText,
     raw_bytes: u64,
     raw_last: Option<u8>,
     spill: Option<ArtifactSpill>,
@@ -139,8 +293,7 @@ impl OutputWindow {
     /// A window with the given sizes and no spill.
     pub fn new(config: WindowConfig) -> Self {
         Self {
-            sanitizer: Sanitizer::new(config.max_column),
-            clean: CleanWindow::new(&config),
+            model: ModelText::new(&config),
             config,
             raw_bytes: 0,
             raw_last: None,
@@ -169,22 +322,20 @@ impl OutputWindow {
 
     /// Lines seen so far; a trailing newline does not add a line.
     pub fn total_lines(&self) -> u64 {
-        match self.raw_last {
-            None => 0,
-            Some(b'\n') => self.sanitizer.newlines(),
-            Some(_) => self.sanitizer.newlines() + 1,
-        }
+        lines_of(self.raw_last, self.model.newlines())
     }
 
     /// Whether part of the model text is no longer held.
     pub fn is_truncated(&self) -> bool {
-        self.clean.is_truncated()
+        self.model.clean.is_truncated() || !self.model.pending.is_empty()
     }
 
     /// Whether the output no longer fits the window (or a line was cut): the spill condition.
     pub fn overflowed(&self) -> bool {
         let window = (self.config.head_bytes as u64).saturating_add(self.config.tail_bytes as u64);
-        self.raw_bytes > window || self.clean.clean_total > window || self.sanitizer.any_line_capped()
+        self.raw_bytes > window
+            || self.model.clean.clean_total > window
+            || self.model.sanitizer.any_line_capped()
     }
 
     /// The spill, if one is attached.
@@ -194,8 +345,18 @@ impl OutputWindow {
 
     /// Model text and accounting for everything seen so far.
     pub fn summary(&self) -> CaptureSummary {
-        let stats = self.sanitizer.stats();
-        let total_lines = self.total_lines();
+        if self.model.pending.is_empty() {
+            return self.summary_of(&self.model);
+        }
+        // Bytes are still held back (no `finish` yet): sanitize them in a copy.
+        let mut model = self.model.clone();
+        model.flush();
+        self.summary_of(&model)
+    }
+
+    fn summary_of(&self, model: &ModelText) -> CaptureSummary {
+        let stats = model.sanitizer.stats();
+        let total_lines = lines_of(self.raw_last, model.newlines());
         let artifact = self.spill.as_ref().and_then(|s| s.artifact().map(str::to_owned));
         let mut summary = CaptureSummary {
             total_bytes: self.raw_bytes,
@@ -226,7 +387,7 @@ impl OutputWindow {
         if let Some(spill) = &self.spill {
             summary.notices.extend(spill.notices().iter().cloned());
         }
-        let c = &self.clean;
+        let c = &model.clean;
         if !c.is_truncated() {
             let mut all = c.head.clone();
             all.extend_from_slice(&c.ring.to_vec());
@@ -283,7 +444,7 @@ impl OutputWindow {
             c.raw_after(tail_clean_start).saturating_sub(1)
         }
         .min(self.raw_bytes);
-        let newlines_before_tail = self.sanitizer.newlines() - count_newlines(tail_part);
+        let newlines_before_tail = model.sanitizer.newlines() - count_newlines(tail_part);
         let tail_lines = if tail_part.is_empty() {
             0
         } else {
@@ -327,6 +488,15 @@ impl OutputWindow {
     }
 }
 
+/// Lines of a stream with `newlines` newlines ending in `last`: a trailing newline adds no line.
+fn lines_of(last: Option<u8>, newlines: u64) -> u64 {
+    match last {
+        None => 0,
+        Some(b'\n') => newlines,
+        Some(_) => newlines + 1,
+    }
+}
+
 fn into_string(bytes: Vec<u8>) -> String {
     String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
@@ -338,7 +508,7 @@ impl Sink for OutputWindow {
         }
         self.raw_bytes += chunk.len() as u64;
         self.raw_last = chunk.last().copied();
-        self.sanitizer.push(chunk, &mut self.clean);
+        self.model.push(chunk);
         if self.spill.is_some() {
             let overflowed = self.overflowed();
             if let Some(spill) = &mut self.spill {
@@ -352,7 +522,7 @@ impl Sink for OutputWindow {
             return;
         }
         self.finished = true;
-        self.sanitizer.finish(&mut self.clean);
+        self.model.finish();
         let overflowed = self.overflowed();
         if let Some(spill) = &mut self.spill {
             spill.finish(overflowed);
@@ -482,5 +652,108 @@ mod tests {
         assert_eq!(t.direction, "none");
         assert_eq!(t.elided_bytes, 296_000);
         assert_eq!(s.capped_lines, 1);
+    }
+
+    /// Mixed terminal output: plain, coloured, UTF-8, `\r` progress and long lines; `bad` adds
+    /// invalid UTF-8 and over-long lines now and then.
+    fn mixed(lines: usize, seed: u64, bad: bool) -> Vec<u8> {
+        let mut state = seed | 1;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut out = Vec::new();
+        for n in 0..lines {
+            match next() % 100 {
+                0..=59 => out.extend_from_slice(format!("{n} plain log line {}", next() % 1000).as_bytes()),
+                60..=69 => {
+                    out.extend_from_slice(format!("\x1b[1m\x1b[32mok\x1b[0m {n}\x1b]0;t\x07").as_bytes());
+                }
+                70..=79 => out.extend_from_slice(format!("{n}: café — 日本語 ✓").as_bytes()),
+                80..=89 => {
+                    for pct in (0..=100).step_by(25) {
+                        out.extend_from_slice(format!("\r{pct}%\x08\x1b[K").as_bytes());
+                    }
+                }
+                90..=94 if bad => out.extend_from_slice(&[b'x', 0xff, 0xc3, b'y']),
+                95..=96 if bad => out.extend(std::iter::repeat_n(b'L', 130)),
+                _ => out.extend(std::iter::repeat_n(b'x', (next() % 90) as usize)),
+            }
+            out.push(b'\n');
+        }
+        out
+    }
+
+    /// A window that sanitizes every byte, for comparison.
+    fn eager(config: &WindowConfig) -> OutputWindow {
+        let mut w = OutputWindow::new(config.clone());
+        w.model.keep = usize::MAX;
+        w
+    }
+
+    #[test]
+    fn lazy_sanitizing_gives_exactly_the_eager_result() {
+        for (seed, bad, tail, cap) in [
+            (7, false, 300, 4000),
+            (11, true, 300, 100),
+            (13, true, 5000, 4000),
+        ] {
+            let raw = mixed(120_000, seed, bad);
+            let config = WindowConfig {
+                head_bytes: 200,
+                tail_bytes: tail,
+                max_column: cap,
+            };
+            let (mut lazy, mut reference) = (OutputWindow::new(config.clone()), eager(&config));
+            let mut at = 0;
+            let mut size = 1;
+            while at < raw.len() {
+                let end = (at + size).min(raw.len());
+                lazy.write(&raw[at..end]);
+                reference.write(&raw[at..end]);
+                at = end;
+                size = size * 7 % 70_001 + 1;
+                if at > raw.len() / 2 && at - size <= raw.len() / 2 {
+                    assert_eq!(lazy.summary(), reference.summary(), "mid-stream, seed {seed}");
+                }
+            }
+            lazy.finish();
+            reference.finish();
+            assert_eq!(lazy.summary(), reference.summary(), "seed {seed}");
+            assert_eq!(lazy.total_lines(), 120_000);
+            // Invalid UTF-8 in held lines makes them go through the sanitizer.
+            assert!(
+                bad || lazy.model.sanitizer.stats().escape_sequences
+                    < reference.model.sanitizer.stats().escape_sequences,
+                "some lines were passed over unsanitized (seed {seed})"
+            );
+        }
+    }
+
+    #[test]
+    fn held_bytes_that_shrink_below_the_tail_are_all_sanitized() {
+        // Progress frames collapse to almost nothing: the newest lines cannot fill the tail.
+        let mut raw = mixed(2000, 3, false);
+        for i in 0..60_000 {
+            raw.extend_from_slice(format!("\r{i:>8} frames\r\x1b[2K").as_bytes());
+            if i % 500 == 0 {
+                raw.push(b'\n');
+            }
+        }
+        let config = WindowConfig {
+            head_bytes: 100,
+            tail_bytes: 4000,
+            ..WindowConfig::default()
+        };
+        let (mut lazy, mut reference) = (OutputWindow::new(config.clone()), eager(&config));
+        for chunk in raw.chunks(65_536) {
+            lazy.write(chunk);
+            reference.write(chunk);
+        }
+        lazy.finish();
+        reference.finish();
+        assert_eq!(lazy.summary(), reference.summary());
     }
 }
