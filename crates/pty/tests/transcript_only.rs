@@ -108,3 +108,24 @@ fn process_stream_carries_the_programs_bytes_unchanged() {
     }
     assert_eq!(bytes, b"x\r\ny\r\r\nz\r\n");
 }
+
+#[test]
+fn input_is_still_cooked_and_echoed() {
+    let spec = spec("sh", &["-c", r#"read line; printf 'got %s\n' "$line""#]);
+    let mut process = PtyProcess::spawn(&spec, &transcript_only()).expect("spawn");
+    let mut output = process.take_output().expect("output");
+    let deadline = std::time::Instant::now() + common::PATIENCE;
+    while process.waiting_for_input() != Some(true) {
+        assert!(std::time::Instant::now() < deadline, "sh never read its input");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // Erase-character handling shows the line discipline still edits the line.
+    process.write(b"hix\x7fi\r").expect("type");
+    let mut bytes = Vec::new();
+    while let Some(chunk) = output.blocking_recv() {
+        bytes.extend(chunk);
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(text.starts_with("hix"), "echoed: {text:?}");
+    assert!(text.ends_with("\ngot hii\n"), "{text:?}");
+}
