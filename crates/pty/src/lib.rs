@@ -19,6 +19,12 @@
 //! Interactive use goes through [`PtyProcess`]: spawn, read the output stream, send keys, look at
 //! the [`screen`](PtyProcess::screen), ask whether it is [waiting for
 //! input](PtyProcess::waiting_for_input), wait or kill.
+//!
+//! Transcript-only terminals ([`PtyOptions::emulate_screen`] off) run with output post-processing
+//! off (`stty -opost`): the kernel's `\n` → `\r\n` rewriting, the costliest part of its output path,
+//! is skipped, and the output is the program's bytes unchanged, as through a pipe. Programs still
+//! have a terminal with cooked, echoed input; only `stty -a` (`-opost`) and the rendering of a bare
+//! `\n` on a real screen differ. With screen emulation the terminal stays cooked.
 #![deny(unsafe_code)]
 
 mod error;
