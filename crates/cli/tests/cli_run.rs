@@ -9,7 +9,10 @@ use serde_json::Value;
 fn shellgate() -> Command {
     let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("shellgate"));
     // Keep the tests' spilled outputs out of the user's own artifact store.
-    cmd.env("SHELLGATE_ARTIFACT_DIR", std::env::temp_dir().join("shellgate-cli-test-artifacts"));
+    cmd.env(
+        "SHELLGATE_ARTIFACT_DIR",
+        std::env::temp_dir().join("shellgate-cli-test-artifacts"),
+    );
     cmd
 }
 
@@ -308,7 +311,7 @@ fn head_then_tail_apply_to_the_whole_stream() {
     let v = run_json(&["--head", "100000", "--tail", "3", "seq 1 300000"]);
     assert_eq!(v["output"], "99998\n99999\n100000\n", "{}", v["notices"]);
     let notices = v["notices"].to_string();
-    assert!(notices.contains("3 of 300000 lines"), "{notices}");
+    assert!(notices.contains("3 of 300000 lines shown"), "{notices}");
     let v = run_json(&["seq 1 300000 | tail -n 2"]);
     assert_eq!(v["output"], "299999\n300000\n");
 }

@@ -10,7 +10,7 @@ use shellgate_executor::{
 };
 use shellgate_intercept::{AllowAll, Context, Interceptor, Verdict};
 use shellgate_normalize::{Limits, Normalized, Normalizer, StandardNormalizer, apply_limits};
-use shellgate_pty::{PtyExecutor, pty_selected};
+use shellgate_pty::{PtyExecutor, PtyOptions, pty_selected};
 use shellgate_sink::{ArtifactSpill, OutputWindow, Sink, Tee};
 use tokio_util::sync::CancellationToken;
 
@@ -183,7 +183,16 @@ impl BashTool {
         let mut live_sink = live.map(|feed| feed.sink(self.config.window.max_column));
         let mut sink = Tee::new(HeadLines::new(&mut window, limits.head), live_sink.as_mut());
         let outcome = match &session {
-            _ if use_pty => PtyExecutor::default().run_dyn(spec, &mut sink, cancel).await,
+            // A foreground run returns its transcript, not a screen: skip emulation (much faster output).
+            _ if use_pty => {
+                let options = PtyOptions {
+                    emulate_screen: false,
+                    ..PtyOptions::default()
+                };
+                PtyExecutor::with_options(options)
+                    .run_dyn(spec, &mut sink, cancel)
+                    .await
+            }
             None => self.executor.run_dyn(spec, &mut sink, cancel).await,
             Some(key) => {
                 let fresh = !self.sessions.list().iter().any(|s| s.name == key.name);
@@ -211,12 +220,17 @@ impl BashTool {
         }
         if !limits.is_empty() {
             let kept = apply_limits(&result.output, Limits::default()).total_lines;
-            if kept < stream_lines {
-                result.notices.push(format!(
-                    "Output limited by the tool to {kept} of {stream_lines} lines (head={}, tail={})",
+            let counts = format!("{kept} of {stream_lines} lines shown");
+            // A lifted `| head`/`| tail` already has its notice: give it the counts.
+            let lifted = normalized.rewrites.iter().find(|r| r.rule == "trailing_limiter");
+            match lifted.and_then(|r| result.notices.iter_mut().find(|n| **n == r.message)) {
+                Some(notice) => *notice = format!("{notice}: {counts}"),
+                None if kept < stream_lines => result.notices.push(format!(
+                    "Output limited by the tool (head={}, tail={}): {counts}",
                     limits.head.map_or("-".to_owned(), |h| h.to_string()),
                     limits.tail.map_or("-".to_owned(), |t| t.to_string()),
-                ));
+                )),
+                None => {}
             }
         }
         result
