@@ -4,6 +4,9 @@
 //! normalized `script`). They always fall on UTF-8 character boundaries, because the parser only
 //! ever stops on ASCII bytes.
 
+pub use crate::parts::Parts;
+pub use crate::text::Text;
+
 /// A half-open byte range `start..end` of the parsed source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Span {
@@ -409,7 +412,7 @@ pub struct FunctionDef {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Word {
     /// The pieces in order.
-    pub parts: Vec<WordPart>,
+    pub parts: Parts,
     /// Whether an unquoted brace expansion (`{a,b}`, `{1..3}`) occurs.
     pub brace_expansion: bool,
     /// The covered source.
@@ -422,21 +425,21 @@ pub enum WordPart {
     /// Unquoted text, backslash escapes resolved.
     Literal {
         /// The text.
-        value: String,
+        value: Text,
         /// The covered source.
         span: Span,
     },
     /// `'…'`
     SingleQuoted {
         /// The text between the quotes.
-        value: String,
+        value: Text,
         /// The covered source.
         span: Span,
     },
     /// `$'…'` with its escapes decoded.
     AnsiC {
         /// The decoded text.
-        value: String,
+        value: Text,
         /// False when the decoded bytes were not valid UTF-8 (the value is then lossy).
         exact: bool,
         /// The covered source.
@@ -454,7 +457,7 @@ pub enum WordPart {
     /// `$name`, `$1`, `$@`, `${…}`.
     Parameter {
         /// The name for simple forms, otherwise the text between the braces.
-        name: String,
+        name: Text,
         /// Written with braces.
         braced: bool,
         /// The covered source.
@@ -494,7 +497,7 @@ pub enum WordPart {
     /// An unquoted tilde prefix (`~`, `~user`) that bash expands.
     Tilde {
         /// The user name after `~` (empty for the current user).
-        user: String,
+        user: Text,
         /// The covered source.
         span: Span,
     },

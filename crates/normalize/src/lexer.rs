@@ -47,7 +47,7 @@ pub(crate) struct Parser<'a> {
 pub(crate) type PResult<T> = Result<T, ParseError>;
 
 /// Bytes that end an unquoted word.
-pub(crate) fn is_meta(b: u8) -> bool {
+pub(crate) const fn is_meta(b: u8) -> bool {
     matches!(
         b,
         b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>'

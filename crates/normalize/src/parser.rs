@@ -63,7 +63,7 @@ impl Parser<'_> {
     /// Items separated by `;`, `&` or newlines, up to something that cannot start a command.
     pub(crate) fn parse_list(&mut self) -> PResult<List> {
         self.enter()?;
-        let mut items = Vec::new();
+        let mut items = Vec::with_capacity(1);
         let mut span = Span::new(self.pos, self.pos);
         loop {
             self.skip_linebreaks();
@@ -176,9 +176,10 @@ impl Parser<'_> {
                 span: Span::new(start, keywords_end),
             });
         }
-        let mut commands = Vec::with_capacity(4);
+        // Pipelines of up to eight stages never reallocate (a reallocation moves every command).
+        let mut commands = Vec::with_capacity(8);
         commands.push(self.parse_command()?);
-        let mut pipes = Vec::new();
+        let mut pipes = Vec::with_capacity(4);
         loop {
             self.skip_blanks();
             let with_stderr = if self.starts_with("|&") {
@@ -304,7 +305,7 @@ impl Parser<'_> {
     fn simple_command(&mut self) -> PResult<Command> {
         let start = self.pos;
         let mut assignments = Vec::new();
-        let mut words: Vec<Word> = Vec::new();
+        let mut words: Vec<Word> = Vec::with_capacity(4);
         let mut redirects = Vec::new();
         let mut end = start;
         let mut declaration = false;
@@ -334,7 +335,9 @@ impl Parser<'_> {
                 assignments.push(a);
             } else {
                 if words.is_empty() {
-                    declaration = DECLARATION_BUILTINS.contains(&word.span.slice(self.src));
+                    // First-byte check before the string compares: this runs for every command.
+                    declaration = matches!(self.b[word.span.start], b'd' | b't' | b'l' | b'e' | b'r')
+                        && DECLARATION_BUILTINS.contains(&word.span.slice(self.src));
                 }
                 words.push(word);
             }

@@ -42,7 +42,20 @@ impl Word {
     pub fn is_literal(&self, text: &str) -> bool {
         !self.brace_expansion
             && matches!(self.parts.as_slice(), [WordPart::Literal { value, span }]
-                if value == text && span.len() == text.len())
+                if value.as_bytes() == text.as_bytes() && span.len() == text.len())
+    }
+
+    /// The static value, borrowed when the word is a single unquoted or single-quoted part (the
+    /// common case: no allocation).
+    pub(crate) fn static_cow(&self) -> Option<std::borrow::Cow<'_, str>> {
+        match self.parts.as_slice() {
+            [WordPart::Literal { value, .. } | WordPart::SingleQuoted { value, .. }]
+                if !self.brace_expansion =>
+            {
+                Some(std::borrow::Cow::Borrowed(value.as_str()))
+            }
+            _ => self.static_value().map(std::borrow::Cow::Owned),
+        }
     }
 
     /// Whether the word is fully static.

@@ -1,49 +1,110 @@
 //! Scanning of words: quoting, escapes and expansions, exactly as bash splits them.
 
 use crate::ansi_c;
-use crate::ast::{Script, Span, Word, WordPart};
+use crate::ast::{Parts, Script, Span, Text, Word, WordPart};
 use crate::error::ParseErrorKind;
 use crate::lexer::{PResult, Parser, is_meta, is_name_byte, is_name_start};
 
-/// Unquoted literal text being accumulated, with where it started.
-struct LitBuf {
-    text: String,
-    start: usize,
+/// Where flushed literal parts go: a word's [`Parts`] or the parts inside double quotes.
+trait PartSink {
+    fn push_part(&mut self, part: WordPart);
 }
 
-impl LitBuf {
-    fn new() -> Self {
+impl PartSink for Parts {
+    fn push_part(&mut self, part: WordPart) {
+        self.push(part);
+    }
+}
+
+impl PartSink for Vec<WordPart> {
+    fn push_part(&mut self, part: WordPart) {
+        self.push(part);
+    }
+}
+
+/// Unquoted literal text being accumulated, with where it started. While every piece pushed is
+/// the source text right after the previous one (the common case: no escapes), only the range is
+/// tracked and the value is copied once at the flush; an escape switches to an owned buffer.
+struct LitBuf<'a> {
+    src: &'a str,
+    start: usize,
+    /// End of the verbatim range `start..end` when `owned` is `None`.
+    end: usize,
+    empty: bool,
+    owned: Option<String>,
+}
+
+impl<'a> LitBuf<'a> {
+    fn new(src: &'a str) -> Self {
         Self {
-            text: String::new(),
+            src,
             start: 0,
+            end: 0,
+            empty: true,
+            owned: None,
         }
     }
 
     fn push(&mut self, at: usize, s: &str) {
-        if self.text.is_empty() {
-            self.start = at;
+        if s.is_empty() {
+            return;
         }
-        self.text.push_str(s);
+        if self.empty {
+            self.start = at;
+            self.end = at;
+            self.empty = false;
+        }
+        if let Some(owned) = &mut self.owned {
+            owned.push_str(s);
+            return;
+        }
+        if at == self.end && self.src.as_bytes()[at..].starts_with(s.as_bytes()) {
+            self.end = at + s.len();
+            return;
+        }
+        let mut owned = String::with_capacity(self.end - self.start + s.len() + 8);
+        owned.push_str(&self.src[self.start..self.end]);
+        owned.push_str(s);
+        self.owned = Some(owned);
     }
 
-    fn flush(&mut self, end: usize, parts: &mut Vec<WordPart>) {
-        if !self.text.is_empty() {
-            parts.push(WordPart::Literal {
-                value: std::mem::take(&mut self.text),
-                span: Span::new(self.start, end),
-            });
+    fn flush(&mut self, end: usize, parts: &mut impl PartSink) {
+        if self.empty {
+            return;
         }
+        let value = match self.owned.take() {
+            Some(owned) => Text::from(owned),
+            None => Text::from(&self.src[self.start..self.end]),
+        };
+        self.empty = true;
+        parts.push_part(WordPart::Literal {
+            value,
+            span: Span::new(self.start, end),
+        });
     }
 }
 
 /// Bytes that need attention inside an unquoted word.
 fn is_word_special(b: u8) -> bool {
-    is_meta(b)
-        || matches!(
-            b,
-            b'\\' | b'\'' | b'"' | b'$' | b'`' | b'*' | b'?' | b'[' | b'~' | b'{' | b'}' | b','
-        )
+    WORD_SPECIAL[usize::from(b)]
 }
+
+/// [`is_word_special`] as a table: it runs once per byte of every unquoted word.
+static WORD_SPECIAL: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        #[allow(clippy::cast_possible_truncation)] // `i < 256`
+        let b = i as u8;
+        table[i] = is_meta(b)
+            || matches!(
+                b,
+                b'\\' | b'\'' | b'"' | b'$' | b'`' | b'*' | b'?' | b'[' | b'~' | b'{' | b'}' | b','
+            );
+        i += 1;
+    }
+    table
+};
 
 /// If `raw` starts like an assignment (`NAME=`, `NAME+=`, `NAME[…]=`), the index of its `=`.
 pub(crate) fn assignment_eq(raw: &str) -> Option<usize> {
@@ -84,9 +145,9 @@ impl Parser<'_> {
     /// Scan one word at the cursor. `allow_array` permits `NAME=( … )`.
     pub(crate) fn scan_word(&mut self, allow_array: bool) -> PResult<Word> {
         let start = self.pos;
-        // Most words are one part: an exact small allocation is cheaper to make and free.
-        let mut parts = Vec::with_capacity(1);
-        let mut lit = LitBuf::new();
+        // Most words are one part, which `Parts` keeps inline.
+        let mut parts = Parts::new();
+        let mut lit = LitBuf::new(self.src);
         let mut braces: Vec<(usize, bool)> = Vec::new();
         let mut brace_expansion = false;
         let mut bracket_scan = None;
@@ -249,7 +310,7 @@ impl Parser<'_> {
             self.pos += 1;
         }
         WordPart::Tilde {
-            user: self.src[from..self.pos].to_owned(),
+            user: Text::from(&self.src[from..self.pos]),
             span: Span::new(start, self.pos),
         }
     }
@@ -262,7 +323,7 @@ impl Parser<'_> {
         let end = start + 1 + len;
         self.pos = end + 1;
         Ok(WordPart::SingleQuoted {
-            value: self.src[start + 1..end].to_owned(),
+            value: Text::from(&self.src[start + 1..end]),
             span: Span::new(start, self.pos),
         })
     }
@@ -271,7 +332,7 @@ impl Parser<'_> {
     fn double_quoted(&mut self, start: usize, locale: bool) -> PResult<WordPart> {
         self.pos = start + if locale { 2 } else { 1 };
         let mut parts = Vec::new();
-        let mut lit = LitBuf::new();
+        let mut lit = LitBuf::new(self.src);
         loop {
             let Some(c) = self.peek() else {
                 return self.err(ParseErrorKind::UnexpectedEnd("matching `\"`"));
@@ -366,7 +427,7 @@ impl Parser<'_> {
                 }
                 self.pos = end;
                 WordPart::Parameter {
-                    name: self.src[start + 1..end].to_owned(),
+                    name: Text::from(&self.src[start + 1..end]),
                     braced: false,
                     span: Span::new(start, end),
                 }
@@ -374,7 +435,7 @@ impl Parser<'_> {
             c if c.is_ascii_digit() || matches!(c, b'@' | b'*' | b'#' | b'?' | b'-' | b'$' | b'!') => {
                 self.pos = start + 2;
                 WordPart::Parameter {
-                    name: (c as char).to_string(),
+                    name: Text::from(&self.src[start + 1..start + 2]),
                     braced: false,
                     span: Span::new(start, start + 2),
                 }
@@ -406,7 +467,7 @@ impl Parser<'_> {
         };
         self.pos = i + 1;
         Ok(WordPart::AnsiC {
-            value,
+            value: Text::from(value),
             exact,
             span: Span::new(start, self.pos),
         })
@@ -447,7 +508,7 @@ impl Parser<'_> {
         }
         self.leave();
         Ok(WordPart::Parameter {
-            name: self.src[start + 2..self.pos - 1].to_owned(),
+            name: Text::from(&self.src[start + 2..self.pos - 1]),
             braced: true,
             span: Span::new(start, self.pos),
         })

@@ -83,14 +83,15 @@ fn limiter(cmd: &SimpleCommand) -> Option<(Kind, u64)> {
     } else {
         return None;
     };
-    let args = cmd.words[1..]
-        .iter()
-        .map(Word::static_value)
-        .collect::<Option<Vec<_>>>()?;
+    // Borrowed values: a limiter's arguments are plain words, so this does not allocate.
+    let mut args = Vec::with_capacity(cmd.words.len() - 1);
+    for w in &cmd.words[1..] {
+        args.push(w.static_cow()?);
+    }
     let mut count = 10;
     let mut i = 0;
     while i < args.len() {
-        let a = args[i].as_str();
+        let a = &*args[i];
         if a == "-n" || a == "--lines" {
             count = line_count(args.get(i + 1)?)?;
             i += 2;
@@ -135,14 +136,14 @@ fn never_ends(cmd: &Command) -> bool {
         return true;
     }
     let follows = name.is_literal("tail")
-        && cmd.words[1..].iter().filter_map(Word::static_value).any(|w| {
+        && cmd.words[1..].iter().filter_map(Word::static_cow).any(|w| {
             w == "--follow"
                 || w.starts_with("--follow=")
                 || (w.starts_with('-') && !w.starts_with("--") && w.contains(['f', 'F']))
         });
     let endless = |w: &Word| {
         matches!(w.parts.as_slice(), [WordPart::Literal { value, .. }]
-            if matches!(value.as_str(), "/dev/zero" | "/dev/urandom" | "/dev/random"))
+            if matches!(value.as_bytes(), b"/dev/zero" | b"/dev/urandom" | b"/dev/random"))
     };
     follows || cmd.words[1..].iter().any(endless) || cmd.redirects.iter().any(|r| endless(&r.target))
 }
