@@ -200,7 +200,7 @@ impl Report {
             md.push_str("## All ratios\n\n");
             let mut table = Table::with_columns(&["section", "comparison", "ratio"]);
             for r in &self.ratios {
-                table.push(vec![r.section.clone(), r.caption(), format!("{:.2}", r.value)]);
+                table.push(vec![r.section.clone(), r.caption(), ratio_number(r.value)]);
             }
             md.push_str(&markdown_table(&table));
         }
@@ -262,7 +262,17 @@ pub fn kib(kib: Option<u64>) -> String {
 pub fn ratio_cell(value: Option<f64>) -> String {
     value
         .filter(|v| v.is_finite())
-        .map_or_else(|| "–".to_owned(), |v| format!("×{v:.2}"))
+        .map_or_else(|| "–".to_owned(), |v| format!("×{}", ratio_number(v)))
+}
+
+/// A ratio with two significant decimals however small it is (`0.00037`, not `0.00`).
+pub fn ratio_number(value: f64) -> String {
+    if value >= 0.1 || value <= 0.0 {
+        format!("{value:.2}")
+    } else {
+        let decimals = (1.0 - value.log10().floor()) as usize;
+        format!("{value:.decimals$}")
+    }
 }
 
 #[cfg(test)]
@@ -315,5 +325,7 @@ mod tests {
         assert_eq!(kib(None), "n/a");
         assert_eq!(ratio_cell(Some(1.234)), "×1.23");
         assert_eq!(ratio_cell(None), "–");
+        assert_eq!(ratio_cell(Some(0.00037)), "×0.00037");
+        assert_eq!(ratio_cell(Some(0.02)), "×0.020");
     }
 }

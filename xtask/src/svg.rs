@@ -82,9 +82,9 @@ pub fn ratio_chart(ratios: &[Ratio]) -> String {
         };
         let _ = writeln!(
             svg,
-            r##"<text x="{tx:.1}" y="{:.1}" text-anchor="{anchor}" fill="#333">{:.2}</text>"##,
+            r##"<text x="{tx:.1}" y="{:.1}" text-anchor="{anchor}" fill="#333">{}</text>"##,
             y + 14.0,
-            ratio.value
+            crate::report::ratio_number(ratio.value)
         );
     }
     svg.push_str("</svg>\n");

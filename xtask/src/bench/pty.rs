@@ -126,6 +126,8 @@ fn flatten(map: &serde_json::Map<String, Value>) -> Vec<(String, String)> {
             Value::Object(inner) => {
                 out.extend(flatten(inner).into_iter().map(|(k, v)| (format!("{key}.{k}"), v)));
             }
+            // Raw sample lists stay in report.json; the table shows their summaries.
+            Value::Array(_) => {}
             Value::Number(n) => out.push((
                 key.clone(),
                 n.as_f64().map_or_else(|| n.to_string(), |f| format!("{f:.2}")),
@@ -149,6 +151,23 @@ fn ratios_from_example(ctx: &mut Ctx<'_>, example: &str, map: &serde_json::Map<S
                     &format!("{example} time per MB"),
                     (key, pipes),
                     ("pipes", rate),
+                );
+            }
+        }
+    }
+    // Newer layout: {"vs_pipes": {"<subject>": {"ratio_median": throughput ÷ pipes, …}}}.
+    if let Some(Value::Object(subjects)) = map.get("vs_pipes") {
+        for (subject, figures) in subjects {
+            let ratio = figures
+                .get("ratio_median")
+                .or_else(|| figures.get("ratio_best"))
+                .and_then(Value::as_f64);
+            if let Some(ratio) = ratio.filter(|r| *r > 0.0) {
+                ctx.ratio(
+                    "pty",
+                    &format!("{example} time per MB"),
+                    (subject, 1.0),
+                    ("pipes", ratio),
                 );
             }
         }
