@@ -14,7 +14,7 @@ use memchr::{memchr, memchr_iter, memchr3, memrchr};
 use crate::Sink;
 use crate::escape::{EscState, Step};
 use crate::line::LineEditor;
-use crate::scan::{ChunkHints, count_newlines, first_long_line, text_run};
+use crate::scan::{ChunkHints, count_newlines, first_long_line, is_utf8, text_run};
 use crate::utf8::{Resumed, Utf8Carry};
 
 /// Default line cap of the model text, in bytes.
@@ -347,9 +347,7 @@ impl Sanitizer {
 /// clean text is never longer than its raw bytes (editing replaces characters or blanks them with
 /// at most as many bytes), so a raw line within the cap is never cut.
 pub(crate) fn skippable(lines: &[u8], cap: usize) -> bool {
-    lines.last() == Some(&b'\n')
-        && first_long_line(lines, cap).is_none()
-        && std::str::from_utf8(lines).is_ok()
+    lines.last() == Some(&b'\n') && first_long_line(lines, cap).is_none() && is_utf8(lines)
 }
 
 fn is_c1(ch: &[u8]) -> bool {

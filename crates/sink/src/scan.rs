@@ -169,6 +169,32 @@ pub(crate) fn first_long_line(body: &[u8], max: usize) -> Option<usize> {
     None
 }
 
+/// Whether `bytes` is valid UTF-8, like `std::str::from_utf8(bytes).is_ok()` but faster on text
+/// that is mostly ASCII: all-ASCII blocks are skipped with a vectorised test, and each run of blocks
+/// with non-ASCII bytes is validated on its own. That is exact: a character crossing into an ASCII
+/// block is incomplete there (so the run fails, as the whole would), and a run starting with a
+/// continuation byte after an ASCII block is invalid in both.
+pub(crate) fn is_utf8(bytes: &[u8]) -> bool {
+    let mut run_start = None;
+    let blocks = bytes.chunks_exact(BLOCK);
+    let tail = blocks.remainder();
+    for (n, block) in blocks.enumerate() {
+        let ascii = block.iter().fold(0u8, |acc, &b| acc | b) & 0x80 == 0;
+        match (ascii, run_start) {
+            (false, None) => run_start = Some(n * BLOCK),
+            (true, Some(start)) => {
+                if std::str::from_utf8(&bytes[start..n * BLOCK]).is_err() {
+                    return false;
+                }
+                run_start = None;
+            }
+            _ => {}
+        }
+    }
+    let rest = run_start.unwrap_or(bytes.len() - tail.len());
+    std::str::from_utf8(&bytes[rest..]).is_ok()
+}
+
 /// Number of `\n` in `bytes` (a plain reduction, vectorised by the compiler).
 pub(crate) fn count_newlines(bytes: &[u8]) -> u64 {
     let mut total = 0u64;
@@ -188,6 +214,29 @@ mod tests {
 
     fn run(len: usize, first_high: usize) -> Run {
         Run { len, first_high }
+    }
+
+    #[test]
+    fn is_utf8_agrees_with_std() {
+        let cases: [&[u8]; 9] = [
+            b"",
+            b"plain ascii\n",
+            "caf\u{e9} \u{2014} \u{65e5}\u{672c} \u{1f600}".as_bytes(),
+            &[b'a', 0xc3],
+            &[0xc3, b'a'],
+            &[0xe6, 0x97, b'x'],
+            &[0xed, 0xa0, 0x80],
+            &[0xf4, 0x90, 0x80, 0x80],
+            &[b'x', 0x80, b'y'],
+        ];
+        for case in cases {
+            let mut long = vec![b'q'; 150];
+            long.extend_from_slice(case);
+            long.extend(std::iter::repeat_n(b'z', 70));
+            for bytes in [case, &long[..]] {
+                assert_eq!(is_utf8(bytes), std::str::from_utf8(bytes).is_ok(), "{bytes:?}");
+            }
+        }
     }
 
     #[test]

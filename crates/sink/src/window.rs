@@ -210,16 +210,17 @@ impl ModelText {
             return;
         }
         let mut held = std::mem::take(&mut self.pending);
-        self.pending_newlines = 0;
-        if !self.skip_old_lines(&held) {
+        let newlines = std::mem::take(&mut self.pending_newlines);
+        if !self.skip_old_lines(&held, newlines) {
             self.sanitizer.push(&held, &mut self.clean);
         }
         held.clear();
         self.pending = held;
     }
 
-    /// Pass over the older lines of `held` if the newer ones fill the tail; false if it did nothing.
-    fn skip_old_lines(&mut self, held: &[u8]) -> bool {
+    /// Pass over the older lines of `held` (which has `newlines` newlines) if the newer ones fill
+    /// the tail; false if it did nothing.
+    fn skip_old_lines(&mut self, held: &[u8], newlines: u64) -> bool {
         if held.len() <= self.keep || !self.sanitizer.at_line_start() {
             return false;
         }
@@ -231,7 +232,7 @@ impl ModelText {
             return false;
         }
         let mut probe = self.sanitizer.clone();
-        probe.skip_lines(old.len() as u64, count_newlines(old));
+        probe.skip_lines(old.len() as u64, newlines - count_newlines(new));
         let mut recorded = Recorded::default();
         probe.push(new, &mut recorded);
         if recorded.text.len() < self.clean.ring.capacity() {
