@@ -98,8 +98,17 @@ impl Normalizer for StandardNormalizer {
             if self.strip_limiters
                 && let Some(stripped) = limiter::find(pipeline, src)
             {
-                deletions.extend(stripped.delete);
-                rewrites.extend(stripped.rewrites);
+                // Take the rule's lists over when nothing came before (no copy, no allocation).
+                if deletions.is_empty() {
+                    deletions = stripped.delete;
+                } else {
+                    deletions.extend(stripped.delete);
+                }
+                if rewrites.is_empty() {
+                    rewrites = stripped.rewrites;
+                } else {
+                    rewrites.extend(stripped.rewrites);
+                }
                 limits = stripped.limits;
                 stages = stripped.remaining_stages;
                 edit.keep_stages = Some(stages);

@@ -179,7 +179,7 @@ impl Parser<'_> {
         // Pipelines of up to eight stages never reallocate (a reallocation moves every command).
         let mut commands = Vec::with_capacity(8);
         commands.push(self.parse_command()?);
-        let mut pipes = Vec::with_capacity(4);
+        let mut pipes = Vec::new();
         loop {
             self.skip_blanks();
             let with_stderr = if self.starts_with("|&") {
@@ -190,6 +190,10 @@ impl Parser<'_> {
                 break;
             };
             let len = if with_stderr { 2 } else { 1 };
+            if pipes.is_empty() {
+                // Sized like `commands`: one allocation for pipelines of up to eight stages.
+                pipes.reserve_exact(7);
+            }
             pipes.push(Pipe {
                 with_stderr,
                 span: Span::new(self.pos, self.pos + len),

@@ -25,19 +25,18 @@ impl Parts {
 
     /// Append a part.
     pub fn push(&mut self, part: WordPart) {
-        self.0 = match std::mem::take(&mut self.0) {
-            Repr::Empty => Repr::One([part]),
-            Repr::One([first]) => {
-                let mut v = Vec::with_capacity(4);
-                v.push(first);
-                v.push(part);
-                Repr::Many(v)
+        match &mut self.0 {
+            Repr::Many(v) => v.push(part),
+            Repr::Empty => self.0 = Repr::One([part]),
+            Repr::One(_) => {
+                if let Repr::One([first]) = std::mem::take(&mut self.0) {
+                    let mut v = Vec::with_capacity(4);
+                    v.push(first);
+                    v.push(part);
+                    self.0 = Repr::Many(v);
+                }
             }
-            Repr::Many(mut v) => {
-                v.push(part);
-                Repr::Many(v)
-            }
-        };
+        }
     }
 
     /// The parts as a slice.

@@ -8,15 +8,20 @@ pub(crate) struct Deletions(Vec<Span>);
 
 impl Deletions {
     pub(crate) fn new(mut ranges: Vec<Span>) -> Self {
-        ranges.sort_by_key(|r| r.start);
-        let mut merged: Vec<Span> = Vec::with_capacity(ranges.len());
-        for r in ranges {
-            match merged.last_mut() {
-                Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
-                _ => merged.push(r),
+        ranges.sort_unstable_by_key(|r| r.start);
+        // Merge in place: `kept` ranges are final, the rest are still to be looked at.
+        let mut kept = 0;
+        for i in 0..ranges.len() {
+            let r = ranges[i];
+            if kept > 0 && r.start <= ranges[kept - 1].end {
+                ranges[kept - 1].end = ranges[kept - 1].end.max(r.end);
+            } else {
+                ranges[kept] = r;
+                kept += 1;
             }
         }
-        Self(merged)
+        ranges.truncate(kept);
+        Self(ranges)
     }
 
     /// The source with the ranges removed.

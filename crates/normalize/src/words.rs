@@ -45,23 +45,41 @@ impl<'a> LitBuf<'a> {
         }
     }
 
-    fn push(&mut self, at: usize, s: &str) {
-        if s.is_empty() {
-            return;
-        }
+    fn begin(&mut self, at: usize) {
         if self.empty {
             self.start = at;
             self.end = at;
             self.empty = false;
         }
-        if let Some(owned) = &mut self.owned {
-            owned.push_str(s);
+    }
+
+    /// Append the source text `at..end` (kept as a range while it continues the previous piece).
+    fn push_source(&mut self, at: usize, end: usize) {
+        if at == end {
             return;
         }
-        if at == self.end && self.src.as_bytes()[at..].starts_with(s.as_bytes()) {
-            self.end = at + s.len();
-            return;
+        self.begin(at);
+        match &mut self.owned {
+            Some(owned) => owned.push_str(&self.src[at..end]),
+            None if at == self.end => self.end = end,
+            None => {
+                let src = self.src;
+                self.switch_to_owned(&src[at..end]);
+            }
         }
+    }
+
+    /// Append text that differs from the source at `at` (an escape's result).
+    fn push_decoded(&mut self, at: usize, s: &str) {
+        self.begin(at);
+        match &mut self.owned {
+            Some(owned) => owned.push_str(s),
+            None => self.switch_to_owned(s),
+        }
+    }
+
+    /// Switch to an owned buffer holding the range so far followed by `s`.
+    fn switch_to_owned(&mut self, s: &str) {
         let mut owned = String::with_capacity(self.end - self.start + s.len() + 8);
         owned.push_str(&self.src[self.start..self.end]);
         owned.push_str(s);
@@ -168,14 +186,14 @@ impl Parser<'_> {
                 c if is_meta(c) => break,
                 b'\\' => match self.peek_at(1) {
                     None => {
-                        lit.push(self.pos, "\\");
+                        lit.push_source(self.pos, self.pos + 1);
                         self.pos += 1;
                     }
                     Some(b'\n') => self.pos += 2,
                     Some(_) => {
                         let ch = self.src[self.pos + 1..].chars().next().unwrap_or('\\');
                         let at = self.pos;
-                        lit.push(at, ch.encode_utf8(&mut [0u8; 4]));
+                        lit.push_decoded(at, ch.encode_utf8(&mut [0u8; 4]));
                         self.pos += 1 + ch.len_utf8();
                     }
                 },
@@ -195,7 +213,7 @@ impl Parser<'_> {
                         lit.flush(at, &mut parts);
                         parts.push(part);
                     } else {
-                        lit.push(at, "$");
+                        lit.push_source(at, at + 1);
                         self.pos += 1;
                     }
                 }
@@ -225,14 +243,14 @@ impl Parser<'_> {
                 }
                 b'{' => {
                     braces.push((self.pos, false));
-                    lit.push(self.pos, "{");
+                    lit.push_source(self.pos, self.pos + 1);
                     self.pos += 1;
                 }
                 b',' => {
                     if let Some(top) = braces.last_mut() {
                         top.1 = true;
                     }
-                    lit.push(self.pos, ",");
+                    lit.push_source(self.pos, self.pos + 1);
                     self.pos += 1;
                 }
                 b'}' => {
@@ -241,7 +259,7 @@ impl Parser<'_> {
                     {
                         brace_expansion = true;
                     }
-                    lit.push(self.pos, "}");
+                    lit.push_source(self.pos, self.pos + 1);
                     self.pos += 1;
                 }
                 _ => {
@@ -253,8 +271,7 @@ impl Parser<'_> {
                         // `[` without `]` or a `~` that does not expand: plain text.
                         self.pos += 1;
                     }
-                    let text = &self.src[from..self.pos];
-                    lit.push(from, text);
+                    lit.push_source(from, self.pos);
                 }
             }
         }
@@ -345,7 +362,7 @@ impl Parser<'_> {
                 }
                 b'\\' => match self.peek_at(1) {
                     Some(e @ (b'$' | b'`' | b'"' | b'\\')) => {
-                        lit.push(
+                        lit.push_decoded(
                             self.pos,
                             if e == b'$' {
                                 "$"
@@ -361,7 +378,7 @@ impl Parser<'_> {
                     }
                     Some(b'\n') => self.pos += 2,
                     _ => {
-                        lit.push(self.pos, "\\");
+                        lit.push_source(self.pos, self.pos + 1);
                         self.pos += 1;
                     }
                 },
@@ -371,7 +388,7 @@ impl Parser<'_> {
                         lit.flush(at, &mut parts);
                         parts.push(part);
                     } else {
-                        lit.push(at, "$");
+                        lit.push_source(at, at + 1);
                         self.pos += 1;
                     }
                 }
@@ -385,8 +402,7 @@ impl Parser<'_> {
                     while self.pos < self.b.len() && !matches!(self.b[self.pos], b'"' | b'\\' | b'$' | b'`') {
                         self.pos += 1;
                     }
-                    let text = &self.src[from..self.pos];
-                    lit.push(from, text);
+                    lit.push_source(from, self.pos);
                 }
             }
         }

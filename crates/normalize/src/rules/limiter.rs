@@ -83,18 +83,15 @@ fn limiter(cmd: &SimpleCommand) -> Option<(Kind, u64)> {
     } else {
         return None;
     };
-    // Borrowed values: a limiter's arguments are plain words, so this does not allocate.
-    let mut args = Vec::with_capacity(cmd.words.len() - 1);
-    for w in &cmd.words[1..] {
-        args.push(w.static_cow()?);
-    }
+    // Borrowed values, no list: a limiter's arguments are plain words, so this does not
+    // allocate. Any dynamic argument refuses the whole command.
     let mut count = 10;
-    let mut i = 0;
-    while i < args.len() {
-        let a = &*args[i];
+    let mut args = cmd.words[1..].iter();
+    while let Some(word) = args.next() {
+        let a = word.static_cow()?;
+        let a = &*a;
         if a == "-n" || a == "--lines" {
-            count = line_count(args.get(i + 1)?)?;
-            i += 2;
+            count = line_count(&args.next()?.static_cow()?)?;
             continue;
         }
         if let Some(v) = a.strip_prefix("--lines=") {
@@ -108,7 +105,6 @@ fn limiter(cmd: &SimpleCommand) -> Option<(Kind, u64)> {
         } else if !matches!(a, "-q" | "--quiet" | "--silent") {
             return None;
         }
-        i += 1;
     }
     Some((kind, count))
 }
