@@ -75,14 +75,16 @@ pub fn ratio_chart(ratios: &[Ratio]) -> String {
             ROW - 6.0,
             escape(&format!("{} = {:.3}", ratio.caption(), ratio.value))
         );
-        let (anchor, tx) = if ratio.value <= 1.0 {
-            ("end", left - 4.0)
+        // The value sits on the empty side of the parity line for cheaper bars (never over the labels),
+        // and past the end of costlier ones.
+        let tx = if ratio.value <= 1.0 {
+            x0 + 4.0
         } else {
-            ("start", left + width + 4.0)
+            left + width + 4.0
         };
         let _ = writeln!(
             svg,
-            r##"<text x="{tx:.1}" y="{:.1}" text-anchor="{anchor}" fill="#333">{}</text>"##,
+            r##"<text x="{tx:.1}" y="{:.1}" fill="#333">{}</text>"##,
             y + 14.0,
             crate::report::ratio_number(ratio.value)
         );

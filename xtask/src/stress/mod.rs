@@ -116,27 +116,37 @@ pub fn run(options: &StressOptions) -> anyhow::Result<bool> {
         }
         checks.extend(found);
     }
-    print_table(&checks);
+    let table = render_table(&checks);
+    println!("\n{table}");
+    let saved = env.scratch.join("report.txt");
+    if std::fs::write(&saved, &table).is_ok() {
+        println!("(saved to {})", saved.display());
+    }
     Ok(checks.iter().all(|c| c.verdict != Verdict::Failed))
 }
 
-fn print_table(checks: &[Check]) {
+/// The table, as printed and as saved in `target/shellgate-stress/report.txt`.
+fn render_table(checks: &[Check]) -> String {
+    use std::fmt::Write as _;
     let width = checks.iter().map(|c| c.name.len()).max().unwrap_or(5).max(5);
-    println!("\n{:<width$}  {:<7}  detail", "check", "result");
+    let mut out = format!("{:<width$}  {:<7}  detail\n", "check", "result");
     for c in checks {
         let verdict = match c.verdict {
             Verdict::Held => "held",
             Verdict::Failed => "FAILED",
             Verdict::Skipped => "skipped",
         };
-        println!("{:<width$}  {verdict:<7}  {}", c.name, c.detail);
+        let _ = writeln!(out, "{:<width$}  {verdict:<7}  {}", c.name, c.detail);
     }
-    let failed = checks.iter().filter(|c| c.verdict == Verdict::Failed).count();
-    let skipped = checks.iter().filter(|c| c.verdict == Verdict::Skipped).count();
-    println!(
-        "\n{} held, {failed} failed, {skipped} skipped",
-        checks.iter().filter(|c| c.verdict == Verdict::Held).count()
+    let count = |v: Verdict| checks.iter().filter(|c| c.verdict == v).count();
+    let _ = write!(
+        out,
+        "\n{} held, {} failed, {} skipped\n",
+        count(Verdict::Held),
+        count(Verdict::Failed),
+        count(Verdict::Skipped)
     );
+    out
 }
 
 /// Point every per-user location (home, temp, XDG dirs) of a server at `dir`, so whatever it writes —
@@ -155,5 +165,24 @@ pub fn isolate(command: &mut std::process::Command, dir: &Path) {
         "XDG_RUNTIME_DIR",
     ] {
         command.env(var, dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_lists_every_check_and_counts_verdicts() {
+        let checks = [
+            Check::of("a", true, "fine"),
+            Check::of("bb", false, "broke"),
+            Check::skipped("c", "absent"),
+        ];
+        let table = render_table(&checks);
+        assert!(table.contains("a      held     fine"), "{table}");
+        assert!(table.contains("bb     FAILED   broke"), "{table}");
+        assert!(table.contains("c      skipped  absent"), "{table}");
+        assert!(table.ends_with("1 held, 1 failed, 1 skipped\n"), "{table}");
     }
 }
