@@ -1,7 +1,7 @@
 //! Normalize the typical benchmark command many times: a fixed workload for instruction-count
 //! profilers (`valgrind --tool=callgrind`), whose counts do not depend on machine load.
 //!
-//! `cargo run --release -p shellgate-normalize --example normalize_loop -- 1000`
+//! `cargo run --release -p shellgate-normalize --example normalize_loop -- 1000 ['COMMAND']`
 
 use shellgate_normalize::{Normalizer, StandardNormalizer};
 use std::hint::black_box;
@@ -14,10 +14,11 @@ fn main() {
         .nth(1)
         .and_then(|n| n.parse().ok())
         .unwrap_or(1000);
+    let command = std::env::args().nth(2).unwrap_or_else(|| TYPICAL.to_owned());
     let normalizer = StandardNormalizer::default();
     let mut stripped = 0;
     for _ in 0..iterations {
-        let n = normalizer.normalize(black_box(TYPICAL));
+        let n = normalizer.normalize(black_box(&command));
         stripped += usize::from(n.limits.head.is_some());
     }
     println!("{iterations} iterations, {stripped} with a lifted limit");

@@ -54,10 +54,7 @@ pub(crate) fn find(pipeline: &Pipeline, src: &str) -> Option<Stripped> {
         *slot = Some(count);
         out.rewrites.push(Rewrite {
             rule: "trailing_limiter",
-            message: format!(
-                "Trailing `{}` was applied by the tool (output limited to the {which} {count} {lines})",
-                fragment.slice(src)
-            ),
+            message: notice(fragment.slice(src), which, count, lines),
         });
         n -= 1;
     }
@@ -68,6 +65,35 @@ pub(crate) fn find(pipeline: &Pipeline, src: &str) -> Option<Stripped> {
     out.rewrites.reverse();
     out.remaining_stages = n;
     Some(out)
+}
+
+/// "Trailing `| head -n 5` was applied by the tool (output limited to the first 5 lines)",
+/// assembled directly: `format!` machinery cost more than the rest of the rule.
+fn notice(fragment: &str, which: &str, count: u64, lines: &str) -> String {
+    const HEAD: &str = "Trailing `";
+    const MIDDLE: &str = "` was applied by the tool (output limited to the ";
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = count;
+    loop {
+        at -= 1;
+        // `rest % 10 < 10`: the cast cannot truncate.
+        #[allow(clippy::cast_possible_truncation)]
+        let digit = (rest % 10) as u8;
+        digits[at] = b'0' + digit;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let number = std::str::from_utf8(&digits[at..]).unwrap_or_default();
+    let mut out = String::with_capacity(
+        HEAD.len() + fragment.len() + MIDDLE.len() + which.len() + number.len() + lines.len() + 3,
+    );
+    for piece in [HEAD, fragment, MIDDLE, which, " ", number, " ", lines, ")"] {
+        out.push_str(piece);
+    }
+    out
 }
 
 /// A plain `head`/`tail` with only line-count style arguments: its kind and line count.
@@ -142,4 +168,19 @@ fn never_ends(cmd: &Command) -> bool {
             if matches!(value.as_bytes(), b"/dev/zero" | b"/dev/urandom" | b"/dev/random"))
     };
     follows || cmd.words[1..].iter().any(endless) || cmd.redirects.iter().any(|r| endless(&r.target))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn notice_matches_the_formatted_sentence() {
+        for count in [0, 1, 7, 10, 20, 12_345, u64::MAX] {
+            assert_eq!(
+                super::notice("| head -n 5", "first", count, "lines"),
+                format!(
+                    "Trailing `| head -n 5` was applied by the tool (output limited to the first {count} lines)"
+                )
+            );
+        }
+    }
 }
