@@ -4,6 +4,7 @@
 mod criterion;
 mod drivers;
 mod jobs;
+mod keystroke;
 mod latency;
 mod parse;
 mod pty;

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::{Ctx, need_shellgate};
 use crate::measure::flood_script;
-use crate::report::{Section, Table, ratio_cell};
+use crate::report::{Section, Table, micros, ratio_cell};
 use crate::rpc::{self, RpcClient};
 use crate::workspace;
 
@@ -37,6 +37,17 @@ pub fn run(ctx: &mut Ctx<'_>) -> Section {
                 table.push(vec!["tool, pipes".into(), format!("{pipe:.2} s ({:.0} MiB/s)", bytes as f64 / MIB as f64 / pipe), "×1.00".into()]);
             }
             Err(e) => section.note(format!("tool PTY throughput failed: {e:#}")),
+        }
+    }
+    let keys = if ctx.options.quick { 200 } else { 500 };
+    let mut tool_keys = None;
+    if let Some(binary) = ctx.shellgate.clone() {
+        match super::keystroke::round_trips(&binary, &ctx.work, keys) {
+            Ok(None) => {
+                section.note("no `process` RPC method yet: keystroke round trip through the tool skipped");
+            }
+            Ok(Some(samples)) => tool_keys = crate::stats::Summary::of(&samples),
+            Err(e) => section.note(format!("keystroke round trip through the tool failed: {e:#}")),
         }
     }
     let examples: Vec<String> = ctx
@@ -97,6 +108,24 @@ pub fn run(ctx: &mut Ctx<'_>) -> Section {
             };
             section.note(format!("example {example} gave no JSON figures ({why})"));
         }
+    }
+    if let Some(k) = tool_keys {
+        let crate_median = data
+            .values()
+            .find_map(|figures| figures.get("keystroke_round_trip_us")?.get("median")?.as_f64());
+        let r = crate_median.and_then(|base| {
+            ctx.ratio(
+                "pty",
+                "keystroke round trip median",
+                ("tool: process write + poll", k.median),
+                ("pty crate", base),
+            )
+        });
+        table.push(vec![
+            format!("tool keystroke round trip (process write + poll, {} keys)", k.n),
+            format!("median {}, p99 {}", micros(k.median), micros(k.p99)),
+            ratio_cell(r),
+        ]);
     }
     section.table = table;
     section.data = json!({"bytes": bytes, "examples": data});
