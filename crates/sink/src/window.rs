@@ -6,6 +6,9 @@
 //! numbers in [`Truncation::shown_ranges`] are valid in the raw artifact too; byte offsets are mapped
 //! back to the raw stream through a few checkpoints recorded only where sanitizing changed a line's
 //! length, so plain text pays nothing for them.
+//!
+//! Once head and tail are full, lines that can only end up elided are counted rather than sanitized
+//! (see `ModelText`), with every figure exactly as if they had been.
 
 use std::collections::VecDeque;
 
@@ -173,7 +176,14 @@ impl ModelText {
         self.sanitizer.newlines() + self.pending_newlines
     }
 
-    fn push(&mut self, mut chunk: &[u8]) {
+    fn push(&mut self, chunk: &[u8]) {
+        // Pieces of at most `DEFER_BYTES` keep the held bytes bounded whatever the chunk size.
+        for piece in chunk.chunks(DEFER_BYTES) {
+            self.push_piece(piece);
+        }
+    }
+
+    fn push_piece(&mut self, mut chunk: &[u8]) {
         if self.pending.is_empty() {
             if !self.clean.only_tail_matters() {
                 self.sanitizer.push(chunk, &mut self.clean);
@@ -753,6 +763,21 @@ mod tests {
             lazy.write(chunk);
             reference.write(chunk);
         }
+        lazy.finish();
+        reference.finish();
+        assert_eq!(lazy.summary(), reference.summary());
+    }
+
+    #[test]
+    fn one_huge_chunk_is_held_in_bounded_pieces() {
+        let raw = mixed(400_000, 5, false);
+        let config = WindowConfig::default();
+        let (mut lazy, mut reference) = (OutputWindow::new(config.clone()), eager(&config));
+        lazy.write(&raw);
+        reference.write(&raw);
+        assert!(raw.len() > 6 * DEFER_BYTES);
+        // Capacity, not length: it shows the peak (the buffer is emptied after each decision).
+        assert!(lazy.model.pending.capacity() < 2 * (2 * DEFER_BYTES + 4 * (config.tail_bytes + 1)));
         lazy.finish();
         reference.finish();
         assert_eq!(lazy.summary(), reference.summary());
