@@ -350,6 +350,20 @@ pub(crate) fn skippable(lines: &[u8], cap: usize) -> bool {
     lines.last() == Some(&b'\n') && first_long_line(lines, cap).is_none() && is_utf8(lines)
 }
 
+/// The longest prefix of complete lines `lines` (ending with `\n`) that is [`skippable`]: it ends
+/// just before the first line that is invalid UTF-8 or longer than `cap`.
+pub(crate) fn skippable_prefix(lines: &[u8], cap: usize) -> usize {
+    if lines.last() != Some(&b'\n') {
+        return 0;
+    }
+    let fits = first_long_line(lines, cap).unwrap_or(lines.len());
+    if is_utf8(&lines[..fits]) {
+        return fits;
+    }
+    let valid = std::str::from_utf8(&lines[..fits]).map_or_else(|e| e.valid_up_to(), str::len);
+    memrchr(b'\n', &lines[..valid]).map_or(0, |k| k + 1)
+}
+
 fn is_c1(ch: &[u8]) -> bool {
     ch.len() == 2 && ch[0] == 0xc2 && (0x80..=0x9f).contains(&ch[1])
 }
@@ -409,5 +423,41 @@ impl<S: Sink> Sink for SanitizeSink<S> {
     fn finish(&mut self) {
         self.sanitizer.finish(&mut Forward(&mut self.inner));
         self.inner.finish();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skippable_prefix_stops_before_the_first_line_that_would_change_a_figure() {
+        assert_eq!(skippable_prefix(b"ab\ncd\n", 10), 6);
+        assert_eq!(
+            skippable_prefix(b"ab\ncd", 10),
+            0,
+            "an open line is never skipped"
+        );
+        assert_eq!(skippable_prefix(b"ab\nc\xffd\nef\n", 10), 3);
+        assert_eq!(skippable_prefix(b"ab\ncdefgh\nij\n", 4), 3);
+        assert_eq!(skippable_prefix(b"\xc3\xa9\x1b[1mx\n\xc3\n", 10), 8);
+        assert!(skippable(b"ab\ncd\n", 2));
+        assert!(!skippable(b"ab\ncde\n", 2));
+    }
+
+    #[test]
+    fn skipped_lines_count_like_sanitized_ones() {
+        let mut skipping = Sanitizer::new(20);
+        let mut full = Sanitizer::new(20);
+        let lines = "a\x1b[31mé\r\x08z\n\x1b]0;t\x07q\n".as_bytes();
+        assert!(skipping.at_line_start() && skippable(lines, 20));
+        skipping.skip_lines(lines.len() as u64, 2);
+        let mut out = Vec::new();
+        full.push(lines, &mut out);
+        assert_eq!(skipping.raw_bytes(), full.raw_bytes());
+        assert_eq!(skipping.newlines(), full.newlines());
+        assert_eq!(skipping.stats().replaced_bytes, full.stats().replaced_bytes);
+        assert_eq!(skipping.stats().capped_lines, full.stats().capped_lines);
+        assert!(full.at_line_start());
     }
 }
