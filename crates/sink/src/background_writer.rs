@@ -2,21 +2,34 @@
 //! sanitizing the next chunks instead of adding to them.
 //!
 //! Bytes are batched (256 KiB) and passed through a bounded channel (4 batches), so memory stays
-//! bounded and a slow disk slows the producer rather than growing a queue. Batches are recycled.
+//! bounded and a slow disk slows the producer rather than growing a queue. Batches are recycled. A batch
+//! that is still filling is written anyway once the writer has been idle for 50 ms, so the artifact on
+//! disk trails the stream by at most that long: if the engine is killed, the artifact holds everything up
+//! to shortly before the crash.
 
 use std::io::{self, Write};
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 const BATCH: usize = 256 * 1024;
 const DEPTH: usize = 4;
+/// How long the writer waits for a full batch before writing the one still filling.
+const IDLE_FLUSH: Duration = Duration::from_millis(50);
 
 /// A `Write` target running on its own thread; errors surface from [`BackgroundWriter::finish`].
 pub(crate) struct BackgroundWriter {
     tx: Option<SyncSender<Vec<u8>>>,
     pool: Receiver<Vec<u8>>,
-    current: Vec<u8>,
+    /// The batch being filled; the thread takes it when idle. Bytes are only appended after every
+    /// earlier batch was sent, and the thread only takes it once the channel is empty, so order holds.
+    current: Arc<Mutex<Vec<u8>>>,
     handle: Option<JoinHandle<io::Result<()>>>,
+}
+
+fn lock(current: &Mutex<Vec<u8>>) -> std::sync::MutexGuard<'_, Vec<u8>> {
+    current.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl BackgroundWriter {
@@ -24,20 +37,33 @@ impl BackgroundWriter {
     pub(crate) fn spawn(mut out: Box<dyn Write + Send>) -> io::Result<Self> {
         let (tx, rx) = sync_channel::<Vec<u8>>(DEPTH);
         let (pool_tx, pool_rx) = sync_channel::<Vec<u8>>(DEPTH + 2);
+        let current = Arc::new(Mutex::new(Vec::with_capacity(BATCH)));
+        let filling = Arc::clone(&current);
         let handle = std::thread::Builder::new()
             .name("shellgate-spill".to_owned())
             .spawn(move || {
-                for mut batch in rx {
-                    out.write_all(&batch)?;
-                    batch.clear();
-                    let _ = pool_tx.try_send(batch);
+                loop {
+                    match rx.recv_timeout(IDLE_FLUSH) {
+                        Ok(mut batch) => {
+                            out.write_all(&batch)?;
+                            batch.clear();
+                            let _ = pool_tx.try_send(batch);
+                        }
+                        Err(RecvTimeoutError::Timeout) => {
+                            let pending = std::mem::take(&mut *lock(&filling));
+                            if !pending.is_empty() {
+                                out.write_all(&pending)?;
+                            }
+                        }
+                        Err(RecvTimeoutError::Disconnected) => break,
+                    }
                 }
                 out.flush()
             })?;
         Ok(Self {
             tx: Some(tx),
             pool: pool_rx,
-            current: Vec::with_capacity(BATCH),
+            current,
             handle: Some(handle),
         })
     }
@@ -45,19 +71,24 @@ impl BackgroundWriter {
     /// Queue bytes. An error means the thread has stopped; [`BackgroundWriter::finish`] tells why.
     pub(crate) fn write_all(&mut self, mut bytes: &[u8]) -> io::Result<()> {
         while !bytes.is_empty() {
-            let take = (BATCH - self.current.len()).min(bytes.len());
-            self.current.extend_from_slice(&bytes[..take]);
-            bytes = &bytes[take..];
-            if self.current.len() >= BATCH {
-                self.send()?;
+            let full = {
+                let mut current = lock(&self.current);
+                let take = BATCH.saturating_sub(current.len()).clamp(1, bytes.len());
+                current.extend_from_slice(&bytes[..take]);
+                bytes = &bytes[take..];
+                (current.len() >= BATCH).then(|| {
+                    let next = self.pool.try_recv().unwrap_or_else(|_| Vec::with_capacity(BATCH));
+                    std::mem::replace(&mut *current, next)
+                })
+            };
+            if let Some(batch) = full {
+                self.send(batch)?;
             }
         }
         Ok(())
     }
 
-    fn send(&mut self) -> io::Result<()> {
-        let next = self.pool.try_recv().unwrap_or_else(|_| Vec::with_capacity(BATCH));
-        let batch = std::mem::replace(&mut self.current, next);
+    fn send(&mut self, batch: Vec<u8>) -> io::Result<()> {
         match &self.tx {
             Some(tx) => tx
                 .send(batch)
@@ -68,11 +99,8 @@ impl BackgroundWriter {
 
     /// Write what is queued, flush, and stop the thread; the first error wins.
     pub(crate) fn finish(mut self) -> io::Result<()> {
-        let sent = if self.current.is_empty() {
-            Ok(())
-        } else {
-            self.send()
-        };
+        let rest = std::mem::take(&mut *lock(&self.current));
+        let sent = if rest.is_empty() { Ok(()) } else { self.send(rest) };
         self.join().and(sent)
     }
 
@@ -124,6 +152,25 @@ mod tests {
         }
         writer.finish().unwrap();
         assert_eq!(*shared.0.lock().unwrap(), expect);
+    }
+
+    #[test]
+    fn a_partial_batch_reaches_the_target_while_the_stream_is_idle() {
+        let shared = Shared::default();
+        let mut writer = BackgroundWriter::spawn(Box::new(shared.clone())).unwrap();
+        writer.write_all(b"first line\n").unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while shared.0.lock().unwrap().is_empty() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert_eq!(
+            *shared.0.lock().unwrap(),
+            b"first line\n",
+            "written before finish"
+        );
+        writer.write_all(b"second\n").unwrap();
+        writer.finish().unwrap();
+        assert_eq!(*shared.0.lock().unwrap(), b"first line\nsecond\n");
     }
 
     #[test]
