@@ -47,7 +47,10 @@ pub(crate) fn in_child(engine: libc::pid_t, status_fd: Option<RawFd>) -> io::Res
         if libc::setsid() < 0 {
             return Err(io::Error::last_os_error());
         }
-        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) < 0 {
+        // The guard's parent-death signal is SIGCHLD, blocked (see `supervise`); the grandchild
+        // unblocks it and arms SIGKILL for itself.
+        block_sigchld(libc::SIG_BLOCK);
+        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGCHLD as libc::c_ulong, 0, 0, 0) < 0 {
             return Err(io::Error::last_os_error());
         }
         // The engine may have died between fork and prctl: then nobody would send the signal.
@@ -73,15 +76,36 @@ pub(crate) fn in_child(engine: libc::pid_t, status_fd: Option<RawFd>) -> io::Res
                 if libc::getppid() != guard {
                     libc::kill(libc::getpid(), libc::SIGKILL);
                 }
+                block_sigchld(libc::SIG_UNBLOCK);
                 Ok(())
             }
-            command => supervise(command),
+            command => supervise(command, engine),
         }
     }
 }
 
-/// The guard: wait for `command`, then exit the way it did.
-fn supervise(command: libc::pid_t) -> ! {
+/// Block or unblock (`how`) SIGCHLD in the calling thread.
+///
+/// # Safety
+/// Async-signal-safe system calls only.
+unsafe fn block_sigchld(how: libc::c_int) {
+    // SAFETY: sigset operations on a local, then sigprocmask.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&raw mut set);
+        libc::sigaddset(&raw mut set, libc::SIGCHLD);
+        libc::sigprocmask(how, &raw const set, std::ptr::null_mut());
+    }
+}
+
+/// The guard: wait for `command`, then exit the way it did. If the engine dies first, kill the
+/// command and the run's process group (the guard's), then exit.
+///
+/// SIGCHLD is blocked and is also the guard's parent-death signal, so `sigtimedwait` wakes both when
+/// the command exits and when the engine dies; the engine counts as dead once `getppid` is no longer
+/// `engine` (the kernel re-parents before signalling; one engine thread's exit re-parents to another
+/// thread of the same process). A SIGCHLD a command sends to `$PPID` only costs one more round.
+fn supervise(command: libc::pid_t, engine: libc::pid_t) -> ! {
     // SAFETY: only async-signal-safe system calls on integers and on stack locals we own.
     unsafe {
         // Hold no descriptor: the output pipe must reach EOF when the command's side closes, and the
@@ -102,15 +126,30 @@ fn supervise(command: libc::pid_t) -> ! {
         for sig in GUARD_IGNORES {
             libc::sigaction(sig, &raw const ignore, std::ptr::null_mut());
         }
+        let mut default: libc::sigaction = std::mem::zeroed();
+        default.sa_sigaction = libc::SIG_DFL;
+        // Default disposition, so the command's exit is reported (never auto-reaped).
+        libc::sigaction(libc::SIGCHLD, &raw const default, std::ptr::null_mut());
+        let mut chld: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&raw mut chld);
+        libc::sigaddset(&raw mut chld, libc::SIGCHLD);
         let mut status: libc::c_int = 0;
         loop {
-            let rc = libc::waitpid(command, &raw mut status, 0);
+            if libc::getppid() != engine {
+                // The command first (it may have left the group), then the group, this guard too.
+                libc::kill(command, libc::SIGKILL);
+                libc::kill(0, libc::SIGKILL);
+                libc::_exit(128 + libc::SIGKILL);
+            }
+            let rc = libc::waitpid(command, &raw mut status, libc::WNOHANG);
             if rc == command {
                 break;
             }
             if rc < 0 && *libc::__errno_location() != libc::EINTR {
                 libc::_exit(127);
             }
+            // Returns once SIGCHLD is pending: the command exited or stopped, or the engine died.
+            libc::sigtimedwait(&raw const chld, std::ptr::null_mut(), std::ptr::null());
         }
         if libc::WIFEXITED(status) {
             libc::_exit(libc::WEXITSTATUS(status));
@@ -123,8 +162,6 @@ fn supervise(command: libc::pid_t) -> ! {
             rlim_max: 0,
         };
         libc::setrlimit(libc::RLIMIT_CORE, &raw const no_core);
-        let mut default: libc::sigaction = std::mem::zeroed();
-        default.sa_sigaction = libc::SIG_DFL;
         libc::sigaction(sig, &raw const default, std::ptr::null_mut());
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&raw mut set);
@@ -253,7 +290,17 @@ pub(crate) fn in_child_exec(
     // locals of this frame, which outlive the calls; nothing allocates.
     unsafe {
         drop_controlling_terminal();
-        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) < 0 {
+        // A guard's parent-death signal is SIGCHLD, blocked (see `supervise`): block every signal
+        // first (SIGKILL still works); the grandchild restores a clean state and arms SIGKILL.
+        let pdeath = if guarded {
+            let mut all: libc::sigset_t = std::mem::zeroed();
+            libc::sigfillset(&raw mut all);
+            libc::sigprocmask(libc::SIG_SETMASK, &raw const all, std::ptr::null_mut());
+            libc::SIGCHLD
+        } else {
+            libc::SIGKILL
+        };
+        if libc::prctl(libc::PR_SET_PDEATHSIG, pdeath as libc::c_ulong, 0, 0, 0) < 0 {
             return Err(io::Error::last_os_error());
         }
         if libc::getppid() != engine {
@@ -288,10 +335,6 @@ pub(crate) fn in_child_exec(
             libc::c_uint::MAX,
             0 as libc::c_uint,
         );
-        // Block every signal in the guard (SIGKILL still works); the grandchild restores a clean state.
-        let mut all: libc::sigset_t = std::mem::zeroed();
-        libc::sigfillset(&raw mut all);
-        libc::sigprocmask(libc::SIG_SETMASK, &raw const all, std::ptr::null_mut());
         let mut args = GrandchildArgs {
             path: image.path.as_ptr(),
             argv: image.argv.as_ptr(),
@@ -318,7 +361,7 @@ pub(crate) fn in_child_exec(
             report_exec_failure(image, exec_errno);
             libc::_exit(if exec_errno == libc::ENOENT { 127 } else { 126 });
         }
-        supervise(command)
+        supervise(command, engine)
     }
 }
 

@@ -49,7 +49,9 @@
 //! arms `PR_SET_PDEATHSIG` (re-checking `getppid` to close the fork/exec race), sets up descriptors and
 //! the working directory, and starts the command with `clone(CLONE_VM | CLONE_VFORK)` + `execve` of an
 //! argv/envp laid out beforehand. It then waits for the command and exits the same way (re-raising a
-//! terminating signal), so `kill $PPID` from a command hits the guard, never the engine. With
+//! terminating signal), so `kill $PPID` from a command hits the guard, never the engine. Its
+//! parent-death signal is SIGCHLD, blocked and awaited together with the command's exit: if the
+//! engine dies, the guard SIGKILLs the command and the run's whole process group. With
 //! [`PipeExecutor::guard`] off, the engine starts the command itself the same way, without a guard.
 //! On architectures without the raw system-call shims (other than x86-64 and aarch64) the guard is a
 //! fork of the engine instead.

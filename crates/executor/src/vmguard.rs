@@ -6,6 +6,8 @@
 //! makes only raw system calls (inline `syscall`/`svc`), so it never touches the C library's
 //! per-thread state (`errno`) that it shares with the engine thread that created it. It starts the
 //! command with `clone(CLONE_VM | CLONE_VFORK)` + `execve`, then waits for it and exits the same way.
+//! Its parent-death signal is SIGCHLD, kept blocked and collected with `rt_sigtimedwait` alongside
+//! the command's exit: if the engine dies, the guard SIGKILLs the command and the run's process group.
 //!
 //! Compared with forking a guard, this saves copying the engine's page tables on every command (a
 //! cost that grows with the engine's memory).
@@ -229,9 +231,22 @@ extern "C" fn guard_main(arg: *mut libc::c_void) -> libc::c_int {
             c(libc::SYS_ioctl, &[tty as usize, libc::TIOCNOTTY as usize]);
             c(libc::SYS_close, &[tty as usize]);
         }
+        // The engine's death arrives as SIGCHLD (blocked, like every signal here), so the guard can
+        // take the run's process group down with it; see `wait_command`. Default disposition, so
+        // the command's exit is reported (never auto-reaped) whatever the engine installed.
+        let default = sys::KernelSigaction {
+            handler: 0,
+            flags: 0,
+            restorer: 0,
+            mask: 0,
+        };
+        c(
+            libc::SYS_rt_sigaction,
+            &[libc::SIGCHLD as usize, (&raw const default) as usize, 0, 8],
+        );
         c(
             libc::SYS_prctl,
-            &[libc::PR_SET_PDEATHSIG as usize, libc::SIGKILL as usize],
+            &[libc::PR_SET_PDEATHSIG as usize, libc::SIGCHLD as usize],
         );
         if c(libc::SYS_getppid, &[]) as i32 != (*block).engine {
             c(libc::SYS_kill, &[me as usize, libc::SIGKILL as usize]);
@@ -280,21 +295,9 @@ extern "C" fn guard_main(arg: *mut libc::c_void) -> libc::c_int {
         // Hold no descriptor, so the output pipe reaches EOF when the command's side closes.
         c(libc::SYS_close_range, &[0, u32::MAX as usize, 0]);
         std::ptr::write_volatile(&raw mut (*block).command_pid, command);
-        let mut status: i32 = 0;
-        loop {
-            let rc = c(
-                libc::SYS_wait4,
-                &[command as usize, (&raw mut status) as usize, 0, 0],
-            );
-            if rc == command as isize {
-                std::ptr::write_volatile(&raw mut (*block).command_status, status);
-                std::ptr::write_volatile(&raw mut (*block).status_set, 1);
-                break;
-            }
-            if rc != -(libc::EINTR as isize) {
-                sys::exit(127);
-            }
-        }
+        let status = wait_command(command, (*block).engine);
+        std::ptr::write_volatile(&raw mut (*block).command_status, status);
+        std::ptr::write_volatile(&raw mut (*block).status_set, 1);
         if libc::WIFEXITED(status) {
             sys::exit(libc::WEXITSTATUS(status));
         }
@@ -322,6 +325,46 @@ extern "C" fn guard_main(arg: *mut libc::c_void) -> libc::c_int {
         );
         c(libc::SYS_kill, &[me as usize, sig as usize]);
         sys::exit(128 + sig)
+    }
+}
+
+/// Wait for `command` to exit and return its wait status; if the engine dies first, kill the
+/// command and the run's process group (this guard's) and exit.
+///
+/// Every signal is blocked here. SIGCHLD, the guard's parent-death signal, wakes `rt_sigtimedwait`
+/// both when the command exits and when the engine does; a SIGCHLD a command sends to `$PPID`
+/// only costs one more round of checks. The engine counts as dead once `getppid` is no longer its
+/// pid (the kernel re-parents the guard before sending the signal; the exit of one engine thread
+/// re-parents to another thread of the same process, which is not a death).
+fn wait_command(command: i32, engine: i32) -> i32 {
+    use sys::c;
+    let chld: u64 = 1 << (libc::SIGCHLD - 1);
+    let mut status: i32 = 0;
+    loop {
+        if c(libc::SYS_getppid, &[]) as i32 != engine {
+            // The command first (it may have left the group), then the whole group, this guard too.
+            c(libc::SYS_kill, &[command as usize, libc::SIGKILL as usize]);
+            c(libc::SYS_kill, &[0, libc::SIGKILL as usize]);
+            sys::exit(128 + libc::SIGKILL);
+        }
+        let rc = c(
+            libc::SYS_wait4,
+            &[
+                command as usize,
+                (&raw mut status) as usize,
+                libc::WNOHANG as usize,
+                0,
+            ],
+        );
+        if rc == command as isize {
+            return status;
+        }
+        if rc < 0 && rc != -(libc::EINTR as isize) {
+            sys::exit(127);
+        }
+        // Returns once SIGCHLD is pending (also if it already was): the command exited or stopped,
+        // or the engine died.
+        c(libc::SYS_rt_sigtimedwait, &[(&raw const chld) as usize, 0, 0, 8]);
     }
 }
 

@@ -85,7 +85,7 @@ async fn tree_whose_leader_exited_first() {
 
 #[tokio::test]
 async fn commands_cannot_kill_the_engine() {
-    for signal in ["TERM", "INT", "HUP", "QUIT", "USR1"] {
+    for signal in ["TERM", "INT", "HUP", "QUIT", "USR1", "CHLD"] {
         let (outcome, out) = run(&format!("kill -{signal} $PPID; echo alive-$?")).await;
         assert_eq!(outcome.status, RunStatus::Completed);
         assert_eq!(out, "alive-0\n", "SIG{signal}");
