@@ -64,6 +64,7 @@
 //! parent exits, and is attributed to its run by process group, session or the `SHELLGATE_RUN_ID`
 //! marker in its environment. Such adopted processes are reaped by pid; `waitpid(-1)` is never used.
 
+mod completion;
 mod cwd;
 mod direct;
 mod env;

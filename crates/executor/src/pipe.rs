@@ -7,10 +7,11 @@ use std::time::{Duration, Instant};
 use tokio::io::AsyncReadExt;
 use tokio_util::sync::CancellationToken;
 
+use crate::completion::{completion_notices, read_what_is_left, sleep_until_opt};
 use crate::error::ExecError;
 use crate::job::RunningProcess;
 use crate::launch::{Launched, launch, read_status};
-use crate::tree::{ProcInfo, ProcessTree};
+use crate::tree::ProcessTree;
 use crate::{ExecOutcome, Executor, LaunchSpec, RunStatus, SendSink, Sink, signal_name};
 
 /// Runs commands with pipes (no terminal).
@@ -43,8 +44,6 @@ impl Default for PipeExecutor {
 }
 
 const READ_CHUNK: usize = 64 * 1024;
-/// How many killed processes a notice names.
-const NOTICE_NAMES: usize = 5;
 
 impl Executor for PipeExecutor {
     async fn run(&self, spec: LaunchSpec, sink: &mut SendSink<'_>, cancel: CancellationToken) -> ExecOutcome {
@@ -185,26 +184,10 @@ impl PipeExecutor {
             child.reap_later();
         }
         if run_status == RunStatus::Completed {
-            if held_open {
-                notices.push(
-                    "Output was still held open by a background process after the command exited; \
-                     reading stopped."
-                        .to_owned(),
-                );
-            }
-            if !killed.is_empty() {
-                notices.push(killed_notice(&killed));
-            }
+            notices.extend(completion_notices(held_open, &killed));
         }
-        // Catch what the killed processes had already written.
         if held_open {
-            while let Ok(Ok(n)) = tokio::time::timeout(Duration::from_millis(20), output.read(&mut buf)).await
-            {
-                if n == 0 {
-                    break;
-                }
-                sink.write(&buf[..n]);
-            }
+            read_what_is_left(&mut output, &mut buf, sink).await;
         }
         sink.finish();
 
@@ -236,33 +219,9 @@ impl Drop for KillOnDrop<'_> {
     }
 }
 
-fn killed_notice(killed: &[ProcInfo]) -> String {
-    let mut names: Vec<String> = killed
-        .iter()
-        .take(NOTICE_NAMES)
-        .map(|p| format!("{} (pid {})", p.comm, p.pid))
-        .collect();
-    if killed.len() > NOTICE_NAMES {
-        names.push(format!("and {} more", killed.len() - NOTICE_NAMES));
-    }
-    let plural = if killed.len() == 1 { "process" } else { "processes" };
-    format!(
-        "Stopped {} background {plural} still running after the command exited: {}.",
-        killed.len(),
-        names.join(", ")
-    )
-}
-
 async fn watch_command(watch: Option<&crate::direct::CommandWatch>) -> std::process::ExitStatus {
     match watch {
         Some(w) => w.exited().await,
-        None => std::future::pending().await,
-    }
-}
-
-async fn sleep_until_opt(at: Option<tokio::time::Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
     }
 }

@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 use super::records::{Record, RecordReader};
 use super::script::{self, ShellKind};
 use super::stateless::{cannot_change_state, defined_names};
+use crate::completion::{completion_notices, read_what_is_left, sleep_until_opt};
 use crate::tree::{self, ProcInfo, ProcessTree, RUN_MARKER_VAR};
 use crate::{ExecOutcome, LaunchSpec, RunStatus, SendSink, guard, non_interactive, signal_name};
 
@@ -417,27 +418,13 @@ impl ShellProcess {
         } else {
             self.tree.kill_all()
         };
-        let mut notices = Vec::new();
-        if status == RunStatus::Completed {
-            if held_open {
-                notices.push(
-                    "Output was still held open by a background process after the command exited; \
-                     reading stopped."
-                        .to_owned(),
-                );
-            }
-            if !killed.is_empty() {
-                notices.push(killed_notice(&killed));
-            }
-        }
+        let notices = if status == RunStatus::Completed {
+            completion_notices(held_open, &killed)
+        } else {
+            Vec::new()
+        };
         if held_open {
-            while let Ok(Ok(n)) = tokio::time::timeout(Duration::from_millis(20), output.read(&mut buf)).await
-            {
-                if n == 0 {
-                    break;
-                }
-                sink.write(&buf[..n]);
-            }
+            read_what_is_left(&mut output, &mut buf, sink).await;
         }
         sink.finish();
         abandon.armed = false;
@@ -569,31 +556,5 @@ pub(crate) fn private_dir(parent: &Path) -> io::Result<PathBuf> {
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(e),
         }
-    }
-}
-
-const NOTICE_NAMES: usize = 5;
-
-fn killed_notice(killed: &[ProcInfo]) -> String {
-    let mut names: Vec<String> = killed
-        .iter()
-        .take(NOTICE_NAMES)
-        .map(|p| format!("{} (pid {})", p.comm, p.pid))
-        .collect();
-    if killed.len() > NOTICE_NAMES {
-        names.push(format!("and {} more", killed.len() - NOTICE_NAMES));
-    }
-    let plural = if killed.len() == 1 { "process" } else { "processes" };
-    format!(
-        "Stopped {} background {plural} still running after the command exited: {}.",
-        killed.len(),
-        names.join(", ")
-    )
-}
-
-async fn sleep_until_opt(at: Option<tokio::time::Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
     }
 }
