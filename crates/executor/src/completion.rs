@@ -44,6 +44,34 @@ fn killed_notice(killed: &[ProcInfo]) -> String {
     )
 }
 
+/// After the main process exited, read what its tree still writes: until EOF, until no output arrived for
+/// `idle`, or until `max` has passed. While a stop is in progress (`kill_at`), the tree instead gets the
+/// rest of its grace period to exit on its own. Returns whether EOF was reached.
+pub(crate) async fn drain<R: AsyncRead + Unpin>(
+    output: &mut R,
+    buf: &mut [u8],
+    sink: &mut SendSink<'_>,
+    kill_at: Option<tokio::time::Instant>,
+    idle: Duration,
+    max: Duration,
+) -> bool {
+    let drain_end = kill_at.unwrap_or_else(|| tokio::time::Instant::now() + max);
+    loop {
+        let idle_end = if kill_at.is_some() {
+            drain_end
+        } else {
+            (tokio::time::Instant::now() + idle).min(drain_end)
+        };
+        tokio::select! {
+            read = output.read(buf) => match read {
+                Ok(0) | Err(_) => return true,
+                Ok(n) => sink.write(&buf[..n]),
+            },
+            () = tokio::time::sleep_until(idle_end) => return false,
+        }
+    }
+}
+
 /// After the processes holding the output were killed, catch what they had already written.
 pub(crate) async fn read_what_is_left<R: AsyncRead + Unpin>(
     output: &mut R,

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use tokio::io::AsyncReadExt;
 use tokio_util::sync::CancellationToken;
 
-use crate::completion::{completion_notices, read_what_is_left, sleep_until_opt};
+use crate::completion::{completion_notices, drain, read_what_is_left, sleep_until_opt};
 use crate::error::ExecError;
 use crate::job::RunningProcess;
 use crate::launch::{Launched, launch, read_status};
@@ -160,21 +160,15 @@ impl PipeExecutor {
         // the tree gets the remainder of its grace period to exit (and close the pipe) on its own.
         let mut held_open = false;
         if !eof {
-            let drain_end = kill_at.unwrap_or_else(|| tokio::time::Instant::now() + self.drain_max);
-            loop {
-                let idle_end = if kill_at.is_some() {
-                    drain_end
-                } else {
-                    (tokio::time::Instant::now() + self.drain_idle).min(drain_end)
-                };
-                tokio::select! {
-                    read = output.read(&mut buf) => match read {
-                        Ok(0) | Err(_) => { eof = true; break; }
-                        Ok(n) => sink.write(&buf[..n]),
-                    },
-                    () = tokio::time::sleep_until(idle_end) => break,
-                }
-            }
+            eof = drain(
+                &mut output,
+                &mut buf,
+                sink,
+                kill_at,
+                self.drain_idle,
+                self.drain_max,
+            )
+            .await;
             held_open = !eof;
         }
         // Nothing of a run outlives it.

@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 use super::records::{Record, RecordReader};
 use super::script::{self, ShellKind};
 use super::stateless::{cannot_change_state, defined_names};
-use crate::completion::{completion_notices, read_what_is_left, sleep_until_opt};
+use crate::completion::{completion_notices, drain, read_what_is_left, sleep_until_opt};
 use crate::tree::{self, ProcInfo, ProcessTree, RUN_MARKER_VAR};
 use crate::{ExecOutcome, LaunchSpec, RunStatus, SendSink, guard, non_interactive, signal_name};
 
@@ -393,21 +393,15 @@ impl ShellProcess {
         // Phase 2: bounded drain of what the command's processes still write.
         let mut held_open = false;
         if !eof {
-            let drain_end = kill_at.unwrap_or_else(|| tokio::time::Instant::now() + limits.drain_max);
-            loop {
-                let idle_end = if kill_at.is_some() {
-                    drain_end
-                } else {
-                    (tokio::time::Instant::now() + limits.drain_idle).min(drain_end)
-                };
-                tokio::select! {
-                    read = output.read(&mut buf) => match read {
-                        Ok(0) | Err(_) => { eof = true; break; }
-                        Ok(n) => sink.write(&buf[..n]),
-                    },
-                    () = tokio::time::sleep_until(idle_end) => break,
-                }
-            }
+            eof = drain(
+                &mut output,
+                &mut buf,
+                sink,
+                kill_at,
+                limits.drain_idle,
+                limits.drain_max,
+            )
+            .await;
             held_open = !eof;
         }
 
