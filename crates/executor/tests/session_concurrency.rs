@@ -1,11 +1,11 @@
 //! Sessions are independent, and a busy session does not block a second command (SPEC E-10).
 
-use std::collections::BTreeMap;
+mod common;
+
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use shellgate_executor::{CancellationToken, ExecOutcome, SessionKey, SessionManager};
-use shellgate_sink::Collect;
+use shellgate_executor::{ExecOutcome, SessionKey, SessionManager};
 
 fn key(name: &str) -> SessionKey {
     SessionKey::new(name)
@@ -14,19 +14,7 @@ fn key(name: &str) -> SessionKey {
 }
 
 async fn run(m: &SessionManager, k: &SessionKey, cmd: &str) -> (ExecOutcome, String) {
-    let mut out = Collect::default();
-    let o = m
-        .run(
-            k,
-            cmd,
-            None,
-            &BTreeMap::new(),
-            Duration::from_secs(30),
-            &mut out,
-            CancellationToken::new(),
-        )
-        .await;
-    (o, String::from_utf8_lossy(&out.bytes).into_owned())
+    common::session_text(m, k, cmd).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,5 +1,7 @@
 //! Sessions can be listed and closed, close when idle, and stop at shutdown.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
@@ -14,19 +16,8 @@ fn key(name: &str) -> SessionKey {
 }
 
 async fn run(m: &SessionManager, k: &SessionKey, cmd: &str, cwd: Option<&Path>) -> (ExecOutcome, String) {
-    let mut out = Collect::default();
-    let o = m
-        .run(
-            k,
-            cmd,
-            cwd,
-            &BTreeMap::new(),
-            Duration::from_secs(20),
-            &mut out,
-            CancellationToken::new(),
-        )
-        .await;
-    (o, String::from_utf8_lossy(&out.bytes).into_owned())
+    let (o, out) = common::session_run(m, k, cmd, cwd, Duration::from_secs(20)).await;
+    (o, String::from_utf8_lossy(&out).into_owned())
 }
 
 fn alive(pid: u32) -> bool {

@@ -1,6 +1,8 @@
 //! A session survives whatever its commands do (SPEC E-10): exit, exec, set -e, timeouts, cancellation,
 //! a stopped shell, redirections of the shell's own output — and no output can confuse the protocol.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -24,19 +26,7 @@ fn key(name: &str) -> SessionKey {
 }
 
 async fn run_for(m: &SessionManager, k: &SessionKey, cmd: &str, timeout: Duration) -> (ExecOutcome, Vec<u8>) {
-    let mut out = Collect::default();
-    let o = m
-        .run(
-            k,
-            cmd,
-            None,
-            &BTreeMap::new(),
-            timeout,
-            &mut out,
-            CancellationToken::new(),
-        )
-        .await;
-    (o, out.bytes)
+    common::session_run(m, k, cmd, None, timeout).await
 }
 
 async fn run(m: &SessionManager, k: &SessionKey, cmd: &str) -> (ExecOutcome, String) {

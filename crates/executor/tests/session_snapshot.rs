@@ -1,14 +1,12 @@
 //! The user's rc file is captured once and sourced by every session (SPEC E-11); a broken or hanging rc
 //! gives a notice, not a broken session. Each test uses a temporary HOME with its own rc files.
 
-use std::collections::BTreeMap;
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use shellgate_executor::{
-    CancellationToken, ExecOutcome, RunStatus, SessionKey, SessionManager, SessionOptions,
-};
-use shellgate_sink::Collect;
+use shellgate_executor::{ExecOutcome, RunStatus, SessionKey, SessionManager, SessionOptions};
 
 fn manager() -> SessionManager {
     SessionManager::new(SessionOptions {
@@ -30,19 +28,7 @@ fn key(name: &str, shell: impl Into<PathBuf>, home: &Path) -> SessionKey {
 }
 
 async fn run(m: &SessionManager, k: &SessionKey, cmd: &str) -> (ExecOutcome, String) {
-    let mut out = Collect::default();
-    let o = m
-        .run(
-            k,
-            cmd,
-            None,
-            &BTreeMap::new(),
-            Duration::from_secs(20),
-            &mut out,
-            CancellationToken::new(),
-        )
-        .await;
-    (o, String::from_utf8_lossy(&out.bytes).into_owned())
+    common::session_text(m, k, cmd).await
 }
 
 /// zsh, or `None` (skipped with a reason) — a failure when SHELLGATE_REQUIRE_ALL=1.

@@ -1,11 +1,10 @@
 //! Session state persists between commands and survives a lost shell (SPEC E-10).
 
-use std::collections::BTreeMap;
-use std::path::Path;
-use std::time::Duration;
+mod common;
 
-use shellgate_executor::{CancellationToken, ExecOutcome, RunStatus, SessionKey, SessionManager};
-use shellgate_sink::Collect;
+use std::path::Path;
+
+use shellgate_executor::{ExecOutcome, RunStatus, SessionKey, SessionManager};
 
 fn key(name: &str) -> SessionKey {
     let home = std::env::temp_dir();
@@ -15,19 +14,7 @@ fn key(name: &str) -> SessionKey {
 }
 
 async fn run(m: &SessionManager, k: &SessionKey, cmd: &str) -> (ExecOutcome, String) {
-    let mut out = Collect::default();
-    let o = m
-        .run(
-            k,
-            cmd,
-            None,
-            &BTreeMap::new(),
-            Duration::from_secs(20),
-            &mut out,
-            CancellationToken::new(),
-        )
-        .await;
-    (o, String::from_utf8_lossy(&out.bytes).into_owned())
+    common::session_text(m, k, cmd).await
 }
 
 #[tokio::test]

@@ -87,3 +87,38 @@ pub fn require(program: &str) -> bool {
     eprintln!("skipping: {program} not on PATH");
     false
 }
+
+/// Run `command` in session `key` (optionally `cd`-ing to `cwd` first); returns the outcome and the raw
+/// output.
+pub async fn session_run(
+    manager: &shellgate_executor::SessionManager,
+    key: &shellgate_executor::SessionKey,
+    command: &str,
+    cwd: Option<&std::path::Path>,
+    timeout: Duration,
+) -> (ExecOutcome, Vec<u8>) {
+    let mut out = Collect::default();
+    let env = std::collections::BTreeMap::new();
+    let outcome = manager
+        .run(
+            key,
+            command,
+            cwd,
+            &env,
+            timeout,
+            &mut out,
+            CancellationToken::new(),
+        )
+        .await;
+    (outcome, out.bytes)
+}
+
+/// [`session_run`] with no `cd`, a 20 s timeout and the output as text.
+pub async fn session_text(
+    manager: &shellgate_executor::SessionManager,
+    key: &shellgate_executor::SessionKey,
+    command: &str,
+) -> (ExecOutcome, String) {
+    let (outcome, out) = session_run(manager, key, command, None, Duration::from_secs(20)).await;
+    (outcome, String::from_utf8_lossy(&out).into_owned())
+}
