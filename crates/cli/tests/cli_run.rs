@@ -16,6 +16,18 @@ fn shellgate() -> Command {
     cmd
 }
 
+/// A `shellgate rpc` server with piped stdin (returned) and stdout (left in the child).
+fn rpc_server() -> (std::process::Child, std::process::ChildStdin) {
+    let mut child = shellgate()
+        .arg("rpc")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    (child, stdin)
+}
+
 fn run_json(args: &[&str]) -> Value {
     let out = shellgate().arg("run").arg("--json").args(args).output().unwrap();
     assert!(
@@ -137,13 +149,7 @@ fn timeout_returns_promptly_and_leaves_nothing_behind() {
 
 #[test]
 fn rpc_serves_requests_concurrently_and_survives_garbage() {
-    let mut child = shellgate()
-        .arg("rpc")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
+    let (mut child, mut stdin) = rpc_server();
     writeln!(
         stdin,
         r#"{{"jsonrpc":"2.0","id":1,"method":"bash","params":{{"command":"sleep 1.5; echo slow"}}}}"#
@@ -182,13 +188,7 @@ fn rpc_serves_requests_concurrently_and_survives_garbage() {
 
 #[test]
 fn rpc_abort_cancels_a_running_request() {
-    let mut child = shellgate()
-        .arg("rpc")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
+    let (mut child, mut stdin) = rpc_server();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     // Warm the default session first, so the long command is surely running when the abort arrives.
     writeln!(
@@ -318,13 +318,7 @@ fn head_then_tail_apply_to_the_whole_stream() {
 
 #[test]
 fn rpc_streams_live_output_before_the_result() {
-    let mut child = shellgate()
-        .arg("rpc")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
+    let (mut child, mut stdin) = rpc_server();
     let request = r#"{"jsonrpc":"2.0","id":7,"method":"bash","params":{"session":"none","command":"echo one; sleep 0.4; printf '\\033[1mtwo\\033[0m\\n'; sleep 0.4"}}"#;
     writeln!(stdin, "{request}").unwrap();
     drop(stdin);
