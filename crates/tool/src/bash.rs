@@ -128,9 +128,8 @@ impl BashTool {
         let requested_cwd = params.cwd.as_deref().or(normalized.cwd.as_deref());
         let session = self.session_for(&params);
         // A session keeps its own directory: relative paths resolve against it.
-        let base = session
-            .as_ref()
-            .map_or_else(|| self.config.cwd.clone(), |key| self.session_cwd(key));
+        let live_cwd = session.as_ref().and_then(|key| self.live_session_cwd(key));
+        let base = live_cwd.clone().unwrap_or_else(|| self.config.cwd.clone());
         let cwd = match resolve_cwd(&base, requested_cwd) {
             Ok(cwd) => cwd,
             // A session whose directory was deleted falls back to an existing ancestor itself.
@@ -195,8 +194,8 @@ impl BashTool {
             }
             None => self.executor.run_dyn(spec, &mut sink, cancel).await,
             Some(key) => {
-                let fresh = !self.sessions.list().iter().any(|s| s.name == key.name);
-                let cd = (requested_cwd.is_some() || fresh).then_some(cwd.as_path());
+                // A new session starts in the tool's directory; a live one keeps its own.
+                let cd = (requested_cwd.is_some() || live_cwd.is_none()).then_some(cwd.as_path());
                 self.sessions
                     .run(
                         key,
@@ -278,13 +277,13 @@ impl BashTool {
         Some(key)
     }
 
-    /// The working directory of a session (the tool's directory before its first command).
-    fn session_cwd(&self, key: &SessionKey) -> PathBuf {
+    /// The working directory of a session that has run before, `None` for a new one.
+    fn live_session_cwd(&self, key: &SessionKey) -> Option<PathBuf> {
         self.sessions
             .list()
             .into_iter()
             .find(|s| s.name == key.name)
-            .map_or_else(|| self.config.cwd.clone(), |s| s.cwd)
+            .map(|s| s.cwd)
     }
 
     fn clamp_timeout(&self, requested: Option<f64>) -> (Duration, Option<String>) {
