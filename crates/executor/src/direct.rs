@@ -42,6 +42,11 @@ struct ChildArgs {
     errno: libc::c_int,
 }
 
+/// First re-check of a child whose pidfd woke before it could be reaped (see [`DirectChild::wait`]).
+const MISSED_EXIT_FIRST_RETRY: std::time::Duration = std::time::Duration::from_micros(100);
+/// Longest interval between such re-checks.
+const MISSED_EXIT_MAX_RETRY: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// A child started by [`spawn`]: its pid and a pidfd that becomes readable when it exits.
 pub(crate) struct DirectChild {
     pid: libc::pid_t,
@@ -155,9 +160,22 @@ impl DirectChild {
     }
 
     /// Wait for the child to exit and reap it. Cancel-safe.
+    ///
+    /// The kernel wakes pidfd pollers while the exiting child is still becoming a zombie, so a
+    /// `waitpid` right after the wake-up can find nothing to reap, and no second wake-up follows.
+    /// After such a miss the child is polled again with a short, growing back-off until it is reaped.
     pub(crate) async fn wait(&mut self) -> io::Result<ExitStatus> {
+        let mut backoff: Option<std::time::Duration> = None;
         loop {
-            let mut ready = self.pidfd.readable().await?;
+            match backoff {
+                None => self.pidfd.readable().await?.clear_ready(),
+                Some(delay) => {
+                    tokio::select! {
+                        ready = self.pidfd.readable() => ready?.clear_ready(),
+                        () = tokio::time::sleep(delay) => {}
+                    }
+                }
+            }
             let mut status = 0;
             // SAFETY: our own child, reaped only here (the pidfd keeps its pid from being reused).
             let rc = unsafe { libc::waitpid(self.pid, &raw mut status, libc::WNOHANG) };
@@ -169,7 +187,7 @@ impl DirectChild {
             if rc < 0 {
                 return Err(io::Error::last_os_error());
             }
-            ready.clear_ready();
+            backoff = Some(backoff.map_or(MISSED_EXIT_FIRST_RETRY, |d| (d * 2).min(MISSED_EXIT_MAX_RETRY)));
         }
     }
 }

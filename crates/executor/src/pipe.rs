@@ -172,7 +172,11 @@ impl PipeExecutor {
             held_open = !eof;
         }
         // Nothing of a run outlives it.
-        let killed = tree.kill_all();
+        let killed = if leader_pending {
+            tree.kill_all_but_exiting_leader()
+        } else {
+            tree.kill_all()
+        };
         guard.armed = false;
         if leader_pending {
             child.reap_later();

@@ -314,13 +314,25 @@ impl ProcessTree {
     ///
     /// Returns each process that was killed (the leader excluded), for reporting.
     pub fn kill_all(&self) -> Vec<ProcInfo> {
+        self.kill_tree(true)
+    }
+
+    /// [`Self::kill_all`], except that a leader found alive on its own is left to finish: a guard whose
+    /// command has exited is about to exit with its status (killing it then would orphan the command's
+    /// zombie and cost a wait).
+    pub(crate) fn kill_all_but_exiting_leader(&self) -> Vec<ProcInfo> {
+        self.kill_tree(false)
+    }
+
+    fn kill_tree(&self, kill_lone_leader: bool) -> Vec<ProcInfo> {
         let start = Instant::now();
         let leader = Pid::from_raw(self.leader as i32);
         let mut killed: BTreeMap<u32, ProcInfo> = BTreeMap::new();
         loop {
             let members = self.members();
             let alive: Vec<&ProcInfo> = members.iter().filter(|p| !p.is_zombie()).collect();
-            if alive.is_empty() || start.elapsed() > KILL_BUDGET {
+            let done = alive.is_empty() || (!kill_lone_leader && alive.iter().all(|p| p.pid == self.leader));
+            if done || start.elapsed() > KILL_BUDGET {
                 // Everything is dead: the zombies among `members` are all that is left to reap.
                 self.reap_zombies(&members);
                 break;

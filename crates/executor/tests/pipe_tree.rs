@@ -117,6 +117,35 @@ async fn many_short_background_children_leave_no_zombies() {
     assert_eq!(zombies_named(name), Vec::<u32>::new());
 }
 
+#[tokio::test]
+async fn back_to_back_runs_leave_neither_guards_nor_commands_unreaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = "sgq987";
+    let program = dir.path().join(name);
+    std::os::unix::fs::symlink("/bin/true", &program).unwrap();
+    let mut leaders = Vec::new();
+    for _ in 0..60 {
+        let (outcome, _) = run(&program.display().to_string()).await;
+        assert_eq!(outcome.exit_code, Some(0));
+        leaders.extend(outcome.pid);
+    }
+    // Guards that were still finishing are reaped on the runtime shortly after their run returned.
+    let me = std::process::id();
+    let unreaped = || {
+        leaders
+            .iter()
+            .filter_map(|&pid| shellgate_executor::tree::read_proc(pid))
+            .filter(|p| p.is_zombie() && p.ppid == me)
+            .count()
+    };
+    let give_up = std::time::Instant::now() + Duration::from_secs(3);
+    while unreaped() > 0 && std::time::Instant::now() < give_up {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(unreaped(), 0, "guards left as zombies");
+    assert_eq!(zombies_named(name), Vec::<u32>::new(), "commands left as zombies");
+}
+
 /// Cancels a token once the output contains a word; keeps everything written.
 struct CancelOn {
     word: &'static str,
