@@ -40,7 +40,7 @@ const GUARD_IGNORES: [libc::c_int; 10] = [
 /// write end of the status pipe, moved to [`STATUS_FD`] when given.
 ///
 /// Returns in the grandchild (which then execs); never returns in the guard.
-pub(crate) fn in_child(engine: libc::pid_t, status_fd: Option<RawFd>) -> io::Result<()> {
+pub(crate) fn in_child(engine: libc::pid_t, status_fd: Option<RawFd>, needle: &[u8]) -> io::Result<()> {
     // SAFETY: setsid, prctl, getppid, getpid, kill, dup2, fcntl and fork are async-signal-safe system
     // calls on plain integers; no memory is shared with other threads (there are none after fork).
     unsafe {
@@ -79,7 +79,7 @@ pub(crate) fn in_child(engine: libc::pid_t, status_fd: Option<RawFd>) -> io::Res
                 block_sigchld(libc::SIG_UNBLOCK);
                 Ok(())
             }
-            command => supervise(command, engine),
+            command => supervise(command, engine, needle),
         }
     }
 }
@@ -99,13 +99,14 @@ unsafe fn block_sigchld(how: libc::c_int) {
 }
 
 /// The guard: wait for `command`, then exit the way it did. If the engine dies first, kill the
-/// command and the run's process group (the guard's), then exit.
+/// command, the processes carrying the run's marker `needle` (see [`crate::marked`]) and the run's
+/// process group (the guard's), then exit.
 ///
 /// SIGCHLD is blocked and is also the guard's parent-death signal, so `sigtimedwait` wakes both when
 /// the command exits and when the engine dies; the engine counts as dead once `getppid` is no longer
 /// `engine` (the kernel re-parents before signalling; one engine thread's exit re-parents to another
 /// thread of the same process). A SIGCHLD a command sends to `$PPID` only costs one more round.
-fn supervise(command: libc::pid_t, engine: libc::pid_t) -> ! {
+fn supervise(command: libc::pid_t, engine: libc::pid_t, needle: &[u8]) -> ! {
     // SAFETY: only async-signal-safe system calls on integers and on stack locals we own.
     unsafe {
         // Hold no descriptor: the output pipe must reach EOF when the command's side closes, and the
@@ -136,8 +137,10 @@ fn supervise(command: libc::pid_t, engine: libc::pid_t) -> ! {
         let mut status: libc::c_int = 0;
         loop {
             if libc::getppid() != engine {
-                // The command first (it may have left the group), then the group, this guard too.
+                // The command first (it may have left the group), then escapees, then the group,
+                // this guard too.
                 libc::kill(command, libc::SIGKILL);
+                crate::marked::kill_marked(needle, libc::getpid());
                 libc::kill(0, libc::SIGKILL);
                 libc::_exit(128 + libc::SIGKILL);
             }
@@ -282,6 +285,7 @@ pub(crate) fn in_child_exec(
     engine: libc::pid_t,
     status_fd: Option<RawFd>,
     guarded: bool,
+    needle: &[u8],
 ) -> io::Result<()> {
     if guarded && image.stack.is_empty() {
         return Err(io::Error::other("no stack reserved for the command"));
@@ -361,7 +365,7 @@ pub(crate) fn in_child_exec(
             report_exec_failure(image, exec_errno);
             libc::_exit(if exec_errno == libc::ENOENT { 127 } else { 126 });
         }
-        supervise(command, engine)
+        supervise(command, engine, needle)
     }
 }
 

@@ -74,17 +74,18 @@ pub(crate) fn launch_mode(spec: &LaunchSpec, mode: StartMode) -> Result<Launched
     };
     let marker = tree::new_run_marker();
     let image = exec_image(spec, &marker)?;
+    let needle = crate::marked::needle(&marker);
 
     let status_fd = status_pipe.as_ref().map(|(_, w)| w.as_raw_fd());
     let (leader, stdin) = match mode {
         StartMode::VmGuard => {
             drop(stderr_writer);
-            start_direct(spec, image, &writer, status_fd, true)?
+            start_direct(spec, image, &writer, status_fd, Some(needle))?
         }
-        StartMode::ForkGuard => start_guarded(spec, image, writer, stderr_writer, status_fd)?,
+        StartMode::ForkGuard => start_guarded(spec, image, writer, stderr_writer, status_fd, needle)?,
         StartMode::Direct => {
             drop(stderr_writer);
-            start_direct(spec, image, &writer, status_fd, false)?
+            start_direct(spec, image, &writer, status_fd, None)?
         }
     };
     // Our copies of the write ends are gone (dropped above or in `cmd`), so EOF arrives when the
@@ -161,6 +162,7 @@ fn start_guarded(
     writer: std::io::PipeWriter,
     stderr_writer: std::io::PipeWriter,
     status_fd: Option<RawFd>,
+    needle: Box<[u8]>,
 ) -> Result<(Leader, Option<ChildStdin>), ExecError> {
     let mut cmd = tokio::process::Command::new(&spec.program);
     cmd.current_dir(&spec.cwd);
@@ -179,7 +181,7 @@ fn start_guarded(
     // SAFETY: the hook only makes async-signal-safe system calls and does not allocate (see guard.rs);
     // it captures plain integers and the exec image, laid out before the fork.
     unsafe {
-        cmd.pre_exec(move || guard::in_child_exec(&mut image, engine, status_fd, true));
+        cmd.pre_exec(move || guard::in_child_exec(&mut image, engine, status_fd, true, &needle));
     }
     let mut child = cmd.spawn().map_err(|source| ExecError::Spawn {
         program: spec.program.clone(),
@@ -189,14 +191,14 @@ fn start_guarded(
     Ok((Leader::Guarded(child), stdin))
 }
 
-/// Start without forking the engine: the command directly (`guard` false), or the shared-memory
-/// guard that starts it.
+/// Start without forking the engine: the command directly (no `guard`), or the shared-memory guard
+/// that starts it (`guard` holds the run's marker entry, see [`crate::marked`]).
 fn start_direct(
     spec: &LaunchSpec,
     image: ExecImage,
     writer: &std::io::PipeWriter,
     status_fd: Option<RawFd>,
-    guard: bool,
+    guard: Option<Box<[u8]>>,
 ) -> Result<(Leader, Option<ChildStdin>), ExecError> {
     let spawn_err = |source| ExecError::Spawn {
         program: spec.program.clone(),
@@ -218,10 +220,9 @@ fn start_direct(
         stderr: writer.as_raw_fd(),
         status: status_fd,
     };
-    let child = if guard {
-        crate::vmguard::spawn(image, &spec.cwd, &fds)
-    } else {
-        direct::spawn(&image, &spec.cwd, &fds)
+    let child = match guard {
+        Some(needle) => crate::vmguard::spawn(image, &spec.cwd, &fds, needle),
+        None => direct::spawn(&image, &spec.cwd, &fds),
     }
     .map_err(spawn_err)?;
     drop(stdin_read);

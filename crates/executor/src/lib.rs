@@ -51,7 +51,8 @@
 //! argv/envp laid out beforehand. It then waits for the command and exits the same way (re-raising a
 //! terminating signal), so `kill $PPID` from a command hits the guard, never the engine. Its
 //! parent-death signal is SIGCHLD, blocked and awaited together with the command's exit: if the
-//! engine dies, the guard SIGKILLs the command and the run's whole process group. With
+//! engine dies, the guard SIGKILLs the command, every process carrying the run's marker (escapees
+//! that left the group) and the run's whole process group. With
 //! [`PipeExecutor::guard`] off, the engine starts the command itself the same way, without a guard.
 //! On architectures without the raw system-call shims (other than x86-64 and aarch64) the guard is a
 //! fork of the engine instead.
@@ -72,8 +73,10 @@ mod error;
 mod guard;
 mod job;
 mod launch;
+mod marked;
 mod outcome;
 mod pipe;
+mod rawsys;
 mod session;
 mod spec;
 pub mod tree;

@@ -19,6 +19,7 @@ use std::path::Path;
 
 use crate::direct::{ChildFds, DirectChild};
 use crate::guard::{ExecImage, STATUS_FD};
+use crate::rawsys as sys;
 
 const STACK: usize = 64 * 1024;
 
@@ -35,6 +36,9 @@ pub(crate) struct GuardBlock {
     fds: [i32; 4],
     engine: i32,
     guard: i32,
+    /// The run's marker entry (see [`crate::marked`]), for escapees when the engine dies.
+    needle: *const u8,
+    needle_len: usize,
     exec_errno: i32,
     /// The command's pid, once started (written by the guard).
     command_pid: i32,
@@ -46,6 +50,7 @@ pub(crate) struct GuardBlock {
     // Owners of the data the pointers above point into (heap data: moving these does not move it).
     _image: ExecImage,
     _cwd: CString,
+    _needle: Box<[u8]>,
 }
 
 // SAFETY: the raw pointers point into heap data owned by the same block; the block is only dropped
@@ -95,7 +100,12 @@ impl GuardBlock {
 }
 
 /// Start the guard, which starts `image`. The returned child is the guard; it owns the block.
-pub(crate) fn spawn(image: ExecImage, cwd: &Path, fds: &ChildFds) -> io::Result<DirectChild> {
+pub(crate) fn spawn(
+    image: ExecImage,
+    cwd: &Path,
+    fds: &ChildFds,
+    needle: Box<[u8]>,
+) -> io::Result<DirectChild> {
     let cwd = CString::new(cwd.as_os_str().as_bytes())
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL byte in working directory"))?;
     let (path, argv, envp) = image.pointers();
@@ -107,6 +117,8 @@ pub(crate) fn spawn(image: ExecImage, cwd: &Path, fds: &ChildFds) -> io::Result<
         fds: [fds.stdin, fds.stdout, fds.stderr, fds.status.unwrap_or(-1)],
         engine: std::process::id() as i32,
         guard: 0,
+        needle: needle.as_ptr(),
+        needle_len: needle.len(),
         exec_errno: 0,
         command_pid: 0,
         command_status: 0,
@@ -115,6 +127,7 @@ pub(crate) fn spawn(image: ExecImage, cwd: &Path, fds: &ChildFds) -> io::Result<
         command_stack: vec![0; STACK].into_boxed_slice(),
         _image: image,
         _cwd: cwd,
+        _needle: needle,
     });
     // SAFETY: the guard runs on `guard_stack` inside the block, which outlives it (the DirectChild
     // keeps it until the guard is reaped); every signal is blocked around clone so the guard starts
@@ -143,70 +156,6 @@ pub(crate) fn spawn(image: ExecImage, cwd: &Path, fds: &ChildFds) -> io::Result<
         pid
     };
     crate::direct::adopt(pid, Some(block))
-}
-
-/// Raw system calls: no `errno`, no C library state.
-mod sys {
-    #[cfg(target_arch = "x86_64")]
-    pub(super) unsafe fn call(n: libc::c_long, a: [usize; 6]) -> isize {
-        let ret: isize;
-        // SAFETY: the caller passes a valid system call; clobbers are declared.
-        unsafe {
-            std::arch::asm!(
-                "syscall",
-                inlateout("rax") n as isize => ret,
-                in("rdi") a[0], in("rsi") a[1], in("rdx") a[2],
-                in("r10") a[3], in("r8") a[4], in("r9") a[5],
-                lateout("rcx") _, lateout("r11") _,
-                options(nostack),
-            );
-        }
-        ret
-    }
-
-    #[cfg(target_arch = "aarch64")]
-    pub(super) unsafe fn call(n: libc::c_long, a: [usize; 6]) -> isize {
-        let ret: isize;
-        // SAFETY: the caller passes a valid system call.
-        unsafe {
-            std::arch::asm!(
-                "svc 0",
-                in("x8") n as usize,
-                inlateout("x0") a[0] as isize => ret,
-                in("x1") a[1], in("x2") a[2], in("x3") a[3], in("x4") a[4], in("x5") a[5],
-                options(nostack),
-            );
-        }
-        ret
-    }
-
-    /// Other architectures: never called ([`super::SUPPORTED`] is false there).
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    pub(super) unsafe fn call(_n: libc::c_long, _a: [usize; 6]) -> isize {
-        -(libc::ENOSYS as isize)
-    }
-
-    pub(super) fn c(n: libc::c_long, args: &[usize]) -> isize {
-        let mut a = [0usize; 6];
-        a[..args.len()].copy_from_slice(args);
-        // SAFETY: every call site passes arguments matching the system call.
-        unsafe { call(n, a) }
-    }
-
-    pub(super) fn exit(code: i32) -> ! {
-        loop {
-            c(libc::SYS_exit_group, &[code as usize]);
-        }
-    }
-
-    /// Kernel `struct sigaction` (x86-64 and aarch64: handler, flags, restorer, mask).
-    #[repr(C)]
-    pub(super) struct KernelSigaction {
-        pub(super) handler: usize,
-        pub(super) flags: u64,
-        pub(super) restorer: usize,
-        pub(super) mask: u64,
-    }
 }
 
 /// Common setup, then the command, then the wait. Runs in the guard (shared memory, raw calls only).
@@ -295,7 +244,8 @@ extern "C" fn guard_main(arg: *mut libc::c_void) -> libc::c_int {
         // Hold no descriptor, so the output pipe reaches EOF when the command's side closes.
         c(libc::SYS_close_range, &[0, u32::MAX as usize, 0]);
         std::ptr::write_volatile(&raw mut (*block).command_pid, command);
-        let status = wait_command(command, (*block).engine);
+        let needle = std::slice::from_raw_parts((*block).needle, (*block).needle_len);
+        let status = wait_command(command, (*block).engine, needle);
         std::ptr::write_volatile(&raw mut (*block).command_status, status);
         std::ptr::write_volatile(&raw mut (*block).status_set, 1);
         if libc::WIFEXITED(status) {
@@ -329,21 +279,24 @@ extern "C" fn guard_main(arg: *mut libc::c_void) -> libc::c_int {
 }
 
 /// Wait for `command` to exit and return its wait status; if the engine dies first, kill the
-/// command and the run's process group (this guard's) and exit.
+/// command, the run's process group (this guard's) and every process carrying the run's marker
+/// `needle` (escapees that left the group), and exit.
 ///
 /// Every signal is blocked here. SIGCHLD, the guard's parent-death signal, wakes `rt_sigtimedwait`
 /// both when the command exits and when the engine does; a SIGCHLD a command sends to `$PPID`
 /// only costs one more round of checks. The engine counts as dead once `getppid` is no longer its
 /// pid (the kernel re-parents the guard before sending the signal; the exit of one engine thread
 /// re-parents to another thread of the same process, which is not a death).
-fn wait_command(command: i32, engine: i32) -> i32 {
+fn wait_command(command: i32, engine: i32, needle: &[u8]) -> i32 {
     use sys::c;
     let chld: u64 = 1 << (libc::SIGCHLD - 1);
     let mut status: i32 = 0;
     loop {
         if c(libc::SYS_getppid, &[]) as i32 != engine {
-            // The command first (it may have left the group), then the whole group, this guard too.
+            // The command first (it may have left the group), then the escapees, then the whole
+            // group, this guard too.
             c(libc::SYS_kill, &[command as usize, libc::SIGKILL as usize]);
+            crate::marked::kill_marked(needle, c(libc::SYS_getpid, &[]) as i32);
             c(libc::SYS_kill, &[0, libc::SIGKILL as usize]);
             sys::exit(128 + libc::SIGKILL);
         }

@@ -1,5 +1,6 @@
 //! E-6: when the engine process is SIGKILLed while a command runs, the command's whole process
-//! group goes with it (the guard's parent-death signal), for pipe runs and session shells alike.
+//! group goes with it (the guard's parent-death signal), for pipe runs and session shells alike, and
+//! so do processes that left the group with `setsid` (found by the run marker).
 //!
 //! Each test re-executes this test binary as a stand-in engine (`ENGINE_MODE` set), which starts
 //! `sleep <marker> & sleep <marker> & wait` and then blocks; the test SIGKILLs it and checks `/proc`.
@@ -85,12 +86,20 @@ fn wait_until(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
     }
 }
 
-/// SIGKILL a stand-in engine while `sleep <a> & sleep <b> & wait` runs; nothing with a marker may
-/// survive it by more than 2 s.
-fn engine_death_takes_the_run_down(name: &str, mode: &str, tag: u32) {
+/// SIGKILL a stand-in engine while `sleep <a> & sleep <b> & wait` runs (with `escape`, the sleeps
+/// leave the run's process group: one re-parented away, one a child of the shell); nothing with a
+/// marker may survive it by more than 2 s.
+fn engine_death_takes_the_run_down(name: &str, mode: &str, tag: u32, escape: bool) {
     let id = std::process::id();
     let markers = [format!("987.{id}{tag}1"), format!("987.{id}{tag}2")];
-    let command = format!("sleep {} & sleep {} & wait", markers[0], markers[1]);
+    let command = if escape {
+        format!(
+            "(setsid sleep {} &); setsid sleep {} & wait",
+            markers[0], markers[1]
+        )
+    } else {
+        format!("sleep {} & sleep {} & wait", markers[0], markers[1])
+    };
     let mut engine = start_engine(name, mode, &command);
     let started = wait_until(Duration::from_secs(15), || {
         markers.iter().all(|m| !common::survivors(m).is_empty())
@@ -117,11 +126,23 @@ fn engine_death_takes_the_run_down(name: &str, mode: &str, tag: u32) {
 #[test]
 fn pipe_run_dies_with_the_engine() {
     act_as_engine();
-    engine_death_takes_the_run_down("pipe_run_dies_with_the_engine", "pipe", 1);
+    engine_death_takes_the_run_down("pipe_run_dies_with_the_engine", "pipe", 1, false);
 }
 
 #[test]
 fn session_shell_dies_with_the_engine() {
     act_as_engine();
-    engine_death_takes_the_run_down("session_shell_dies_with_the_engine", "session", 2);
+    engine_death_takes_the_run_down("session_shell_dies_with_the_engine", "session", 2, false);
+}
+
+#[test]
+fn pipe_run_escapees_die_with_the_engine() {
+    act_as_engine();
+    engine_death_takes_the_run_down("pipe_run_escapees_die_with_the_engine", "pipe", 3, true);
+}
+
+#[test]
+fn session_escapees_die_with_the_engine() {
+    act_as_engine();
+    engine_death_takes_the_run_down("session_escapees_die_with_the_engine", "session", 4, true);
 }

@@ -139,10 +139,12 @@ impl ShellProcess {
             .stderr(Stdio::null());
         cmd.kill_on_drop(true);
         let engine = std::process::id() as libc::pid_t;
+        let needle = crate::marked::needle(&marker);
         // SAFETY: the hook (the pipe executor's guard: new session, parent-death signal, guard process)
-        // only makes async-signal-safe system calls and does not allocate; it captures one integer.
+        // only makes async-signal-safe system calls and does not allocate; it captures one integer
+        // and the marker entry, laid out before the fork.
         unsafe {
-            cmd.pre_exec(move || guard::in_child(engine, None));
+            cmd.pre_exec(move || guard::in_child(engine, None, &needle));
         }
         let child = cmd.spawn()?;
         let tree = ProcessTree::new(child.id().unwrap_or(0), Some(marker.clone()));

@@ -128,9 +128,10 @@ async fn run_capture(
         .stderr(Stdio::from(err_file));
     cmd.kill_on_drop(true);
     let engine = std::process::id() as libc::pid_t;
+    let needle = crate::marked::needle(&marker);
     // SAFETY: the guard hook only makes async-signal-safe system calls and does not allocate.
     unsafe {
-        cmd.pre_exec(move || guard::in_child(engine, None));
+        cmd.pre_exec(move || guard::in_child(engine, None, &needle));
     }
     let mut child = cmd
         .spawn()
