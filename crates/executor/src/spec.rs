@@ -132,8 +132,13 @@ builtin printf '%s ' \"${__shellgate_ps[@]}\" 2>/dev/null >&63; builtin exit \"$
 /// the trailer would become part of the document or of the last command.
 fn wants_status_trailer(shell: &std::path::Path, script: &str) -> bool {
     let is_bash = shell.file_name().and_then(|n| n.to_str()) == Some("bash");
+    is_bash && script_takes_status_trailer(script)
+}
+
+/// The shell-independent part of [`wants_status_trailer`] (also used by session commands).
+pub(crate) fn script_takes_status_trailer(script: &str) -> bool {
     let trimmed = script.trim_end_matches([' ', '\t', '\n']);
-    is_bash && script.contains('|') && !script.contains("<<") && !trimmed.ends_with('\\')
+    script.contains('|') && !script.contains("<<") && !trimmed.ends_with('\\')
 }
 
 /// A spec that runs `command` with the configured shell (`<shell> [-l] -c <command>`).

@@ -311,8 +311,16 @@ impl ShellProcess {
         let cmd_path = self.dir.join(format!("c{id}"));
         let out_path = self.dir.join(format!("o{id}"));
         std::fs::write(&cmd_path, command.text)?;
+        let mut cleanup = RemoveOnDrop(vec![cmd_path]);
+        // A copy that also reports the last pipeline's stages (`script::command_line` picks the file).
+        let status_line = script::status_line(self.kind, command.text);
+        if let Some(line) = status_line {
+            let copy_path = self.dir.join(format!("p{id}"));
+            std::fs::write(&copy_path, [command.text, line].concat())?;
+            cleanup.0.push(copy_path);
+        }
         mkfifo(&out_path, Mode::S_IRUSR | Mode::S_IWUSR).map_err(io::Error::from)?;
-        let _cleanup = RemoveOnDrop(vec![cmd_path, out_path.clone()]);
+        cleanup.0.push(out_path.clone());
         let mut output = pipe::OpenOptions::new().open_receiver(&out_path)?;
         // Our own write end keeps the FIFO from reading as EOF before the shell opens it; it is dropped
         // when the shell reports the command done, so EOF then means every writer is gone.
@@ -322,7 +330,15 @@ impl ShellProcess {
                 .custom_flags(libc::O_NONBLOCK)
                 .open(&out_path)?,
         );
-        let line = script::command_line(self.kind, &self.dir, id, command.cd, command.env, save_state);
+        let line = script::command_line(
+            self.kind,
+            &self.dir,
+            id,
+            command.cd,
+            command.env,
+            save_state,
+            status_line.is_some(),
+        );
         // If this future is dropped before the command ends, nothing of it may keep running: the whole
         // tree (shell included) is stopped, and the session notices the dead shell next time.
         let mut abandon = KillOnDrop {
@@ -335,7 +351,7 @@ impl ShellProcess {
         let deadline = tokio::time::Instant::from_std(start + limits.timeout);
         let ack_deadline = tokio::time::Instant::now() + limits.ack_timeout;
         let mut acked = false;
-        let mut done: Option<(i32, PathBuf)> = None;
+        let mut done: Option<(i32, PathBuf, Vec<i32>)> = None;
         let mut status = RunStatus::Completed;
         let mut kill_at: Option<tokio::time::Instant> = None;
         let mut eof = false;
@@ -347,7 +363,12 @@ impl ShellProcess {
             while let Some(record) = self.records.next_record() {
                 match record {
                     Record::Ack { id: got } if got == id => acked = true,
-                    Record::Done { id: got, status, cwd } if got == id => done = Some((status, cwd)),
+                    Record::Done {
+                        id: got,
+                        status,
+                        cwd,
+                        stages,
+                    } if got == id => done = Some((status, cwd, stages)),
                     other => self.on_other_record(&other),
                 }
             }
@@ -434,9 +455,10 @@ impl ShellProcess {
         outcome.pid = Some(self.pid);
         outcome.notices = notices;
         match (&done, self.exited) {
-            (Some((code, cwd)), _) => {
+            (Some((code, cwd, stages)), _) => {
                 outcome.exit_code = Some(*code);
                 outcome.cwd_after = Some(cwd.clone());
+                outcome.pipeline_status.clone_from(stages);
             }
             (None, Some(st)) => {
                 outcome.exit_code = st.code();
@@ -446,6 +468,7 @@ impl ShellProcess {
         }
         if status != RunStatus::Completed {
             outcome.exit_code = None;
+            outcome.pipeline_status.clear();
         }
         Ok(RunEnd::Finished { outcome, shell_alive })
     }

@@ -7,6 +7,8 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
+use crate::spec::parse_status_trailer;
+
 /// One message from the shell.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Record {
@@ -14,8 +16,14 @@ pub(crate) enum Record {
     Ready { pid: u32 },
     /// The shell picked up command `id` and is about to run it.
     Ack { id: u64 },
-    /// Command `id` ended with `status` in directory `cwd`.
-    Done { id: u64, status: i32, cwd: PathBuf },
+    /// Command `id` ended with `status` in directory `cwd`; `stages` are the statuses of its last
+    /// pipeline when that had at least two stages (else empty).
+    Done {
+        id: u64,
+        status: i32,
+        cwd: PathBuf,
+        stages: Vec<i32>,
+    },
     /// The shell's state after command `id` is saved.
     Saved { id: u64 },
 }
@@ -57,7 +65,7 @@ fn split_record(buf: &[u8]) -> Option<(Vec<&[u8]>, usize)> {
     let tag_end = memchr_nul(buf, 0)?;
     let wanted = match &buf[..tag_end] {
         b"R" | b"A" | b"S" => 1,
-        b"D" => 3,
+        b"D" => 4,
         _ => 0, // unknown tag: the record is the tag alone, skipped by `parse`
     };
     let mut fields = vec![&buf[..tag_end]];
@@ -86,6 +94,8 @@ fn parse(fields: &[&[u8]]) -> Option<Record> {
             id: num(1)?,
             status: i32::try_from(num(2)?).ok()?,
             cwd: PathBuf::from(OsStr::from_bytes(fields.get(3)?)),
+            // The status line's `PIPESTATUS` and `$?`, space-separated; empty when the command had none.
+            stages: parse_status_trailer(&String::from_utf8_lossy(fields.get(4)?)).unwrap_or_default(),
         }),
         _ => None,
     }
@@ -97,7 +107,7 @@ mod tests {
 
     #[test]
     fn records_split_across_chunks() {
-        let stream = b"R\x00123\x00A\x007\x00D\x007\x003\x00/tmp/a b\nc\x00S\x007\x00";
+        let stream = b"R\x00123\x00A\x007\x00D\x007\x003\x00/tmp/a b\nc\x00 141 3 3\x00D\x008\x000\x00/\x00\x00S\x007\x00";
         for split in 0..stream.len() {
             let mut reader = RecordReader::default();
             let mut got = Vec::new();
@@ -117,7 +127,14 @@ mod tests {
                     Record::Done {
                         id: 7,
                         status: 3,
-                        cwd: PathBuf::from("/tmp/a b\nc")
+                        cwd: PathBuf::from("/tmp/a b\nc"),
+                        stages: vec![141, 3],
+                    },
+                    Record::Done {
+                        id: 8,
+                        status: 0,
+                        cwd: PathBuf::from("/"),
+                        stages: Vec::new(),
                     },
                     Record::Saved { id: 7 },
                 ],

@@ -125,7 +125,8 @@ pub(crate) fn bootstrap(
             let _ = write!(
                 s,
                 r#"__shellgate_end() {{
-  \builtin printf 'D\0%s\0%s\0%s\0' "$1" "$2" "$PWD" >&3
+  \builtin printf 'D\0%s\0%s\0%s\0%s\0' "$1" "$2" "$PWD" "${{__shellgate_ps-}}" >&3
+  \builtin unset __shellgate_ps
   case $3 in 0) \builtin return 0;; esac
   __shellgate_so=$SHELLOPTS __shellgate_bo=$BASHOPTS
   {{ \builtin declare -p; \builtin printf '%s\n' '{STATE_SPLIT}'; \builtin declare -f; \builtin alias -p; }} >|{dir_q}/s$(( $1 % 2 )) 2>/dev/null
@@ -158,7 +159,8 @@ pub(crate) fn bootstrap(
             let _ = write!(
                 s,
                 r#"__shellgate_end() {{
-  \builtin print -rn -- D$'\0'"$1"$'\0'"$2"$'\0'"$PWD"$'\0' >&3
+  \builtin print -rn -- D$'\0'"$1"$'\0'"$2"$'\0'"$PWD"$'\0'"${{__shellgate_ps-}}"$'\0' >&3
+  \builtin unset __shellgate_ps
   case $3 in 0) \builtin return 0;; esac
   \builtin local __sg_on="\builtin setopt ${{(k)options[(R)on]:#(interactive|login|shinstdin|privileged|restricted|zle|monitor|singlecommand)}}"
   \builtin local __sg_off="\builtin unsetopt ${{(k)options[(R)off]:#(interactive|login|shinstdin|privileged|restricted|zle|monitor|singlecommand)}}"
@@ -168,6 +170,7 @@ pub(crate) fn bootstrap(
   }} >|{dir_q}/s$(( $1 % 2 )) 2>/dev/null
   \builtin print -rn -- S$'\0'"$1"$'\0' >&3
 }}
+__shellgate_rc() {{ \builtin return "$1" }}
 "#
             );
             let _ = writeln!(s, "\\builtin export SHELLGATE_RUN_ID={}", quote(marker));
@@ -180,9 +183,77 @@ pub(crate) fn bootstrap(
 
 use ShellKind as Kind;
 
+/// Appended to a copy of a bash command file to report per-stage statuses: keeps `PIPESTATUS` and `$?`
+/// of the last top-level pipeline in `__shellgate_ps` (space-separated, `$?` last; `IFS` plays no part),
+/// then ends the sourced file with that `$?`. The command's status, `set -e`, `pipefail` and `ERR` traps
+/// behave as without it (`return N` at the end of a sourced file is not a failing command of its own).
+/// The redirections keep both commands out of a trace the command itself switched on (`set -x`).
+const BASH_STATUS_LINE: &str = "\n{ \\builtin printf -v __shellgate_ps ' %s' \"${PIPESTATUS[@]}\" \"$?\"; } 2>/dev/null; \
+{ \\builtin return \"${__shellgate_ps##* }\"; } 2>/dev/null\n";
+
+/// The zsh counterpart of [`BASH_STATUS_LINE`] (`pipestatus`). zsh remembers whether the failure of a
+/// file's last command was already dealt with (`ZERR` ran, or `!` exempted it); if not — `a && b` whose
+/// `a` failed — `ERR_EXIT` and `ZERR` act on the `source` itself. The line must leave the same mark, and
+/// only the shape of the statement that ends with the status does that: a brace group around `f N && :`
+/// counts as dealt with, a bare `f N && :` does not (`__shellgate_rc N` returns `N`). zsh traces the
+/// commands of a sourced file whatever their redirections, so a command that switches `xtrace` on itself
+/// shows these lines in its trace.
+const ZSH_STATUS_LINE_HANDLED: &str = "\n\\builtin printf -v __shellgate_ps ' %s' \"${pipestatus[@]}\" \"$?\"; \
+{ \\__shellgate_rc \"${__shellgate_ps##* }\" && \\builtin : }\n";
+
+/// [`ZSH_STATUS_LINE_HANDLED`] for a command whose last statement is an `&&` list, whose failure zsh may
+/// leave to the caller.
+const ZSH_STATUS_LINE_AND_LIST: &str = "\n\\builtin printf -v __shellgate_ps ' %s' \"${pipestatus[@]}\" \"$?\"; \
+\\__shellgate_rc \"${__shellgate_ps##* }\" && \\builtin :\n";
+
+/// The status line to append to command `text` so `__shellgate_end` can report the stages of its last
+/// pipeline, or `None` when it has no pipe or appending could change its meaning: a here-document (the
+/// line would become part of it) or a last line that continues on the next or ends in the background
+/// (`\`, `|`, `||`, `&&`, `|&`, `&`).
+pub(crate) fn status_line(kind: ShellKind, text: &str) -> Option<&'static str> {
+    let trimmed = text.trim_end_matches([' ', '\t', '\n']);
+    if !crate::spec::script_takes_status_trailer(text) || trimmed.ends_with('|') || trimmed.ends_with('&') {
+        return None;
+    }
+    Some(match kind {
+        Kind::Bash => BASH_STATUS_LINE,
+        Kind::Zsh if last_statement_has_and(trimmed) => ZSH_STATUS_LINE_AND_LIST,
+        Kind::Zsh => ZSH_STATUS_LINE_HANDLED,
+    })
+}
+
+/// Whether the last statement of `text` (its last line, with the lines it continues) contains `&&`. Text
+/// only: an `&&` inside quotes counts too, which merely picks the `&&`-list form for a command that ends
+/// in a plain pipeline (that form differs only when a `ZERR` trap ran for its failing last pipeline).
+fn last_statement_has_and(text: &str) -> bool {
+    let mut lines = text.lines().rev();
+    let Some(mut line) = lines.next() else {
+        return false;
+    };
+    loop {
+        if line.contains("&&") {
+            return true;
+        }
+        match lines.next() {
+            Some(prev)
+                if ["&&", "||", "|", "\\"]
+                    .iter()
+                    .any(|end| prev.trim_end().ends_with(end)) =>
+            {
+                line = prev;
+            }
+            _ => return false,
+        }
+    }
+}
+
 /// The line that runs command `id`: acknowledge, apply the call's directory and variables, source the
 /// command file with stdin from `/dev/null` and stdout+stderr into the command's output FIFO (the control
 /// descriptor closed), then report and save state.
+///
+/// With `status_copy`, the directory also holds `p{id}`, the command followed by its [`status_line`];
+/// that copy is sourced unless `xtrace` or `verbose` is on (either would print the status line into the
+/// command's output), so `__shellgate_end` can report the last pipeline's stages.
 pub(crate) fn command_line(
     kind: ShellKind,
     dir: &Path,
@@ -190,6 +261,7 @@ pub(crate) fn command_line(
     cd: Option<&Path>,
     env: &[(&str, &str)],
     save_state: bool,
+    status_copy: bool,
 ) -> String {
     let mut s = String::new();
     match kind {
@@ -203,18 +275,28 @@ pub(crate) fn command_line(
     if let Some(cd) = cd {
         let _ = write!(s, "\\builtin cd -- {} 2>/dev/null; ", quote_path(cd));
     }
+    // A command that ends before its status line (`return`, an error) must not report a stale value.
+    s.push_str("\\builtin unset __shellgate_ps; ");
     for (key, value) in env {
         let _ = write!(s, "\\builtin export {key}={}; ", quote(value));
     }
-    let file = quote_path(&dir.join(format!("c{id}")));
-    let out = quote_path(&dir.join(format!("o{id}")));
-    match kind {
-        Kind::Bash => {
-            let _ = write!(s, "{{ \\builtin source {file}; }} </dev/null >{out} 2>&1 3>&-; ");
+    let source = |name: char| {
+        let file = quote_path(&dir.join(format!("{name}{id}")));
+        let out = quote_path(&dir.join(format!("o{id}")));
+        match kind {
+            Kind::Bash => format!("{{ \\builtin source {file}; }} </dev/null >{out} 2>&1 3>&-"),
+            Kind::Zsh => format!("{{ \\builtin source {file} }} </dev/null >{out} 2>&1 3>&-"),
         }
-        Kind::Zsh => {
-            let _ = write!(s, "{{ \\builtin source {file} }} </dev/null >{out} 2>&1 3>&-; ");
-        }
+    };
+    if status_copy {
+        let _ = write!(
+            s,
+            "case $- in *[xv]*) {};; *) {};; esac; ",
+            source('c'),
+            source('p')
+        );
+    } else {
+        let _ = write!(s, "{}; ", source('c'));
     }
     let _ = writeln!(s, "\\__shellgate_end {id} \"$?\" {}", u8::from(save_state));
     s
@@ -257,6 +339,7 @@ const VOLATILE: &[&str] = &[
     "UID",
     "_",
     "SHELLGATE_RUN_ID",
+    "__shellgate_ps",
     "ZSH_ARGZERO",
     "ZSH_EVAL_CONTEXT",
     "ZSH_SUBSHELL",
@@ -422,6 +505,47 @@ mod tests {
         assert!(
             out.contains("    declare -- RANDOM"),
             "function bodies are kept: {out}"
+        );
+    }
+
+    #[test]
+    fn status_lines_only_for_pipes_that_end_cleanly() {
+        for kind in [ShellKind::Bash, ShellKind::Zsh] {
+            assert!(status_line(kind, "a | b").is_some());
+            assert!(status_line(kind, "a | b\n# done\n").is_some());
+            for text in [
+                "a",
+                "cat <<EOF | x\nhi\nEOF",
+                "a | b \\\n",
+                "a |\n",
+                "a | b &&",
+                "a | b ||  ",
+                "a |&",
+                "a | b &",
+            ] {
+                assert_eq!(status_line(kind, text), None, "{text:?}");
+            }
+        }
+        assert_eq!(status_line(ShellKind::Bash, "a | b"), Some(BASH_STATUS_LINE));
+        assert_eq!(
+            status_line(ShellKind::Zsh, "a | b"),
+            Some(ZSH_STATUS_LINE_HANDLED)
+        );
+        assert_eq!(
+            status_line(ShellKind::Zsh, "! a | b"),
+            Some(ZSH_STATUS_LINE_HANDLED)
+        );
+        assert_eq!(
+            status_line(ShellKind::Zsh, "x && a | b\n"),
+            Some(ZSH_STATUS_LINE_AND_LIST)
+        );
+        assert_eq!(
+            status_line(ShellKind::Zsh, "x &&\n  a | b"),
+            Some(ZSH_STATUS_LINE_AND_LIST)
+        );
+        assert_eq!(
+            status_line(ShellKind::Zsh, "x && y\na | b"),
+            Some(ZSH_STATUS_LINE_HANDLED)
         );
     }
 
