@@ -181,6 +181,16 @@ async fn trace_cases(m: &SessionManager, k: &SessionKey) {
         let (o, out) = run(m, k, &format!("set -o {opt}; false | true; set +o {opt}")).await;
         assert_eq!(o.exit_code, Some(0), "{o:?}");
         assert!(!out.contains("__shellgate"), "{out:?}");
+        check(m, k, &format!("set -o {opt}"), 0, &[], "").await;
+        let (o, out) = run(m, k, "false | true").await;
+        assert_eq!(
+            (o.exit_code, o.pipeline_status.as_slice()),
+            (Some(0), &[][..]),
+            "{o:?}"
+        );
+        assert!(out.contains("true") && !out.contains("__shellgate"), "{out:?}");
+        let (o, _) = run(m, k, &format!("set +o {opt}")).await;
+        assert_eq!(o.exit_code, Some(0), "{o:?}");
         check(m, k, "false | true", 0, &[1, 0], "").await;
     }
 }
@@ -198,6 +208,13 @@ async fn bash_traces_do_not_show_the_status_line() {
         "{o:?}"
     );
     assert!(!out.contains("__shellgate"), "{out:?}");
+    let (o, _) = run(&m, &k, "set +x").await;
+    assert_eq!(o.exit_code, Some(0), "{o:?}");
+    // With `functrace`, a DEBUG trap runs inside the command; the status line would add runs of it.
+    check(&m, &k, "set -T; trap 'echo dbg' DEBUG", 0, &[], "").await;
+    let (_, plain) = run(&m, &k, "true; true").await;
+    let (o, piped) = run(&m, &k, "false | true").await;
+    assert_eq!((o.exit_code, piped), (Some(0), plain), "{o:?}");
     m.shutdown();
 }
 

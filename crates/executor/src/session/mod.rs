@@ -39,11 +39,12 @@
 //! top-level pipeline and ends the sourced file with that `$?`; `__shellgate_end` reports them, and
 //! [`ExecOutcome::pipeline_status`](crate::ExecOutcome) gets the stages when there were two or more. The
 //! command's status, `pipefail`, `set -e` and `ERR`/`ZERR` traps behave as without the line. Commands
-//! that start with `xtrace` or `verbose` on run without it (no stages then), so traces stay the
-//! command's own. zsh caveats: a `ZERR` trap that runs after the last pipeline replaces `pipestatus`
-//! (the stages then are the trap's, usually none); when the last statement is an `&&` list whose last
-//! pipeline ran and failed, a `ZERR` trap runs once more; a command that itself switches `xtrace` on
-//! shows the status line in its trace.
+//! that start with `xtrace` or `verbose` (bash: also `functrace`) on run without it (no stages then),
+//! so traces stay the command's own. zsh caveats: a `ZERR` or `DEBUG` trap that runs after the last
+//! pipeline replaces `pipestatus` (the stages then are the trap's, usually none), and a `DEBUG` trap
+//! also runs for the line's two commands; when the last statement is an `&&` list whose last pipeline
+//! ran and failed, a `ZERR` trap runs once more; a command that itself switches `xtrace` on shows the
+//! line in its trace.
 //!
 //! Limits: traps and background jobs do not survive a respawn. The timeout passed to [`SessionManager::run`] is used as given (clamp it with
 //! `clamp_timeout` first).

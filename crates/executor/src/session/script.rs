@@ -252,8 +252,8 @@ fn last_statement_has_and(text: &str) -> bool {
 /// descriptor closed), then report and save state.
 ///
 /// With `status_copy`, the directory also holds `p{id}`, the command followed by its [`status_line`];
-/// that copy is sourced unless `xtrace` or `verbose` is on (either would print the status line into the
-/// command's output), so `__shellgate_end` can report the last pipeline's stages.
+/// that copy is sourced unless `xtrace` or `verbose` (bash: also `functrace`) is on — each would put the
+/// status line's commands into the command's output — so `__shellgate_end` can report the stages.
 pub(crate) fn command_line(
     kind: ShellKind,
     dir: &Path,
@@ -289,9 +289,14 @@ pub(crate) fn command_line(
         }
     };
     if status_copy {
+        // bash `-T` (functrace) would also run a DEBUG trap for the status line's commands.
+        let plain_when = match kind {
+            Kind::Bash => "*[xvT]*",
+            Kind::Zsh => "*[xv]*",
+        };
         let _ = write!(
             s,
-            "case $- in *[xv]*) {};; *) {};; esac; ",
+            "case $- in {plain_when}) {};; *) {};; esac; ",
             source('c'),
             source('p')
         );
