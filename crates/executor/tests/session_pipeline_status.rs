@@ -128,6 +128,15 @@ async fn zsh_errexit_sessions_survive_passing_pipelines() {
     // … while `!` exempts a pipeline: the shell stays.
     check(&m, &k, "! true | true", 1, &[0, 0], "").await;
     check(&m, &k, "echo still", 0, &[], "still\n").await;
+    // … and so does a compound command around the `&&` list.
+    for compound in [
+        "{ true | false && true; }",
+        "if true; then true | false && true; fi",
+    ] {
+        let (o, _) = run(&m, &k, compound).await;
+        assert_eq!(o.exit_code, Some(1), "{compound:?}: {o:?}");
+        check(&m, &k, "echo still", 0, &[], "still\n").await;
+    }
     m.shutdown();
 }
 

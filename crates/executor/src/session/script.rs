@@ -222,29 +222,32 @@ pub(crate) fn status_line(kind: ShellKind, text: &str) -> Option<&'static str> {
     })
 }
 
-/// Whether the last statement of `text` (its last line, with the lines it continues) contains `&&`. Text
-/// only: an `&&` inside quotes counts too, which merely picks the `&&`-list form for a command that ends
-/// in a plain pipeline (that form differs only when a `ZERR` trap ran for its failing last pipeline).
+/// Whether the last statement of `text` is an `&&` list: its last line (with the lines that line
+/// continues), after the last `;`, contains `&&`. A compound command that ends there (`}`, `fi`, `done`,
+/// `esac`) deals with a failure inside it itself. Text only, so the guess can be wrong (`x && { y; }`, or
+/// an `&&` or `;` inside quotes); the other form then differs only when the last pipeline failed and a
+/// `ZERR` trap ran or `!` negated it, or when `x` failed under `ERR_EXIT`.
 fn last_statement_has_and(text: &str) -> bool {
     let mut lines = text.lines().rev();
-    let Some(mut line) = lines.next() else {
+    let Some(last) = lines.next() else {
         return false;
     };
-    loop {
-        if line.contains("&&") {
-            return true;
+    let mut statement = vec![last];
+    for prev in lines {
+        let prev_end = prev.trim_end();
+        if !["&&", "||", "|", "\\"].iter().any(|end| prev_end.ends_with(end)) {
+            break;
         }
-        match lines.next() {
-            Some(prev)
-                if ["&&", "||", "|", "\\"]
-                    .iter()
-                    .any(|end| prev.trim_end().ends_with(end)) =>
-            {
-                line = prev;
-            }
-            _ => return false,
-        }
+        statement.push(prev);
     }
+    statement.reverse();
+    let statement = statement.join("\n");
+    let last = statement
+        .rsplit(';')
+        .map(str::trim)
+        .find(|s| !s.is_empty())
+        .unwrap_or("");
+    last.contains("&&") && !["}", "fi", "done", "esac"].contains(&last)
 }
 
 /// The line that runs command `id`: acknowledge, apply the call's directory and variables, source the
@@ -551,6 +554,22 @@ mod tests {
         assert_eq!(
             status_line(ShellKind::Zsh, "x && y\na | b"),
             Some(ZSH_STATUS_LINE_HANDLED)
+        );
+        for handled in [
+            "x && y; a | b",
+            "if x && y; then a | b; fi",
+            "{ x && a | b; }",
+            "for f in *; do x && a | b; done",
+        ] {
+            assert_eq!(
+                status_line(ShellKind::Zsh, handled),
+                Some(ZSH_STATUS_LINE_HANDLED),
+                "{handled:?}"
+            );
+        }
+        assert_eq!(
+            status_line(ShellKind::Zsh, "a; x && a | b;"),
+            Some(ZSH_STATUS_LINE_AND_LIST)
         );
     }
 
