@@ -17,8 +17,25 @@ enum Activity {
 
 /// Whether the foreground process group `pgrp` of terminal `tty` (e.g. `/dev/pts/3`) is blocked
 /// reading it. `None` when `/proc` cannot say (not Linux, no permission, group gone).
-pub fn foreground_waiting_for_input(pgrp: i32, tty: &Path) -> Option<bool> {
-    let members = group_members(pgrp)?;
+///
+/// `candidates` are the processes the group's members are looked for among first (the program's
+/// process tree: a few `/proc` reads); only when none of them is in the group is all of `/proc`
+/// scanned, which costs milliseconds on a busy machine.
+pub fn foreground_waiting_for_input(
+    pgrp: i32,
+    tty: &Path,
+    candidates: impl IntoIterator<Item = i32>,
+) -> Option<bool> {
+    let wanted = pgrp.to_string();
+    let known: Vec<i32> = candidates
+        .into_iter()
+        .filter(|&pid| stat_fields(pid).is_some_and(|f| f.get(2) == Some(&wanted)))
+        .collect();
+    let members = if known.is_empty() {
+        group_members(pgrp)?
+    } else {
+        known
+    };
     if members.is_empty() {
         return None;
     }
@@ -136,7 +153,7 @@ mod tests {
     #[test]
     fn unknown_group_is_none() {
         assert_eq!(
-            foreground_waiting_for_input(i32::MAX, Path::new("/dev/pts/0")),
+            foreground_waiting_for_input(i32::MAX, Path::new("/dev/pts/0"), [std::process::id() as i32]),
             None
         );
     }

@@ -539,7 +539,8 @@ impl PtyProcess {
             let writer = lock(&self.shared.writer);
             nix::unistd::tcgetpgrp(writer.as_fd()).ok()?
         };
-        foreground_waiting_for_input(pgrp.as_raw(), self.tty.as_deref()?)
+        let tree = self.tree.members().into_iter().map(|p| p.pid as i32);
+        foreground_waiting_for_input(pgrp.as_raw(), self.tty.as_deref()?, tree)
     }
 
     /// Whether the terminal currently turns the program's `\n` into `\r\n` (output

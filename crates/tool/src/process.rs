@@ -90,7 +90,8 @@ pub struct ProcessParams {
     /// `poll`: read from this stream position instead of the last poll's cursor.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub since: Option<u64>,
-    /// `poll`: wait up to this many milliseconds (≤ 120000) for new output or the exit.
+    /// `poll`: wait up to this many milliseconds (≤ 120000) for new output or the exit. `write`,
+    /// `send_keys`, `submit`, `paste`: after sending, wait the same way and return the new output too.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wait_ms: Option<u64>,
     /// `log`: first line, 0-based.
@@ -228,19 +229,18 @@ impl ProcessResult {
                 }
             }
             ProcessAction::Poll | ProcessAction::Log | ProcessAction::Screen if !self.is_error => {
-                let output = self.output.as_deref().unwrap_or("");
-                if output.is_empty() {
-                    text.push_str(match (self.action, self.status) {
-                        (ProcessAction::Poll, _) => "(no new output)",
-                        (_, Some(JobStatus::Running)) => "(no output yet)",
-                        _ => "(no output recorded)",
-                    });
-                } else {
-                    text.push_str(output);
-                }
-                if !text.ends_with('\n') {
-                    text.push('\n');
-                }
+                push_output(&mut text, self.action, self.status, self.output.as_deref());
+            }
+            // An input action that waited for the answer (`wait_ms`).
+            ProcessAction::Write | ProcessAction::SendKeys | ProcessAction::Submit | ProcessAction::Paste
+                if !self.is_error && self.output.is_some() =>
+            {
+                push_output(
+                    &mut text,
+                    ProcessAction::Poll,
+                    self.status,
+                    self.output.as_deref(),
+                );
             }
             _ => {}
         }
@@ -395,12 +395,35 @@ impl ProcessTool {
 
     async fn on_job(&self, job: Arc<Job>, params: ProcessParams) -> ProcessResult {
         let action = params.action;
+        let wait_ms = params.wait_ms;
+        let sent = match action {
+            ProcessAction::Write | ProcessAction::SendKeys | ProcessAction::Submit | ProcessAction::Paste => {
+                self.input(&job, params).await
+            }
+            _ => return self.other(job, params).await,
+        };
+        match wait_ms {
+            Some(ms) if ms > 0 && !sent.is_error => self.answer(&job, sent, ms).await,
+            _ => sent,
+        }
+    }
+
+    /// After an input action: wait up to `wait_ms` for the job's answer, as `poll` would, and return
+    /// it with the input's confirmation — one call instead of input plus poll.
+    async fn answer(&self, job: &Job, sent: ProcessResult, wait_ms: u64) -> ProcessResult {
+        let mut polled = self.poll(job, None, Some(wait_ms)).await;
+        polled.action = sent.action;
+        polled.message = format!("{} {}", sent.message, polled.message);
+        polled
+    }
+
+    /// The input actions: `write`, `send_keys`, `submit`, `paste`.
+    async fn input(&self, job: &Job, params: ProcessParams) -> ProcessResult {
+        let action = params.action;
         match action {
-            ProcessAction::Poll => self.poll(&job, params.since, params.wait_ms).await,
-            ProcessAction::Log => self.log(&job, params.offset, params.limit),
             ProcessAction::Write => {
                 let data = params.data.unwrap_or_default();
-                self.send(&job, action, data.as_bytes(), params.eof, |n| {
+                self.send(job, action, data.as_bytes(), params.eof, |n| {
                     format!(
                         "Wrote {n} bytes to job {}{}.",
                         job.id,
@@ -409,19 +432,28 @@ impl ProcessTool {
                 })
                 .await
             }
-            ProcessAction::SendKeys => self.send_keys(&job, &params).await,
+            ProcessAction::SendKeys => self.send_keys(job, &params).await,
             ProcessAction::Submit => {
                 // A terminal's Enter is CR; a pipe reader wants a line feed.
                 let (bytes, name): (&[u8], &str) = if job.pty { (b"\r", "CR") } else { (b"\n", "LF") };
-                self.send(&job, action, bytes, false, |_| {
+                self.send(job, action, bytes, false, |_| {
                     format!("Submitted job {} (sent {name}).", job.id)
                 })
                 .await
             }
-            ProcessAction::Paste => {
-                self.paste(&job, params.text.unwrap_or_default(), params.bracketed)
+            _ => {
+                self.paste(job, params.text.unwrap_or_default(), params.bracketed)
                     .await
             }
+        }
+    }
+
+    /// Every other action on one job.
+    async fn other(&self, job: Arc<Job>, params: ProcessParams) -> ProcessResult {
+        let action = params.action;
+        match action {
+            ProcessAction::Poll => self.poll(&job, params.since, params.wait_ms).await,
+            ProcessAction::Log => self.log(&job, params.offset, params.limit),
             ProcessAction::Kill => self.kill(&job, params.signal.as_deref()).await,
             ProcessAction::Remove => {
                 let mut result = if job.is_running() {
@@ -450,9 +482,8 @@ impl ProcessTool {
             }
             ProcessAction::Screen => Self::screen(&job),
             ProcessAction::Resize => Self::resize(&job, params.cols, params.rows),
-            ProcessAction::List | ProcessAction::Sessions | ProcessAction::CloseSession => {
-                Self::status_result(&job, action)
-            }
+            // `List`, `Sessions` and `CloseSession` take no job; input actions are handled by `input`.
+            _ => Self::status_result(&job, action),
         }
     }
 
@@ -492,7 +523,8 @@ impl ProcessTool {
             {
                 let st = job.state();
                 let done = st.status != JobStatus::Running;
-                if done || st.output.read_since(from, 1, false).end > from {
+                // Without a wait, never touch the timer (it would round up to its next tick).
+                if done || !waiting || st.output.read_since(from, 1, false).end > from {
                     break;
                 }
             }
@@ -926,6 +958,23 @@ fn middle_truncate(text: &str, max: usize) -> String {
     let head: String = text.chars().take(side).collect();
     let tail: String = text.chars().skip(count - side).collect();
     format!("{head}...{tail}")
+}
+
+/// Output for the model, or what its absence means for `action` in `status`.
+fn push_output(text: &mut String, action: ProcessAction, status: Option<JobStatus>, output: Option<&str>) {
+    let output = output.unwrap_or("");
+    if output.is_empty() {
+        text.push_str(match (action, status) {
+            (ProcessAction::Poll, _) => "(no new output)",
+            (_, Some(JobStatus::Running)) => "(no output yet)",
+            _ => "(no output recorded)",
+        });
+    } else {
+        text.push_str(output);
+    }
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
 }
 
 #[cfg(test)]

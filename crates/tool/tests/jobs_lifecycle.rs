@@ -89,6 +89,45 @@ async fn write_reaches_a_reading_job_and_eof_closes_stdin() {
 }
 
 #[tokio::test]
+async fn write_with_wait_returns_the_answer_in_the_same_call() {
+    let (bash, process) = tools();
+    let id = background(&bash, "while read a; do echo got:$a; done; sleep 0.01; echo end")
+        .await
+        .job_id
+        .unwrap();
+    let mut w = ProcessParams::new(ProcessAction::Write, &id);
+    w.data = Some("one\n".into());
+    w.wait_ms = Some(10_000);
+    let r = process.call(w.clone()).await;
+    assert!(!r.is_error, "{r:?}");
+    assert_eq!(r.action, ProcessAction::Write);
+    assert_eq!(r.output.as_deref(), Some("got:one\n"));
+    assert_eq!(r.status, Some(JobStatus::Running));
+    assert!(
+        r.message.starts_with(&format!("Wrote 4 bytes to job {id}.")),
+        "{r:?}"
+    );
+    assert!(r.model_text().starts_with("got:one\n"), "{}", r.model_text());
+    // The answer was consumed: the next poll has only what came after it.
+    w.data = Some("two\n".into());
+    w.eof = true;
+    let r = process.call(w).await;
+    let mut seen = r.output.unwrap_or_default();
+    let (last, rest) = poll_to_end(&process, &id).await;
+    seen.push_str(&rest);
+    assert_eq!(seen, "got:two\nend\n");
+    assert_eq!(last.exit_code, Some(0));
+    // Without wait_ms nothing is read.
+    let id = background(&bash, "cat").await.job_id.unwrap();
+    let mut w = ProcessParams::new(ProcessAction::Write, &id);
+    w.data = Some("x\n".into());
+    let r = process.call(w).await;
+    assert_eq!(r.output, None);
+    assert!(!r.model_text().contains('x'), "{}", r.model_text());
+    act(&process, ProcessAction::Kill, &id).await;
+}
+
+#[tokio::test]
 async fn log_pages_by_line() {
     let (bash, process) = tools();
     let id = background(&bash, "seq 1 450").await.job_id.unwrap();

@@ -49,7 +49,12 @@ async fn a_pty_job_takes_keys_and_shows_its_screen() {
     let mut keys = ProcessParams::new(ProcessAction::SendKeys, &id);
     keys.keys = vec!["b".into(), "o".into()];
     keys.literal = Some("b".into());
-    assert!(!process.call(keys).await.is_error);
+    // Waiting returns the terminal's echo with the confirmation.
+    keys.wait_ms = Some(10_000);
+    let r = process.call(keys).await;
+    assert!(!r.is_error, "{r:?}");
+    assert!(r.output.as_deref().is_some_and(|o| o.starts_with('b')), "{r:?}");
+    seen.push_str(r.output.as_deref().unwrap_or(""));
     let r = act(&process, ProcessAction::Submit, &id).await;
     assert!(r.message.contains("CR"), "{r:?}");
     for _ in 0..50 {

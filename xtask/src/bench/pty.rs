@@ -117,12 +117,15 @@ pub fn run(ctx: &mut Ctx<'_>) -> Section {
             ctx.ratio(
                 "pty",
                 "keystroke round trip median",
-                ("tool: process write + poll", k.median),
+                ("tool: process write with wait_ms", k.median),
                 ("pty crate", base),
             )
         });
         table.push(vec![
-            format!("tool keystroke round trip (process write + poll, {} keys)", k.n),
+            format!(
+                "tool keystroke round trip (process write with wait_ms, {} keys)",
+                k.n
+            ),
             format!("median {}, p99 {}", micros(k.median), micros(k.p99)),
             ratio_cell(r),
         ]);
