@@ -46,8 +46,8 @@
 //! ran and failed, a `ZERR` trap runs once more; a command that itself switches `xtrace` on shows the
 //! line in its trace.
 //!
-//! Limits: traps and background jobs do not survive a respawn. The timeout passed to [`SessionManager::run`] is used as given (clamp it with
-//! `clamp_timeout` first).
+//! Limits: traps and background jobs do not survive a respawn. The timeout passed to
+//! [`SessionManager::run`] is used as given (clamp it with `clamp_timeout` first).
 //!
 //! Shells run like the pipe executor's commands: a new session and process group behind the guard
 //! process (parent-death signal), stdin `/dev/null`, the non-interactive environment, and the process
