@@ -104,6 +104,11 @@ impl ProcInfo {
     pub fn is_zombie(&self) -> bool {
         self.state == 'Z' || self.state == 'X'
     }
+
+    /// Whether the process is stopped (by a signal or a tracer).
+    pub fn is_stopped(&self) -> bool {
+        self.state == 'T' || self.state == 't'
+    }
 }
 
 /// Read `/proc/<pid>/stat`; `None` when the process is gone or the file is malformed.
@@ -317,9 +322,9 @@ impl ProcessTree {
         self.kill_tree(true)
     }
 
-    /// [`Self::kill_all`], except that a leader found alive on its own is left to finish: a guard whose
-    /// command has exited is about to exit with its status (killing it then would orphan the command's
-    /// zombie and cost a wait).
+    /// [`Self::kill_all`], except that a leader found alive (and not stopped) on its own is left to
+    /// finish: a guard whose command has exited is about to exit with its status (killing it then would
+    /// orphan the command's zombie and cost a wait).
     pub(crate) fn kill_all_but_exiting_leader(&self) -> Vec<ProcInfo> {
         self.kill_tree(false)
     }
@@ -331,7 +336,9 @@ impl ProcessTree {
         loop {
             let members = self.members();
             let alive: Vec<&ProcInfo> = members.iter().filter(|p| !p.is_zombie()).collect();
-            let done = alive.is_empty() || (!kill_lone_leader && alive.iter().all(|p| p.pid == self.leader));
+            // A stopped leader (`kill -STOP $PPID` hits the guard) would never finish: it is killed.
+            let leader_finishing = |p: &&ProcInfo| p.pid == self.leader && !p.is_stopped();
+            let done = alive.is_empty() || (!kill_lone_leader && alive.iter().all(leader_finishing));
             if done || start.elapsed() > KILL_BUDGET {
                 // Everything is dead: the zombies among `members` are all that is left to reap.
                 self.reap_zombies(&members);

@@ -146,6 +146,23 @@ async fn back_to_back_runs_leave_neither_guards_nor_commands_unreaped() {
     assert_eq!(zombies_named(name), Vec::<u32>::new(), "commands left as zombies");
 }
 
+#[tokio::test]
+async fn a_stopped_guard_is_not_left_behind() {
+    let (outcome, out) = run("kill -STOP $PPID; echo hi").await;
+    assert_eq!(outcome.status, RunStatus::Completed);
+    assert_eq!(out, "hi\n");
+    let guard = outcome.pid.unwrap();
+    let give_up = std::time::Instant::now() + Duration::from_secs(3);
+    while shellgate_executor::tree::read_proc(guard).is_some() && std::time::Instant::now() < give_up {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        shellgate_executor::tree::read_proc(guard),
+        None,
+        "the stopped guard is still there"
+    );
+}
+
 /// Cancels a token once the output contains a word; keeps everything written.
 struct CancelOn {
     word: &'static str,
