@@ -4,7 +4,7 @@
 //! A job is started by `bash` with `background: true` (returns at once) or `yield_ms: N` (runs in the
 //! foreground and becomes a job if still running after N ms). Each job has its own process tree (own
 //! process group, found again through the engine's subreaper and a run marker), its stdin kept open as a
-//! pipe, and its merged output in a [`JobOutput`](output::JobOutput): a bounded ring of recent bytes
+//! pipe, and its merged output in a `JobOutput`: a bounded ring of recent bytes
 //! addressed by stream position, a head/tail window, and a spill file holding the whole stream once the
 //! ring overflows — so a poll cursor or a `log` range is always answered exactly, and anything no
 //! longer available is disclosed with its exact range.
