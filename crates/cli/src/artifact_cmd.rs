@@ -203,13 +203,18 @@ fn age(secs: u64) -> String {
 
 /// The JSON-RPC `artifact` method.
 ///
-/// Params: `id` (`"artifact://7"`, `"7"` or `7`, required), `offset` (first line, 1-based, default 1),
-/// `limit` (lines, or matches with `grep`; default 2000), `grep` (regular expression), `max_bytes`
-/// (text bound, default 64 KiB), `raw` (skip sanitizing; default false).
+/// `action` is `"read"` (the default) or `"list"`. `list` takes no other parameter and returns
+/// `{artifacts: [{id, uri, bytes, modified_unix}], dir}`.
 ///
-/// Result without `grep`: `{id, offset, lines, content, total_lines, total_bytes, next_offset,
-/// truncated}` where `next_offset` is the line to ask for next (null at the end). With `grep`:
-/// `{id, matches: [{line, text}], total_lines, total_bytes, truncated}`.
+/// `read` params: `id` (`"artifact://7"`, `"7"` or `7`, required), `offset` (first line, 1-based, default
+/// 1), `limit` (lines, or matches with `grep`; default 2000), `grep` (regular expression),
+/// `byte_offset` (read bytes from this 0-based offset instead of lines), `max_bytes` (text bound,
+/// default 64 KiB), `raw` (skip sanitizing; default false). Unknown parameters are an error.
+///
+/// Result by lines: `{id, offset, lines, content, total_lines, total_bytes, next_offset, truncated}`
+/// where `next_offset` is the line to ask for next (null at the end). By bytes: `{id, byte_offset,
+/// bytes, content, total_bytes, next_byte_offset, truncated}`. With `grep`: `{id, matches: [{line,
+/// text}], total_lines, total_bytes, truncated}`.
 #[expect(
     clippy::needless_pass_by_value,
     reason = "the RPC dispatcher hands its params over"
@@ -219,7 +224,36 @@ pub fn rpc(params: Value) -> Result<Value, String> {
     rpc_with(&store, &params)
 }
 
+/// Parameters the `artifact` method knows.
+const RPC_KEYS: [&str; 8] = [
+    "action",
+    "id",
+    "offset",
+    "limit",
+    "grep",
+    "byte_offset",
+    "max_bytes",
+    "raw",
+];
+
 fn rpc_with(store: &ArtifactStore, params: &Value) -> Result<Value, String> {
+    if let Some(unknown) = params
+        .as_object()
+        .and_then(|map| map.keys().find(|k| !RPC_KEYS.contains(&k.as_str())))
+    {
+        return Err(format!(
+            "artifact: unknown parameter `{unknown}` (known: {})",
+            RPC_KEYS.join(", ")
+        ));
+    }
+    match params.get("action").and_then(Value::as_str).unwrap_or("read") {
+        "read" => {}
+        "list" => {
+            let artifacts = store.list().map_err(|e| e.to_string())?;
+            return Ok(json!({ "artifacts": artifacts, "dir": store.dir().display().to_string() }));
+        }
+        other => return Err(format!("artifact: unknown action `{other}` (read or list)")),
+    }
     let id = match params.get("id") {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Number(n)) => n.to_string(),
@@ -252,6 +286,36 @@ fn rpc_with(store: &ArtifactStore, params: &Value) -> Result<Value, String> {
             String::from_utf8_lossy(&out).into_owned()
         }
     };
+
+    if let Some(start) = params.get("byte_offset").filter(|v| !v.is_null()) {
+        let start = start
+            .as_u64()
+            .ok_or("artifact: `byte_offset` must be a non-negative integer")?;
+        let end = start.saturating_add(max_bytes as u64).min(total_bytes);
+        let mut content = Vec::new();
+        if start < total_bytes {
+            store
+                .copy_bytes(
+                    &id,
+                    ByteRange {
+                        start: Some(start),
+                        end: Some(end),
+                    },
+                    &mut content,
+                )
+                .map_err(|e| e.to_string())?;
+        }
+        let next = (end < total_bytes).then_some(end);
+        return Ok(json!({
+            "id": uri,
+            "byte_offset": start,
+            "bytes": content.len(),
+            "content": clean(&content),
+            "total_bytes": total_bytes,
+            "next_byte_offset": next,
+            "truncated": next.is_some(),
+        }));
+    }
 
     if let Some(pattern) = params.get("grep").and_then(Value::as_str) {
         let mut matches = Vec::new();
@@ -367,6 +431,27 @@ mod tests {
         assert_eq!(last["content"], "9\n10\n");
         assert_eq!(last["next_offset"], Value::Null);
         assert_eq!(last["truncated"], false);
+    }
+
+    #[test]
+    fn rpc_reads_bytes_lists_and_rejects_unknown_parameters() {
+        let (_dir, store, id) = store_with(b"0123456789abcdef");
+        let page = rpc_with(&store, &json!({ "id": id, "byte_offset": 4, "max_bytes": 5 })).unwrap();
+        assert_eq!(page["content"], "45678");
+        assert_eq!(page["bytes"], 5);
+        assert_eq!(page["next_byte_offset"], 9);
+        let last = rpc_with(&store, &json!({ "id": id, "byte_offset": 12 })).unwrap();
+        assert_eq!(last["content"], "cdef");
+        assert_eq!(last["next_byte_offset"], Value::Null);
+        let past = rpc_with(&store, &json!({ "id": id, "byte_offset": 99 })).unwrap();
+        assert_eq!(past["content"], "");
+        let listed = rpc_with(&store, &json!({ "action": "list" })).unwrap();
+        assert_eq!(listed["artifacts"].as_array().unwrap().len(), 1);
+        assert_eq!(listed["artifacts"][0]["uri"], id.as_str());
+        let err = rpc_with(&store, &json!({ "id": id, "bytes": "0:4" })).unwrap_err();
+        assert!(err.contains("unknown parameter `bytes`"), "{err}");
+        let err = rpc_with(&store, &json!({ "action": "delete" })).unwrap_err();
+        assert!(err.contains("unknown action"), "{err}");
     }
 
     #[test]

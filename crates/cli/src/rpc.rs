@@ -105,7 +105,11 @@ impl Server {
         if let Some(key) = &key {
             self.running.lock().expect("running map").remove(key);
         }
-        serde_json::to_value(result).map_err(|e| (code::INVALID_REQUEST, e.to_string()))
+        // The text a model should see (SPEC T-4), next to the structured fields, as for `process`.
+        let text = result.model_text();
+        let mut value = serde_json::to_value(result).map_err(|e| (code::INVALID_REQUEST, e.to_string()))?;
+        value["text"] = Value::String(text);
+        Ok(value)
     }
 
     fn abort(&self, params: &Value) -> Result<Value, RpcError> {

@@ -157,7 +157,7 @@ fn rpc_serves_requests_concurrently_and_survives_garbage() {
     .unwrap();
     writeln!(
         stdin,
-        r#"{{"jsonrpc":"2.0","id":2,"method":"bash","params":{{"command":"echo fast"}}}}"#
+        r#"{{"jsonrpc":"2.0","id":2,"method":"bash","params":{{"command":"echo fast; exit 3"}}}}"#
     )
     .unwrap();
     writeln!(stdin, "this is not json").unwrap();
@@ -177,6 +177,12 @@ fn rpc_serves_requests_concurrently_and_survives_garbage() {
     let pos = |id: i64| order.iter().position(|v| v.as_i64() == Some(id)).unwrap();
     assert!(pos(2) < pos(1), "fast request must be answered first: {order:?}");
     assert_eq!(replies[pos(1)]["result"]["output"], "slow\n");
+    // Next to the fields, the text a model should see.
+    let text = replies[pos(2)]["result"]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("fast\n") && text.contains("exited with code 3"),
+        "{text:?}"
+    );
     assert!(
         replies
             .iter()
