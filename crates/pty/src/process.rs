@@ -128,18 +128,39 @@ impl PtyOutput {
     }
 }
 
+/// Output kept by a terminal without screen emulation, to answer cursor-position queries.
+const RECENT_OUTPUT: usize = 16 * 1024;
+
 /// Terminal state derived from the output: input modes and the emulated screen.
 struct Terminal {
     modes: ModeTracker,
     screen: Option<Screen>,
+    /// Without a screen: the last [`RECENT_OUTPUT`] bytes of output (up to twice that between trims).
+    recent: Vec<u8>,
+    /// The terminal's size, for replaying `recent`.
+    size: TermSize,
 }
 
 impl Terminal {
+    fn new(screen: Option<Screen>, size: TermSize) -> Self {
+        Self {
+            modes: ModeTracker::new(),
+            screen,
+            recent: Vec::new(),
+            size,
+        }
+    }
+
     /// Feed output; returns the replies owed to the program's queries, in order.
     fn feed(&mut self, chunk: &[u8]) -> Vec<u8> {
         let mut replies = Vec::new();
         let mut fed = 0;
-        let Self { modes, screen } = self;
+        let Self {
+            modes,
+            screen,
+            recent,
+            size,
+        } = self;
         modes.scan(chunk, |end, query| {
             // Bring the screen up to the query so the cursor is where the program left it.
             if let Some(screen) = screen.as_mut() {
@@ -148,7 +169,10 @@ impl Terminal {
             }
             match query {
                 TerminalQuery::CursorPosition => {
-                    let (row, col) = screen.as_ref().map_or((0, 0), Screen::cursor);
+                    let (row, col) = match screen.as_ref() {
+                        Some(screen) => screen.cursor(),
+                        None => replayed_cursor(recent, &chunk[..end], *size),
+                    };
                     replies.extend(cursor_position_report(row, col));
                 }
                 TerminalQuery::DeviceAttributes => replies.extend_from_slice(DEVICE_ATTRIBUTES_REPORT),
@@ -156,9 +180,32 @@ impl Terminal {
         });
         if let Some(screen) = screen.as_mut() {
             screen.process(&chunk[fed..]);
+        } else {
+            recent.extend_from_slice(chunk);
+            if recent.len() > 2 * RECENT_OUTPUT {
+                recent.drain(..recent.len() - RECENT_OUTPUT);
+            }
         }
         replies
     }
+
+    fn resize(&mut self, size: TermSize) {
+        self.size = size;
+        if let Some(screen) = self.screen.as_mut() {
+            screen.resize(size);
+        }
+    }
+}
+
+/// Where the cursor of a terminal without screen emulation is: the recent output replayed through
+/// a fresh emulator. Exact unless the program placed the cursor with sequences older than the kept
+/// output (full-screen programs get screen emulation); queries are rare, so this costs nothing until
+/// a program asks.
+fn replayed_cursor(recent: &[u8], current: &[u8], size: TermSize) -> (u16, u16) {
+    let mut screen = Screen::new(size, 0);
+    screen.process(recent);
+    screen.process(current);
+    screen.cursor()
 }
 
 /// State shared with the reader thread.
@@ -404,12 +451,12 @@ impl PtyProcess {
         };
         let shared = Arc::new(Shared {
             writer: Mutex::new(writer),
-            terminal: Mutex::new(Terminal {
-                modes: ModeTracker::new(),
-                screen: options
+            terminal: Mutex::new(Terminal::new(
+                options
                     .emulate_screen
                     .then(|| Screen::new(size, options.scrollback)),
-            }),
+                size,
+            )),
             write_timeout: options.write_timeout,
         });
         let stop = Arc::new(AtomicBool::new(false));
@@ -505,9 +552,7 @@ impl PtyProcess {
             })
             .map_err(|e| PtyError::Io(std::io::Error::other(format!("{e:#}"))))?;
         *lock(&self.size) = size;
-        if let Some(screen) = lock(&self.shared.terminal).screen.as_mut() {
-            screen.resize(size);
-        }
+        lock(&self.shared.terminal).resize(size);
         Ok(size)
     }
 

@@ -129,3 +129,18 @@ fn input_is_still_cooked_and_echoed() {
     assert!(text.starts_with("hix"), "echoed: {text:?}");
     assert!(text.ends_with("\ngot hii\n"), "{text:?}");
 }
+
+#[tokio::test]
+async fn cursor_queries_are_answered_from_the_recent_output() {
+    let pty = PtyExecutor::with_options(transcript_only());
+    // `-opost`: the terminal gets exactly these bytes, so after `one\ntwo` the cursor is on row 2,
+    // column 7 (a line feed without a carriage return keeps the column).
+    let script =
+        r"stty -echo; printf 'one\ntwo'; printf '\033[6n'; IFS= read -r -d R pos; printf '\n%s\n' ${pos#*[}";
+    let mut out = Collect::default();
+    let spec = spec("bash", &["-c", script]).with_timeout(Duration::from_secs(30));
+    let outcome = pty.run(spec, &mut out, CancellationToken::new()).await;
+    assert_eq!(outcome.exit_code, Some(0), "{outcome:?}");
+    let text = String::from_utf8_lossy(&out.bytes);
+    assert!(text.ends_with("\n2;7\n"), "{text:?}");
+}
