@@ -122,9 +122,13 @@ pub(crate) fn bootstrap(
 } 2>/dev/null
 "#,
             );
+            // `__shellgate_end` first forgets the command's background jobs: the engine kills what is
+            // left after "done", and bash would print a "Killed" notice for each into the next
+            // command's output (zsh prints none when not interactive).
             let _ = write!(
                 s,
                 r#"__shellgate_end() {{
+  \builtin disown -a 2>/dev/null
   \builtin printf 'D\0%s\0%s\0%s\0%s\0' "$1" "$2" "$PWD" "${{__shellgate_ps-}}" >&3
   \builtin unset __shellgate_ps
   case $3 in 0) \builtin return 0;; esac
