@@ -58,7 +58,7 @@ pub enum ProcessAction {
     /// Send `keys` (named keys, `C-x`, `^X`), `hex` bytes and `literal` text.
     #[serde(alias = "send-keys")]
     SendKeys,
-    /// Press Enter.
+    /// Press Enter (after typing `data`, when given).
     Submit,
     /// Paste `text` (bracketed paste on a terminal).
     Paste,
@@ -100,7 +100,7 @@ pub struct ProcessParams {
     /// `log`: number of lines.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<u64>,
-    /// `write`: text to send.
+    /// `write`: text to send. `submit`: text to type before Enter.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<String>,
     /// `write`: close stdin after writing.
@@ -435,9 +435,15 @@ impl ProcessTool {
             ProcessAction::SendKeys => self.send_keys(job, &params).await,
             ProcessAction::Submit => {
                 // A terminal's Enter is CR; a pipe reader wants a line feed.
-                let (bytes, name): (&[u8], &str) = if job.pty { (b"\r", "CR") } else { (b"\n", "LF") };
-                self.send(job, action, bytes, false, |_| {
-                    format!("Submitted job {} (sent {name}).", job.id)
+                let (enter, name): (&[u8], &str) = if job.pty { (b"\r", "CR") } else { (b"\n", "LF") };
+                let typed = params.data.unwrap_or_default();
+                let bytes = [typed.as_bytes(), enter].concat();
+                self.send(job, action, &bytes, false, |_| {
+                    if typed.is_empty() {
+                        format!("Submitted job {} (sent {name}).", job.id)
+                    } else {
+                        format!("Submitted job {} ({} bytes, then {name}).", job.id, typed.len())
+                    }
                 })
                 .await
             }
