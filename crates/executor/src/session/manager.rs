@@ -214,10 +214,11 @@ impl SessionManager {
     /// Run `command` in the session `key`, streaming its merged output into `sink`.
     ///
     /// `cwd` (relative paths resolve against the session's directory) changes the session's directory
-    /// before the command; `None` keeps it. `env` is exported into the session before the command (it
-    /// persists like `export`). The outcome's `cwd_after` is the session's directory afterwards. A busy
-    /// session does not wait: the command runs at once in a fresh shell started from the session's
-    /// current state.
+    /// before the command; `None` keeps it. `env` is exported for this command only: afterwards each of
+    /// its variables is as it was before (unset, or its old value and export attribute) — unless the
+    /// command changed it (assigned a different value, unset or un-exported it), which then stays. The
+    /// outcome's `cwd_after` is the session's directory afterwards. A busy session does not wait: the
+    /// command runs at once in a fresh shell started from the session's current state.
     #[allow(clippy::too_many_arguments)]
     pub async fn run(
         &self,

@@ -130,7 +130,7 @@ pub(crate) fn bootstrap(
                 r#"__shellgate_end() {{
   \builtin disown -a 2>/dev/null
   \builtin printf 'D\0%s\0%s\0%s\0%s\0' "$1" "$2" "$PWD" "${{__shellgate_ps-}}" >&3
-  \builtin unset __shellgate_ps
+  \builtin unset __shellgate_ps __shellgate_st
   case $3 in 0) \builtin return 0;; esac
   __shellgate_so=$SHELLOPTS __shellgate_bo=$BASHOPTS
   {{ \builtin declare -p; \builtin printf '%s\n' '{STATE_SPLIT}'; \builtin declare -f; \builtin alias -p; }} >|{dir_q}/s$(( $1 % 2 )) 2>/dev/null
@@ -164,7 +164,7 @@ pub(crate) fn bootstrap(
                 s,
                 r#"__shellgate_end() {{
   \builtin print -rn -- D$'\0'"$1"$'\0'"$2"$'\0'"$PWD"$'\0'"${{__shellgate_ps-}}"$'\0' >&3
-  \builtin unset __shellgate_ps
+  \builtin unset __shellgate_ps __shellgate_st
   case $3 in 0) \builtin return 0;; esac
   \builtin local __sg_on="\builtin setopt ${{(k)options[(R)on]:#(interactive|login|shinstdin|privileged|restricted|zle|monitor|singlecommand)}}"
   \builtin local __sg_off="\builtin unsetopt ${{(k)options[(R)off]:#(interactive|login|shinstdin|privileged|restricted|zle|monitor|singlecommand)}}"
@@ -284,7 +284,8 @@ pub(crate) fn command_line(
     }
     // A command that ends before its status line (`return`, an error) must not report a stale value.
     s.push_str("\\builtin unset __shellgate_ps; ");
-    for (key, value) in env {
+    for (i, (key, value)) in env.iter().enumerate() {
+        s.push_str(&remember_var(kind, i, key));
         let _ = write!(s, "\\builtin export {key}={}; ", quote(value));
     }
     let source = |name: char| {
@@ -310,8 +311,54 @@ pub(crate) fn command_line(
     } else {
         let _ = write!(s, "{}; ", source('c'));
     }
-    let _ = writeln!(s, "\\__shellgate_end {id} \"$?\" {}", u8::from(save_state));
+    if env.is_empty() {
+        let _ = writeln!(s, "\\__shellgate_end {id} \"$?\" {}", u8::from(save_state));
+    } else {
+        s.push_str("__shellgate_st=$?; ");
+        for (i, (key, value)) in env.iter().enumerate() {
+            s.push_str(&restore_var(kind, i, key, value));
+        }
+        let _ = writeln!(
+            s,
+            "\\__shellgate_end {id} \"$__shellgate_st\" {}",
+            u8::from(save_state)
+        );
+    }
     s
+}
+
+/// Keeps what variable `key` (a valid name) is before the call's `env` sets it, in `__shellgate_e{i}`:
+/// empty when unset, else its attributes (bash `${K@a}`, zsh `${(t)K}`), a colon and its value.
+fn remember_var(kind: ShellKind, i: usize, key: &str) -> String {
+    match kind {
+        Kind::Bash => format!("__shellgate_e{i}=${{{key}+${{{key}@a}}:${key}}}; "),
+        Kind::Zsh => format!("__shellgate_e{i}=${{{key}+${{(t){key}}}:${key}}}; "),
+    }
+}
+
+/// Puts variable `key` back as [`remember_var`] found it, unless the command changed it: only while it
+/// still holds the call's `value`, exported and not read-only (what `export` made it) is it restored —
+/// unset again, or its old value with its old export attribute. Each step is silent and cannot fail
+/// under `set -e`/`set -u`.
+fn restore_var(kind: ShellKind, i: usize, key: &str, value: &str) -> String {
+    let value = quote(value);
+    let (attrs, exported, readonly, unexport) = match kind {
+        Kind::Bash => (format!("${{{key}@a}}"), "*x*", "*r*", "\\builtin export -n"),
+        Kind::Zsh => (
+            format!("${{(t){key}}}"),
+            "*-export*",
+            "*readonly*",
+            "\\builtin typeset +x",
+        ),
+    };
+    format!(
+        "if [[ -n ${{{key}+1}} && {attrs} == {exported} && {attrs} != {readonly} && ${key} == {value} ]]; then \
+         case $__shellgate_e{i} in \
+         '') \\builtin unset {key} 2>/dev/null || \\builtin :;; \
+         *) {key}=${{__shellgate_e{i}#*:}}; \
+         case ${{__shellgate_e{i}%%:*}} in {exported}) ;; *) {unexport} {key} 2>/dev/null || \\builtin :;; esac;; \
+         esac; fi; \\builtin unset __shellgate_e{i}; "
+    )
 }
 
 /// Variables a saved state must not restore: the shell's own dynamic or read-only variables, the

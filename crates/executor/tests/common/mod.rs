@@ -122,3 +122,30 @@ pub async fn session_text(
     let (outcome, out) = session_run(manager, key, command, None, Duration::from_secs(20)).await;
     (outcome, String::from_utf8_lossy(&out).into_owned())
 }
+
+/// Run `command` in session `key` with the per-call variables `env`, a 20 s timeout and the output as
+/// text.
+pub async fn session_text_env(
+    manager: &shellgate_executor::SessionManager,
+    key: &shellgate_executor::SessionKey,
+    command: &str,
+    env: &[(&str, &str)],
+) -> (ExecOutcome, String) {
+    let mut out = Collect::default();
+    let env: std::collections::BTreeMap<String, String> = env
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+    let outcome = manager
+        .run(
+            key,
+            command,
+            None,
+            &env,
+            Duration::from_secs(20),
+            &mut out,
+            CancellationToken::new(),
+        )
+        .await;
+    (outcome, String::from_utf8_lossy(&out.bytes).into_owned())
+}
