@@ -95,7 +95,9 @@ pub use job::{ProcessHandle, RunningProcess};
 pub use nix::sys::signal::Signal;
 pub use outcome::{ExecOutcome, RunStatus, SIGPIPE_STATUS, signal_name};
 pub use pipe::PipeExecutor;
-pub use session::{SessionInfo, SessionKey, SessionManager, SessionOptions, ShellKind};
+pub use session::{
+    SessionInfo, SessionKey, SessionManager, SessionOptions, SessionState, ShellKind, StateFile,
+};
 pub use shellgate_sink::Sink;
 pub use spec::{LaunchSpec, STATUS_FD, ShellConfig, StdinMode, find_on_path, shell_spec};
 pub use tokio_util::sync::CancellationToken;

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use shellgate_executor::{
-    DynExecutor, ExecOutcome, PipeExecutor, RunStatus, SessionKey, SessionManager, non_interactive,
-    shell_spec,
+    DynExecutor, ExecOutcome, LaunchSpec, PipeExecutor, RunStatus, SessionKey, SessionManager, StateFile,
+    non_interactive, shell_spec,
 };
 use shellgate_intercept::{AllowAll, Context, Interceptor, Verdict};
 use shellgate_normalize::{Limits, Normalized, Normalizer, StandardNormalizer, apply_limits};
@@ -155,7 +155,14 @@ impl BashTool {
                     .into(),
             );
         }
-        let mut spec = shell_spec(&self.config.shell, &normalized.script, &cwd);
+        let (mut spec, state_file) = self.launch_spec(
+            session.as_ref(),
+            &params,
+            &normalized,
+            &cwd,
+            use_pty,
+            &mut notices,
+        );
         spec.pty = use_pty;
         spec.env.extend(params.env.clone());
         spec.timeout = Some(timeout);
@@ -164,7 +171,16 @@ impl BashTool {
 
         if params.background || params.yield_ms.is_some() {
             return self
-                .call_as_job(spec, &params, &normalized, &cwd, timeout, notices, cancel)
+                .call_as_job(
+                    spec,
+                    state_file,
+                    &params,
+                    &normalized,
+                    &cwd,
+                    timeout,
+                    notices,
+                    cancel,
+                )
                 .await;
         }
 
@@ -188,9 +204,11 @@ impl BashTool {
                     emulate_screen: false,
                     ..PtyOptions::default()
                 };
-                PtyExecutor::with_options(options)
+                let outcome = PtyExecutor::with_options(options)
                     .run_dyn(spec, &mut sink, cancel)
-                    .await
+                    .await;
+                drop(state_file);
+                outcome
             }
             None => self.executor.run_dyn(spec, &mut sink, cancel).await,
             Some(key) => {
@@ -266,6 +284,40 @@ impl BashTool {
         }
     }
 
+    /// The launch spec of a command that runs outside the session's own shell (a pseudo-terminal run, a
+    /// job). A call in a session that has run before starts from the session's state (variables,
+    /// functions, aliases, options), which the shell reads from the returned file: keep it until the
+    /// process has ended.
+    fn launch_spec(
+        &self,
+        session: Option<&SessionKey>,
+        params: &BashParams,
+        normalized: &Normalized,
+        cwd: &Path,
+        use_pty: bool,
+        notices: &mut Vec<String>,
+    ) -> (LaunchSpec, Option<StateFile>) {
+        let plain = || shell_spec(&self.config.shell, &normalized.script, cwd);
+        let detached = use_pty || params.background || params.yield_ms.is_some();
+        let Some(key) = session.filter(|_| detached) else {
+            return (plain(), None);
+        };
+        let Some(state) = self.sessions.restorable_state(key) else {
+            return (plain(), None);
+        };
+        match state.shell_spec(&self.config.shell, &normalized.script, cwd, &params.env) {
+            Ok((spec, file)) => (spec, Some(file)),
+            Err(e) => {
+                notices.push(format!(
+                    "The state of session '{}' could not be restored ({e}); the command started with \
+                     the session's directory only.",
+                    key.name
+                ));
+                (plain(), None)
+            }
+        }
+    }
+
     /// The session a call runs in, or `None` for a fresh shell.
     fn session_for(&self, params: &BashParams) -> Option<SessionKey> {
         let name = params.session.as_deref().unwrap_or(&self.config.default_session);
@@ -316,7 +368,8 @@ impl BashTool {
     #[allow(clippy::too_many_arguments)]
     async fn call_as_job(
         &self,
-        spec: shellgate_executor::LaunchSpec,
+        spec: LaunchSpec,
+        state_file: Option<StateFile>,
         params: &BashParams,
         normalized: &Normalized,
         cwd: &Path,
@@ -337,6 +390,7 @@ impl BashTool {
             cwd,
             timeout,
             notices,
+            state_file,
         };
         crate::jobs::start::run_as_job(&self.jobs, spec, request, cancel).await
     }

@@ -750,3 +750,6 @@ fn default_runtime_dir() -> PathBuf {
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
+
+#[path = "restore.rs"]
+pub(super) mod restore;

@@ -81,5 +81,6 @@ mod script;
 mod snapshot;
 mod stateless;
 
+pub use manager::restore::{SessionState, StateFile};
 pub use manager::{SessionInfo, SessionKey, SessionManager, SessionOptions};
 pub use script::ShellKind;

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use shellgate_executor::{ExecOutcome, LaunchSpec, RunStatus};
+use shellgate_executor::{ExecOutcome, LaunchSpec, RunStatus, StateFile};
 use shellgate_normalize::Limits;
 use tokio_util::sync::CancellationToken;
 
@@ -25,6 +25,8 @@ pub(crate) struct JobRequest<'a> {
     pub cwd: &'a Path,
     pub timeout: Duration,
     pub notices: Vec<String>,
+    /// The session state the job's shell reads first (see `BashTool`): kept until the job has ended.
+    pub state_file: Option<StateFile>,
 }
 
 /// Run `spec` as a job per `request`.
@@ -58,7 +60,12 @@ pub(crate) async fn run_as_job(
         request.pty,
         &mut request.notices,
     ) {
-        Ok(job) => job,
+        Ok(job) => {
+            if let Some(file) = request.state_file.take() {
+                keep_until_end(&job, file);
+            }
+            job
+        }
         Err(message) => {
             let mut result = ToolResult::not_run(
                 ToolStatus::FailedToStart,
@@ -111,6 +118,21 @@ pub(crate) async fn run_as_job(
             }
         }
     }
+}
+
+/// Keep `file` until `job` has ended. Its shell removes the file as soon as it has read it; this covers a
+/// shell stopped before that.
+fn keep_until_end(job: &Arc<Job>, file: StateFile) {
+    let job = Arc::clone(job);
+    let mut changes = job.subscribe();
+    tokio::spawn(async move {
+        while job.is_running() {
+            if changes.changed().await.is_err() {
+                break;
+            }
+        }
+        drop(file);
+    });
 }
 
 /// The answer for a command that runs on as a job: its output so far, and how to follow up.

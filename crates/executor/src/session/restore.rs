@@ -1,0 +1,194 @@
+//! A session's current state for shells outside it: a background job or a terminal run started "in" a
+//! session begins where the session is (variables, functions, aliases, options) without touching it.
+//!
+//! The state is the one a busy session's fresh shell gets: the last confirmed save, reduced by
+//! [`script::restorable_state`]. It reaches the new shell as a private file (mode 0600, in the manager's
+//! private directory) that the shell sources silently before the command and removes right after; the
+//! [`StateFile`] guard removes it too, for a shell that never got that far.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::{self, Write as _};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::{SessionKey, SessionManager, lock};
+use crate::session::script::{self, ShellKind, is_valid_name, quote};
+use crate::{LaunchSpec, ShellConfig, shell_spec};
+
+/// What a new shell needs to start from a session's current state (see
+/// [`SessionManager::restorable_state`]).
+#[derive(Clone)]
+pub struct SessionState {
+    program: PathBuf,
+    kind: ShellKind,
+    script: Arc<Vec<u8>>,
+    dir: PathBuf,
+}
+
+impl std::fmt::Debug for SessionState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The state holds the session's variables (tokens, passwords): never print it.
+        f.debug_struct("SessionState")
+            .field("program", &self.program)
+            .field("kind", &self.kind)
+            .field("bytes", &self.script.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl SessionManager {
+    /// The current state of session `key`, for starting a separate shell from it; `None` when the
+    /// session has not run a command yet (or is closed). Reading it changes nothing in the session, and
+    /// works while a command runs in it.
+    pub fn restorable_state(&self, key: &SessionKey) -> Option<SessionState> {
+        let slot = lock(&self.inner.sessions).get(key).cloned()?;
+        let saved = {
+            let shared = lock(&slot.shared);
+            if shared.closed {
+                return None;
+            }
+            // The path names the last confirmed save; the shell writes the next one to the other file.
+            shared
+                .state_file
+                .as_ref()
+                .and_then(|p| lock(p).clone())
+                .and_then(|p| std::fs::read(p).ok())
+                .map(Arc::new)
+                .or_else(|| shared.state.clone())?
+        };
+        Some(SessionState {
+            program: slot.program.clone(),
+            kind: slot.kind,
+            script: Arc::new(script::restorable_state(slot.kind, &saved)),
+            dir: self.inner.dir.clone(),
+        })
+    }
+}
+
+impl SessionState {
+    /// The session's shell program (the new shell must be the same family to read the state).
+    pub fn shell(&self) -> &Path {
+        &self.program
+    }
+
+    /// The session's shell family.
+    pub fn kind(&self) -> ShellKind {
+        self.kind
+    }
+
+    /// Like [`shell_spec`], but the shell is the session's and it restores this state before running
+    /// `command`: sourced with stdin `/dev/null` and all output discarded, then the state file is removed.
+    /// `TERM` as the launch sets it and the variables in `keep` (the call's own) win over the state.
+    ///
+    /// The returned [`StateFile`] must live until the shell has started reading it; drop it when the
+    /// process has ended (or failed to start) — dropping removes the file if the shell did not.
+    ///
+    /// # Errors
+    /// The state file cannot be written.
+    pub fn shell_spec(
+        &self,
+        config: &ShellConfig,
+        command: &str,
+        cwd: impl Into<PathBuf>,
+        keep: &BTreeMap<String, String>,
+    ) -> io::Result<(LaunchSpec, StateFile)> {
+        let file = StateFile::create(&self.dir, &self.script)?;
+        let config = ShellConfig {
+            shell: Some(self.program.clone()),
+            ..config.clone()
+        };
+        let mut spec = shell_spec(&config, command, cwd);
+        if let Some(script) = spec.args.last_mut() {
+            let prologue = self.prologue(file.path(), keep);
+            *script = match self.kind {
+                // bash parses a `-c` string one command at a time, so the restored aliases apply below.
+                ShellKind::Bash => format!("{prologue}{script}"),
+                // zsh parses all of it first: the command is parsed again once the aliases exist.
+                ShellKind::Zsh => format!("{prologue}\\builtin eval {}", quote(script)),
+            };
+        }
+        Ok((spec, file))
+    }
+
+    /// The lines run before the command.
+    fn prologue(&self, file: &Path, keep: &BTreeMap<String, String>) -> String {
+        let file = quote(&file.to_string_lossy());
+        let mut s = String::from("__shellgate_term=${TERM-}\n");
+        match self.kind {
+            ShellKind::Bash => {
+                let _ = writeln!(s, "{{ \\builtin source {file}; }} </dev/null >/dev/null 2>&1");
+            }
+            ShellKind::Zsh => {
+                let _ = writeln!(s, "{{ \\builtin source {file} }} </dev/null >/dev/null 2>&1");
+            }
+        }
+        let _ = writeln!(s, "\\builtin command rm -f -- {file} 2>/dev/null || \\builtin :");
+        s.push_str(
+            "\\builtin test -n \"$__shellgate_term\" && \\builtin export TERM=\"$__shellgate_term\"\n",
+        );
+        for (name, value) in keep {
+            if is_valid_name(name) && !value.contains('\0') {
+                let _ = writeln!(s, "\\builtin export {name}={}", quote(value));
+            }
+        }
+        s.push_str("\\builtin unset __shellgate_term\n");
+        match self.kind {
+            // bash keeps its options as two saved variables; they are applied last, so `set -e` or
+            // `set -u` of the session cannot trip the lines above.
+            ShellKind::Bash => s.push_str(
+                "\\builtin unset -f __shellgate_end 2>/dev/null || \\builtin :\n\
+                 if \\builtin declare -F __shellgate_options >/dev/null; then \
+                 __shellgate_options \"${__shellgate_so-}\" \"${__shellgate_bo-}\"; \
+                 \\builtin unset -f __shellgate_options; fi\n\
+                 \\builtin unset __shellgate_so __shellgate_bo\n",
+            ),
+            // zsh's saved state ends with its options (already applied by the `source`).
+            ShellKind::Zsh => {
+                s.push_str("\\builtin unset -f __shellgate_end __shellgate_rc 2>/dev/null || \\builtin :\n");
+            }
+        }
+        s
+    }
+}
+
+/// A private file holding a session state for a new shell; removed when dropped.
+#[derive(Debug)]
+pub struct StateFile {
+    path: PathBuf,
+}
+
+impl StateFile {
+    fn create(dir: &Path, contents: &[u8]) -> io::Result<Self> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let path = dir.join(format!(
+            "state-{}-{}-{nanos:x}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)?;
+        let this = Self { path };
+        file.write_all(contents)?;
+        Ok(this)
+    }
+
+    /// Where the state is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for StateFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
