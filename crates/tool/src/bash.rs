@@ -230,6 +230,14 @@ impl BashTool {
         sink.finish();
         let (stream_lines, stream_bytes) = (sink.first.total_lines(), sink.first.total_bytes());
         let mut result = shape(outcome, &window, limits, &cwd, timeout, notices);
+        if result.truncation.is_some()
+            && self.config.artifacts.is_none()
+            && let Some(error) = &self.config.artifacts_error
+        {
+            result
+                .notices
+                .push(format!("Full output could not be saved: {error}"));
+        }
         if let Some(t) = result.truncation.as_mut().filter(|_| limits.head.is_some()) {
             // The window saw only the kept lines; the counts describe the whole stream.
             t.total_lines = stream_lines;

@@ -32,6 +32,9 @@ pub struct ToolConfig {
     pub window: WindowConfig,
     /// Where outputs that overflow the window are spilled (default: the user's store; `None`: no spill).
     pub artifacts: Option<Arc<ArtifactStore>>,
+    /// Why the user's store could not be opened when `artifacts` is `None` because of it: a truncated
+    /// result then says so instead of silently having no artifact.
+    pub artifacts_error: Option<String>,
     /// Names of the other tools the agent has (for redirect-to-tool rules).
     pub tool_names: Vec<String>,
     /// Limits of background jobs.
@@ -44,6 +47,10 @@ pub struct ToolConfig {
 
 impl Default for ToolConfig {
     fn default() -> Self {
+        let (artifacts, artifacts_error) = match ArtifactStore::open_default() {
+            Ok(store) => (Some(Arc::new(store)), None),
+            Err(e) => (None, Some(e.to_string())),
+        };
         Self {
             cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
             shell: ShellConfig::default(),
@@ -52,7 +59,8 @@ impl Default for ToolConfig {
             max_timeout: Duration::from_secs(3600),
             kill_grace: Duration::from_secs(2),
             window: WindowConfig::default(),
-            artifacts: ArtifactStore::open_default().ok().map(Arc::new),
+            artifacts,
+            artifacts_error,
             tool_names: Vec::new(),
             jobs: crate::JobConfig::default(),
             default_session: DEFAULT_SESSION.to_owned(),
