@@ -192,3 +192,88 @@ impl Drop for StateFile {
         let _ = std::fs::remove_file(&self.path);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::CancellationToken;
+
+    #[tokio::test]
+    async fn a_session_state_starts_a_separate_shell_and_its_file_goes() {
+        let Some(bash) = crate::find_on_path("bash") else {
+            assert!(
+                std::env::var("SHELLGATE_REQUIRE_ALL").as_deref() != Ok("1"),
+                "bash is required (SHELLGATE_REQUIRE_ALL=1) but not on PATH"
+            );
+            return;
+        };
+        let sessions = SessionManager::default();
+        let key = SessionKey::new("restore-unit").with_shell(&bash);
+        assert!(
+            sessions.restorable_state(&key).is_none(),
+            "no state before the first command"
+        );
+
+        let env = BTreeMap::new();
+        let mut out = shellgate_sink::Collect::default();
+        let t = Duration::from_secs(30);
+        let setup = "export Q='a b'; qf(){ echo \"qf $Q\"; }";
+        sessions
+            .run(&key, setup, None, &env, t, &mut out, CancellationToken::new())
+            .await;
+        let state = sessions.restorable_state(&key).expect("a state after a command");
+        assert_eq!(state.kind(), ShellKind::Bash);
+        assert!(
+            !format!("{state:?}").contains("a b"),
+            "Debug must not show the values"
+        );
+
+        let keep = BTreeMap::from([("K".to_owned(), "it's".to_owned())]);
+        let (spec, file) = state
+            .shell_spec(&ShellConfig::default(), "qf; echo \"K=$K\"", "/", &keep)
+            .unwrap();
+        assert!(file.path().exists());
+        let output = std::process::Command::new(&spec.program)
+            .args(&spec.args)
+            .current_dir(&spec.cwd)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&output.stdout), "qf a b\nK=it's\n");
+        assert!(
+            !file.path().exists(),
+            "the shell removes the file after reading it"
+        );
+        let path = file.path().to_path_buf();
+        drop(file);
+        assert!(!path.exists());
+
+        // The separate shell changed nothing in the session.
+        let mut out = shellgate_sink::Collect::default();
+        sessions
+            .run(
+                &key,
+                "echo \"K=${K-unset}\"",
+                None,
+                &env,
+                t,
+                &mut out,
+                CancellationToken::new(),
+            )
+            .await;
+        assert_eq!(out.bytes, b"K=unset\n");
+        sessions.shutdown();
+    }
+
+    #[test]
+    fn an_unused_state_file_is_removed_when_dropped() {
+        let dir = std::env::temp_dir();
+        let file = StateFile::create(&dir, b"X=1\n").unwrap();
+        let path = file.path().to_path_buf();
+        assert_eq!(std::fs::read(&path).unwrap(), b"X=1\n");
+        drop(file);
+        assert!(!path.exists());
+    }
+}
