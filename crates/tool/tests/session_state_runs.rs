@@ -214,16 +214,22 @@ async fn a_job_in_a_session_that_never_ran_starts_plain() {
     assert_eq!(dir.state_files(), Vec::<PathBuf>::new());
 }
 
-#[tokio::test]
-async fn a_zsh_session_state_reaches_its_jobs() {
-    let Some(zsh) = shellgate::executor::find_on_path("zsh") else {
+/// zsh, or `None` (with a printed reason) where it is missing and not required.
+fn zsh() -> Option<PathBuf> {
+    let found = shellgate::executor::find_on_path("zsh");
+    if found.is_none() {
         assert!(
             std::env::var_os("SHELLGATE_REQUIRE_ALL").is_none_or(|v| v != "1"),
             "SHELLGATE_REQUIRE_ALL=1 but zsh is not installed"
         );
         eprintln!("skipped: zsh is not installed");
-        return;
-    };
+    }
+    found
+}
+
+#[tokio::test]
+async fn a_zsh_session_state_reaches_its_jobs() {
+    let Some(zsh) = zsh() else { return };
     let dir = RuntimeDir::new("zsh");
     let (bash, process) = tools_in(&dir, Some(&zsh));
     let r = run(
@@ -236,5 +242,30 @@ async fn a_zsh_session_state_reaches_its_jobs() {
     let (_, output) = poll_to_end(&process, &started.job_id.unwrap()).await;
     assert_restored(&output);
     assert_eq!(dir.no_state_files().await, Vec::<PathBuf>::new());
+    bash.sessions().shutdown();
+}
+
+#[tokio::test]
+async fn a_traced_session_traces_only_the_jobs_own_commands() {
+    let dir = RuntimeDir::new("xtrace");
+    let (bash, process) = tools_in(&dir, None);
+    let r = run(&bash, "set -x").await;
+    assert!(!r.is_error, "{r:?}");
+    let started = background(&bash, "echo traced-731").await;
+    let (_, output) = poll_to_end(&process, &started.job_id.unwrap()).await;
+    assert_eq!(output, "+ echo traced-731\ntraced-731\n");
+    bash.sessions().shutdown();
+}
+
+#[tokio::test]
+async fn a_traced_zsh_session_traces_only_the_jobs_own_commands() {
+    let Some(zsh) = zsh() else { return };
+    let dir = RuntimeDir::new("zsh-xtrace");
+    let (bash, process) = tools_in(&dir, Some(&zsh));
+    let r = run(&bash, "setopt xtrace").await;
+    assert!(!r.is_error, "{r:?}");
+    let started = background(&bash, "echo traced-732").await;
+    let (_, output) = poll_to_end(&process, &started.job_id.unwrap()).await;
+    assert_eq!(output, "+(eval):1> echo traced-732\ntraced-732\n");
     bash.sessions().shutdown();
 }

@@ -107,7 +107,10 @@ impl SessionState {
                 // bash parses a `-c` string one command at a time, so the restored aliases apply below.
                 ShellKind::Bash => format!("{prologue}{script}"),
                 // zsh parses all of it first: the command is parsed again once the aliases exist.
-                ShellKind::Zsh => format!("{prologue}\\builtin eval {}", quote(script)),
+                ShellKind::Zsh => format!(
+                    "{prologue}\\builtin eval \"\\builtin unset __shellgate_x;$__shellgate_x\"{}",
+                    quote(script)
+                ),
             };
         }
         Ok((spec, file))
@@ -121,8 +124,15 @@ impl SessionState {
             ShellKind::Bash => {
                 let _ = writeln!(s, "{{ \\builtin source {file}; }} </dev/null >/dev/null 2>&1");
             }
+            // zsh applies the saved options while sourcing; a trace the session switched on is paused
+            // here (inside the redirection) and resumed just before the command.
             ShellKind::Zsh => {
-                let _ = writeln!(s, "{{ \\builtin source {file} }} </dev/null >/dev/null 2>&1");
+                let _ = writeln!(
+                    s,
+                    "{{ \\builtin source {file}; __shellgate_x=; if [[ -o xtrace ]]; then \
+                     __shellgate_x='\\builtin setopt xtrace;'; \\builtin unsetopt xtrace; fi }} \
+                     </dev/null >/dev/null 2>&1"
+                );
             }
         }
         let _ = writeln!(s, "\\builtin command rm -f -- {file} 2>/dev/null || \\builtin :");
@@ -137,15 +147,15 @@ impl SessionState {
         s.push_str("\\builtin unset __shellgate_term\n");
         match self.kind {
             // bash keeps its options as two saved variables; they are applied last, so `set -e` or
-            // `set -u` of the session cannot trip the lines above.
+            // `set -u` of the session cannot trip the lines above, and inside a group whose redirection
+            // keeps the rest out of a trace the session switched on.
             ShellKind::Bash => s.push_str(
                 "\\builtin unset -f __shellgate_end 2>/dev/null || \\builtin :\n\
-                 if \\builtin declare -F __shellgate_options >/dev/null; then \
+                 { if \\builtin declare -F __shellgate_options >/dev/null; then \
                  __shellgate_options \"${__shellgate_so-}\" \"${__shellgate_bo-}\"; \
-                 \\builtin unset -f __shellgate_options; fi\n\
-                 \\builtin unset __shellgate_so __shellgate_bo\n",
+                 \\builtin unset -f __shellgate_options; fi; \
+                 \\builtin unset __shellgate_so __shellgate_bo; } 2>/dev/null\n",
             ),
-            // zsh's saved state ends with its options (already applied by the `source`).
             ShellKind::Zsh => {
                 s.push_str("\\builtin unset -f __shellgate_end __shellgate_rc 2>/dev/null || \\builtin :\n");
             }
