@@ -149,7 +149,7 @@ async fn a_terminal_run_starts_from_the_session_state() {
         return;
     }
     let dir = RuntimeDir::new("pty");
-    let (bash, _process) = tools_in(&dir, None);
+    let (bash, process) = tools_in(&dir, None);
     prepare(&bash).await;
     let mut params = BashParams::new(format!("{PROBE}\necho term=$TERM"));
     params.pty = true;
@@ -157,6 +157,14 @@ async fn a_terminal_run_starts_from_the_session_state() {
     assert_restored(&r.output);
     // The terminal's TERM wins over the session's pipe setting.
     assert!(!r.output.contains("term=dumb"), "{r:?}");
+
+    // A terminal job too.
+    let mut params = BashParams::new(PROBE);
+    params.pty = true;
+    params.background = true;
+    let started = bash.call(params, CancellationToken::new()).await;
+    let (_, output) = poll_to_end(&process, &started.job_id.expect("a job id")).await;
+    assert_restored(&output);
     assert_eq!(dir.no_state_files().await, Vec::<PathBuf>::new());
     bash.sessions().shutdown();
 }
