@@ -277,3 +277,17 @@ async fn a_traced_zsh_session_traces_only_the_jobs_own_commands() {
     assert_eq!(output, "+(eval):1> echo traced-732\ntraced-732\n");
     bash.sessions().shutdown();
 }
+
+#[tokio::test]
+async fn a_job_after_the_sessions_shell_ended_starts_from_its_last_saved_state() {
+    let dir = RuntimeDir::new("ended");
+    let (bash, process) = tools_in(&dir, None);
+    prepare(&bash).await;
+    let r = run(&bash, "exit 3").await;
+    assert_eq!(r.exit_code, Some(3), "{r:?}");
+    let started = background(&bash, PROBE).await;
+    let (_, output) = poll_to_end(&process, &started.job_id.unwrap()).await;
+    assert_restored(&output);
+    assert_eq!(dir.no_state_files().await, Vec::<PathBuf>::new());
+    bash.sessions().shutdown();
+}
