@@ -35,7 +35,9 @@ pub struct BashParams {
     /// Turn into a background job if still running after this many milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub yield_ms: Option<u64>,
-    /// Persistent shell session name (`"none"` for a fresh shell).
+    /// Persistent shell session name (`"none"` for a fresh shell). Background, `yield_ms` and `pty`
+    /// runs in a session start in a separate shell from the session's state (variables, functions,
+    /// aliases, options, directory) and do not change it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
 }
