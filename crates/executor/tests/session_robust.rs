@@ -83,7 +83,7 @@ async fn output_cannot_fake_the_protocol() {
     assert!(out.starts_with(&expected), "{text:?}");
     assert!(
         text.contains("Bad file descriptor"),
-        "fd 3 is closed for commands: {text:?}"
+        "fd 3 is not the control channel for commands: {text:?}"
     );
     assert!(text.ends_with("after\n"), "{text:?}");
     assert_eq!(o.exit_code, Some(0));

@@ -97,18 +97,10 @@ pub(crate) fn bootstrap(
         Kind::Bash => {
             s.push_str("\\builtin shopt -s expand_aliases\n");
             if let Some(snap) = snapshot {
-                let _ = writeln!(
-                    s,
-                    "{{ \\builtin source {}; }} </dev/null >/dev/null 2>&1",
-                    quote_path(snap)
-                );
+                let _ = writeln!(s, "{} </dev/null >/dev/null 2>&1", sourced(Kind::Bash, snap));
             }
             if let Some(init) = init {
-                let _ = writeln!(
-                    s,
-                    "{{ \\builtin source {}; }} </dev/null >/dev/null 2>&1",
-                    quote_path(init)
-                );
+                let _ = writeln!(s, "{} </dev/null >/dev/null 2>&1", sourced(Kind::Bash, init));
             }
             // Options are saved as the values of SHELLOPTS/BASHOPTS (cheaper than `shopt -p; set +o`
             // after every command) and re-applied here: on ones switched on, missing ones off.
@@ -147,18 +139,10 @@ pub(crate) fn bootstrap(
         }
         Kind::Zsh => {
             if let Some(snap) = snapshot {
-                let _ = writeln!(
-                    s,
-                    "{{ \\builtin source {} }} </dev/null >/dev/null 2>&1",
-                    quote_path(snap)
-                );
+                let _ = writeln!(s, "{} </dev/null >/dev/null 2>&1", sourced(Kind::Zsh, snap));
             }
             if let Some(init) = init {
-                let _ = writeln!(
-                    s,
-                    "{{ \\builtin source {} }} </dev/null >/dev/null 2>&1",
-                    quote_path(init)
-                );
+                let _ = writeln!(s, "{} </dev/null >/dev/null 2>&1", sourced(Kind::Zsh, init));
             }
             let _ = write!(
                 s,
@@ -186,6 +170,35 @@ __shellgate_rc() {{ \builtin return "$1" }}
 }
 
 use ShellKind as Kind;
+
+/// The name under which the shell reads every file it sources: the control descriptor's path. Both
+/// shells put the path they were given to `source` into their messages (`<path>: line 3: …`, zsh
+/// `<path>:3: …`) and into `BASH_SOURCE` / `$0`; the command file's own path is long and internal, so
+/// the file is opened on descriptor 3 for the duration of the `source` (the control FIFO is back on it
+/// afterwards, as for every redirection of a brace group) and read as `/dev/fd/3`. Neither shell can
+/// be made to report `bash: line 3:` / `zsh:3:` as for `-c`: the name of a sourced file is always the
+/// path given, and a bare name would be looked up in `$PATH` and the working directory.
+const SOURCED_AS: &str = "/dev/fd/3";
+
+/// Whether [`SOURCED_AS`] can be opened (it needs `/dev/fd`, i.e. `/proc`); checked once.
+fn dev_fd_available() -> bool {
+    static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *AVAILABLE.get_or_init(|| Path::new("/dev/fd").is_dir())
+}
+
+/// A brace group that sources `file` (add the group's other redirections after it): read as
+/// [`SOURCED_AS`] when possible, else by its own path.
+fn sourced(kind: ShellKind, file: &Path) -> String {
+    let (name, redirect) = if dev_fd_available() {
+        (SOURCED_AS.to_owned(), format!(" 3<{}", quote_path(file)))
+    } else {
+        (quote_path(file), String::new())
+    };
+    match kind {
+        Kind::Bash => format!("{{ \\builtin source {name}; }}{redirect}"),
+        Kind::Zsh => format!("{{ \\builtin source {name} }}{redirect}"),
+    }
+}
 
 /// Appended to a copy of a bash command file to report per-stage statuses: keeps `PIPESTATUS` and `$?`
 /// of the last top-level pipeline in `__shellgate_ps` (space-separated, `$?` last; `IFS` plays no part),
@@ -256,7 +269,8 @@ fn last_statement_has_and(text: &str) -> bool {
 
 /// The line that runs command `id`: acknowledge, apply the call's directory and variables, source the
 /// command file with stdin from `/dev/null` and stdout+stderr into the command's output FIFO (the control
-/// descriptor closed), then report and save state.
+/// descriptor replaced by the read-only command file, see [`SOURCED_AS`]), put the call's variables back,
+/// then report and save state.
 ///
 /// With `status_copy`, the directory also holds `p{id}`, the command followed by its [`status_line`];
 /// that copy is sourced unless `xtrace` or `verbose` (bash: also `functrace`) is on — each would put the
@@ -289,12 +303,10 @@ pub(crate) fn command_line(
         let _ = write!(s, "\\builtin export {key}={}; ", quote(value));
     }
     let source = |name: char| {
-        let file = quote_path(&dir.join(format!("{name}{id}")));
+        let file = dir.join(format!("{name}{id}"));
         let out = quote_path(&dir.join(format!("o{id}")));
-        match kind {
-            Kind::Bash => format!("{{ \\builtin source {file}; }} </dev/null >{out} 2>&1 3>&-"),
-            Kind::Zsh => format!("{{ \\builtin source {file} }} </dev/null >{out} 2>&1 3>&-"),
-        }
+        let closed = if dev_fd_available() { "" } else { " 3>&-" };
+        format!("{} </dev/null >{out} 2>&1{closed}", sourced(kind, &file))
     };
     if status_copy {
         // bash `-T` (functrace) would also run a DEBUG trap for the status line's commands.
