@@ -2,6 +2,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::io;
+use std::os::unix::ffi::OsStringExt;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -87,6 +88,9 @@ pub(crate) struct ShellProcess {
     /// Function and alias names of the last saved state (bash), for [`cannot_change_state`].
     names: Option<HashSet<String>>,
     exited: Option<ExitStatus>,
+    /// The shell ended during a command that was neither timed out nor cancelled, so the state its exit
+    /// trap wrote (if any) is the one to restore.
+    ended_by_command: bool,
 }
 
 impl ShellProcess {
@@ -174,6 +178,7 @@ impl ShellProcess {
             save_pending: None,
             names: None,
             exited: None,
+            ended_by_command: false,
         };
         shell.wait_ready(plan.ready_timeout).await?;
         Ok(shell)
@@ -278,7 +283,13 @@ impl ShellProcess {
     }
 
     /// The last state the shell saved (raw), if it saved one since it started.
+    /// The state the shell wrote when its command ended it (`exit`, `set -e`) wins over the last save.
     pub(crate) fn saved_state(&self) -> Option<Vec<u8>> {
+        if self.ended_by_command
+            && let Ok(state) = std::fs::read(self.dir.join(script::EXIT_STATE))
+        {
+            return Some(state);
+        }
         let id = self.saved?;
         std::fs::read(self.dir.join(format!("s{}", id % 2))).ok()
     }
@@ -463,6 +474,14 @@ impl ShellProcess {
             (None, Some(st)) => {
                 outcome.exit_code = st.code();
                 outcome.signal = st.signal().map(signal_name);
+                if status == RunStatus::Completed {
+                    // The command ended the shell: its exit trap left the state and directory.
+                    self.ended_by_command = true;
+                    outcome.cwd_after = std::fs::read(self.dir.join(script::EXIT_CWD))
+                        .ok()
+                        .filter(|cwd| !cwd.is_empty())
+                        .map(|cwd| PathBuf::from(std::ffi::OsString::from_vec(cwd)));
+                }
             }
             (None, None) => {}
         }

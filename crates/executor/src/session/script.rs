@@ -80,6 +80,15 @@ pub(crate) fn is_valid_name(name: &str) -> bool {
 /// Marker between the variable part of a saved state and the rest (functions, aliases).
 const STATE_SPLIT: &str = "#shellgate-state-functions";
 
+/// The state file the shell writes when it exits in the middle of a command (`exit`, `set -e`, a
+/// signal it survives long enough to trap): bash's `EXIT` trap, zsh's `TRAPEXIT`. Installed once, when
+/// the shell starts; a command that sets its own `EXIT` trap replaces it (the user's trap wins, and that
+/// shell's exit then keeps the previous save). Subshells do not write it.
+pub(crate) const EXIT_STATE: &str = "x";
+
+/// The working directory at that exit (written next to [`EXIT_STATE`]).
+pub(crate) const EXIT_CWD: &str = "xcwd";
+
 /// What the shell runs first: open the control FIFO, restore state, define the protocol helpers, report
 /// readiness. `snapshot` is sourced only for a brand-new session; `init` is a saved state to restore.
 pub(crate) fn bootstrap(
@@ -124,9 +133,17 @@ pub(crate) fn bootstrap(
   \builtin printf 'D\0%s\0%s\0%s\0%s\0' "$1" "$2" "$PWD" "${{__shellgate_ps-}}" >&3
   \builtin unset __shellgate_ps __shellgate_st
   case $3 in 0) \builtin return 0;; esac
-  __shellgate_so=$SHELLOPTS __shellgate_bo=$BASHOPTS
-  {{ \builtin declare -p; \builtin printf '%s\n' '{STATE_SPLIT}'; \builtin declare -f; \builtin alias -p; }} >|{dir_q}/s$(( $1 % 2 )) 2>/dev/null
+  \__shellgate_save {dir_q}/s$(( $1 % 2 ))
   \builtin printf 'S\0%s\0' "$1" >&3
+}}
+__shellgate_save() {{
+  __shellgate_so=$SHELLOPTS __shellgate_bo=$BASHOPTS
+  {{ \builtin declare -p; \builtin printf '%s\n' '{STATE_SPLIT}'; \builtin declare -f; \builtin alias -p; }} >|"$1" 2>/dev/null
+}}
+__shellgate_exit() {{
+  case $BASHPID in $$) ;; *) \builtin return 0;; esac
+  \__shellgate_save {dir_q}/{EXIT_STATE}
+  \builtin printf '%s' "$PWD" >|{dir_q}/{EXIT_CWD}
 }}
 "#
             );
@@ -135,6 +152,7 @@ pub(crate) fn bootstrap(
             }
             let _ = writeln!(s, "\\builtin export SHELLGATE_RUN_ID={}", quote(marker));
             let _ = writeln!(s, "\\builtin cd -- {} 2>/dev/null", quote_path(cwd));
+            s.push_str("\\builtin trap '{ \\__shellgate_exit; } 2>/dev/null' EXIT\n");
             s.push_str("\\builtin printf 'R\\0%s\\0' \"$$\" >&3\n");
         }
         Kind::Zsh => {
@@ -150,13 +168,22 @@ pub(crate) fn bootstrap(
   \builtin print -rn -- D$'\0'"$1"$'\0'"$2"$'\0'"$PWD"$'\0'"${{__shellgate_ps-}}"$'\0' >&3
   \builtin unset __shellgate_ps __shellgate_st
   case $3 in 0) \builtin return 0;; esac
+  \__shellgate_save {dir_q}/s$(( $1 % 2 ))
+  \builtin print -rn -- S$'\0'"$1"$'\0' >&3
+}}
+__shellgate_save() {{
   \builtin local __sg_on="\builtin setopt ${{(k)options[(R)on]:#(interactive|login|shinstdin|privileged|restricted|zle|monitor|singlecommand)}}"
   \builtin local __sg_off="\builtin unsetopt ${{(k)options[(R)off]:#(interactive|login|shinstdin|privileged|restricted|zle|monitor|singlecommand)}}"
   \builtin setopt localoptions extendedglob
   {{ \builtin typeset -p -- ${{(k)parameters[(R)^(*special*|*local*)]}}; \builtin print -r -- '{STATE_SPLIT}'; \builtin typeset -f; \builtin alias -L;
      \builtin print -r -- "$__sg_on"; \builtin print -r -- "$__sg_off";
-  }} >|{dir_q}/s$(( $1 % 2 )) 2>/dev/null
-  \builtin print -rn -- S$'\0'"$1"$'\0' >&3
+  }} >|"$1" 2>/dev/null
+}}
+TRAPEXIT() {{
+  {{ \builtin setopt localoptions noxtrace noverbose }} 2>/dev/null
+  (( ZSH_SUBSHELL )) && \builtin return 0
+  \__shellgate_save {dir_q}/{EXIT_STATE}
+  \builtin print -rn -- "$PWD" >|{dir_q}/{EXIT_CWD}
 }}
 __shellgate_rc() {{ \builtin return "$1" }}
 "#
