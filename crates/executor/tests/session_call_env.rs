@@ -115,3 +115,33 @@ async fn what_the_command_does_to_a_call_variable_stays() {
     }
     m.shutdown();
 }
+
+#[tokio::test]
+async fn call_variables_do_not_outlive_a_command_that_exits() {
+    let m = SessionManager::default();
+    for k in keys("call-env-exit") {
+        let name = &k.name;
+        let (o, _) = run(&m, &k, "export SG_OLD=old", &[]).await;
+        assert_eq!(o.exit_code, Some(0), "{name}: {o:?}");
+        let env = [("SG_GONE", "call"), ("SG_OLD", "call")];
+        let (o, _) = run(&m, &k, "SG_KEPT=1; exit 2", &env).await;
+        assert_eq!(o.exit_code, Some(2), "{name}: {o:?}");
+        let (o, out) = run(
+            &m,
+            &k,
+            &[show("SG_GONE"), show("SG_OLD"), show("SG_KEPT")].join("; "),
+            &[],
+        )
+        .await;
+        assert_eq!(
+            out, "SG_GONE=<unset>\nlocal\nSG_OLD=old\nexported\nSG_KEPT=1\nlocal\n",
+            "{name}: {o:?}"
+        );
+        // Nothing of the bookkeeping is left for a later exit to act on.
+        let (o, _) = run(&m, &k, "export SG_GONE=call; exit 0", &[]).await;
+        assert_eq!(o.exit_code, Some(0), "{name}: {o:?}");
+        let (o, out) = run(&m, &k, &show("SG_GONE"), &[]).await;
+        assert_eq!(out, "SG_GONE=call\nexported\n", "{name}: {o:?}");
+    }
+    m.shutdown();
+}

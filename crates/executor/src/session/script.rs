@@ -142,6 +142,7 @@ __shellgate_save() {{
 }}
 __shellgate_exit() {{
   case $BASHPID in $$) ;; *) \builtin return 0;; esac
+  if \builtin declare -F __shellgate_restore >/dev/null; then \__shellgate_restore; \builtin unset -f __shellgate_restore; fi
   \__shellgate_save {dir_q}/{EXIT_STATE}
   \builtin printf '%s' "$PWD" >|{dir_q}/{EXIT_CWD}
 }}
@@ -182,6 +183,7 @@ __shellgate_save() {{
 TRAPEXIT() {{
   {{ \builtin setopt localoptions noxtrace noverbose }} 2>/dev/null
   (( ZSH_SUBSHELL )) && \builtin return 0
+  if (( $+functions[__shellgate_restore] )); then \__shellgate_restore; \builtin unset -f __shellgate_restore; fi
   \__shellgate_save {dir_q}/{EXIT_STATE}
   \builtin print -rn -- "$PWD" >|{dir_q}/{EXIT_CWD}
 }}
@@ -325,6 +327,15 @@ pub(crate) fn command_line(
     }
     // A command that ends before its status line (`return`, an error) must not report a stale value.
     s.push_str("\\builtin unset __shellgate_ps; ");
+    if !env.is_empty() {
+        // Putting the call's variables back is a function, so the exit trap can do it too (a command
+        // that exits must not leave them in the state its shell saves on the way out).
+        s.push_str("__shellgate_restore() { ");
+        for (i, (key, value)) in env.iter().enumerate() {
+            s.push_str(&restore_var(kind, i, key, value));
+        }
+        s.push_str("}; ");
+    }
     for (i, (key, value)) in env.iter().enumerate() {
         s.push_str(&remember_var(kind, i, key));
         let _ = write!(s, "\\builtin export {key}={}; ", quote(value));
@@ -353,10 +364,7 @@ pub(crate) fn command_line(
     if env.is_empty() {
         let _ = writeln!(s, "\\__shellgate_end {id} \"$?\" {}", u8::from(save_state));
     } else {
-        s.push_str("__shellgate_st=$?; ");
-        for (i, (key, value)) in env.iter().enumerate() {
-            s.push_str(&restore_var(kind, i, key, value));
-        }
+        s.push_str("__shellgate_st=$?; \\__shellgate_restore; \\builtin unset -f __shellgate_restore; ");
         let _ = writeln!(
             s,
             "\\__shellgate_end {id} \"$__shellgate_st\" {}",
@@ -387,7 +395,7 @@ fn restore_var(kind: ShellKind, i: usize, key: &str, value: &str) -> String {
             format!("${{(t){key}}}"),
             "*-export*",
             "*readonly*",
-            "\\builtin typeset +x",
+            "\\builtin typeset -g +x",
         ),
     };
     format!(
