@@ -87,6 +87,21 @@ async fn error_messages_name_the_command_not_an_internal_file() {
         );
         assert_eq!(o.pipeline_status, vec![0, 127], "{}: {o:?}", k.name);
 
+        // Lines count through here-documents; `return` ends the command with its status.
+        let (o, out) = run(
+            &m,
+            &k,
+            "cat <<'EOF'\n'$x' \"q\"\nEOF\nnosuch_h; return 5\necho not-reached",
+        )
+        .await;
+        assert_eq!(
+            out,
+            format!("'$x' \"q\"\n{}", not_found(4, "nosuch_h")),
+            "{}: {o:?}",
+            k.name
+        );
+        assert_eq!(o.exit_code, Some(5), "{}: {o:?}", k.name);
+
         let (o, _) = run(&m, &k, "sgf() {\n  nosuch_in_f\n}").await;
         assert_eq!(o.exit_code, Some(0), "{}: {o:?}", k.name);
         let in_function = if bash {
