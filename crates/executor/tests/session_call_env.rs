@@ -46,15 +46,16 @@ async fn call_variables_are_restored_after_the_command() {
             ("SG_PLAIN", "p"),
             ("SG_EXP", "x"),
             ("SG_EMPTY", ""),
+            ("SG_ODD", "a*\n$b\\ '"),
         ];
         let (o, out) = run(
             &m,
             &k,
-            "printenv SG_NEW SG_PLAIN SG_EXP; echo \"[${SG_EMPTY}]\"; false",
+            "printenv SG_NEW SG_PLAIN SG_EXP SG_ODD; echo \"[${SG_EMPTY}]\"; false",
             &env,
         )
         .await;
-        assert_eq!(out, "n e'w\np\nx\n[]\n", "{name}: {o:?}");
+        assert_eq!(out, "n e'w\np\nx\na*\n$b\\ '\n[]\n", "{name}: {o:?}");
         assert_eq!(
             o.exit_code,
             Some(1),
@@ -63,13 +64,21 @@ async fn call_variables_are_restored_after_the_command() {
         let (o, out) = run(
             &m,
             &k,
-            &[show("SG_NEW"), show("SG_PLAIN"), show("SG_EXP"), show("SG_EMPTY")].join("; "),
+            &[
+                show("SG_NEW"),
+                show("SG_PLAIN"),
+                show("SG_EXP"),
+                show("SG_EMPTY"),
+                show("SG_ODD"),
+            ]
+            .join("; "),
             &[],
         )
         .await;
         assert_eq!(
             out,
-            "SG_NEW=<unset>\nlocal\nSG_PLAIN=old\nlocal\nSG_EXP=oldx\nexported\nSG_EMPTY=<unset>\nlocal\n",
+            "SG_NEW=<unset>\nlocal\nSG_PLAIN=old\nlocal\nSG_EXP=oldx\nexported\nSG_EMPTY=<unset>\nlocal\n\
+             SG_ODD=<unset>\nlocal\n",
             "{name}: {o:?}"
         );
         let (o, _) = run(&m, &k, "set +u", &[]).await;
