@@ -54,6 +54,39 @@ async fn changes_before_exit_survive_the_exit() {
         assert_eq!(out, "1\n/usr\nin-sgf\n", "{name}: {o:?}");
         assert!(restarted(&o), "{name}: {o:?}");
 
+        // Traces show the command's own lines only, also for subshells and at an exit.
+        for traced in ["set -x; x=$(exit 5); echo $?; set +x", "set -x; exit 4"] {
+            let (o, out) = run(&m, &k, traced).await;
+            assert!(
+                !out.contains("shellgate") && !out.contains("TRAPEXIT") && !out.contains("setopt"),
+                "{name}: {out:?} {o:?}"
+            );
+        }
+        // bash keeps `xtrace` from that exit (the trace of `set +x` is the command's own); zsh keeps the
+        // options of the last save.
+        let (o, out) = run(&m, &k, "set +x").await;
+        assert!(
+            ["", "++ set +x\n"].contains(&out.as_str()),
+            "{name}: {out:?} {o:?}"
+        );
+        let (o, out) = run(&m, &k, "echo \"$SG_V\"").await;
+        assert_eq!(out, "1\n", "{name}: {o:?}");
+
+        // Options set before the exit are kept (zsh: those of the command before; bash: also the
+        // exiting command's own).
+        let bash = !name.ends_with("zsh");
+        let (set_opt, check_opt) = if bash {
+            ("shopt -s extglob", "shopt -q extglob && echo on")
+        } else {
+            ("setopt extendedglob", "[[ -o extendedglob ]] && echo on")
+        };
+        let (o, _) = run(&m, &k, set_opt).await;
+        assert_eq!(o.exit_code, Some(0), "{name}: {o:?}");
+        let (o, _) = run(&m, &k, "exit 0").await;
+        assert_eq!(o.exit_code, Some(0), "{name}: {o:?}");
+        let (o, out) = run(&m, &k, check_opt).await;
+        assert_eq!(out, "on\n", "{name}: {o:?}");
+
         // A failure under `set -e` ends the shell the same way.
         let (o, out) = run(&m, &k, "set -e; SG_W=2; cd /; false; echo not-reached").await;
         assert_eq!((out.as_str(), o.exit_code), ("", Some(1)), "{name}: {o:?}");

@@ -169,27 +169,42 @@ __shellgate_exit() {{
   \builtin print -rn -- D$'\0'"$1"$'\0'"$2"$'\0'"$PWD"$'\0'"${{__shellgate_ps-}}"$'\0' >&3
   \builtin unset __shellgate_ps __shellgate_st
   case $3 in 0) \builtin return 0;; esac
+  \__shellgate_opts
   \__shellgate_save {dir_q}/s$(( $1 % 2 ))
   \builtin print -rn -- S$'\0'"$1"$'\0' >&3
 }}
-__shellgate_save() {{
-  \builtin local __sg_on="\builtin setopt ${{(k)options[(R)on]:#(interactive|login|shinstdin|privileged|restricted|zle|monitor|singlecommand)}}"
-  \builtin local __sg_off="\builtin unsetopt ${{(k)options[(R)off]:#(interactive|login|shinstdin|privileged|restricted|zle|monitor|singlecommand)}}"
-  \builtin setopt localoptions extendedglob
-  {{ \builtin typeset -p -- ${{(k)parameters[(R)^(*special*|*local*)]}}; \builtin print -r -- '{STATE_SPLIT}'; \builtin typeset -f; \builtin alias -L;
-     \builtin print -r -- "$__sg_on"; \builtin print -r -- "$__sg_off";
-  }} >|"$1" 2>/dev/null
+__shellgate_opts() {{
+  __shellgate_on="\builtin setopt ${{(k)options[(R)on]:#(interactive|login|shinstdin|privileged|restricted|zle|monitor|singlecommand)}}"
+  __shellgate_off="\builtin unsetopt ${{(k)options[(R)off]:#(interactive|login|shinstdin|privileged|restricted|zle|monitor|singlecommand)}}"
 }}
-TRAPEXIT() {{
-  {{ \builtin setopt localoptions noxtrace noverbose }} 2>/dev/null
-  (( ZSH_SUBSHELL )) && \builtin return 0
-  if (( $+functions[__shellgate_restore] )); then \__shellgate_restore; \builtin unset -f __shellgate_restore; fi
-  \__shellgate_save {dir_q}/{EXIT_STATE}
-  \builtin print -rn -- "$PWD" >|{dir_q}/{EXIT_CWD}
+__shellgate_save() {{
+  \builtin setopt localoptions extendedglob
+  {{ \builtin typeset -p -- ${{(k)parameters[(R)^(*special*|*local*)]}}; \builtin print -r -- '{STATE_SPLIT}';
+     \builtin typeset -f -- ${{(k)functions:#TRAPEXIT}}; \builtin alias -L;
+     \builtin print -r -- "$__shellgate_on"; \builtin print -r -- "$__shellgate_off";
+  }} >|"$1" 2>/dev/null
 }}
 __shellgate_rc() {{ \builtin return "$1" }}
 "#
             );
+            // The exit trap is a function with sticky zsh emulation and `xtrace`/`verbose` off, so
+            // nothing of it is traced (a command substitution runs it too, and returns at once). The
+            // emulation resets every option inside it, so the options saved at an exit are the ones
+            // `__shellgate_opts` noted at the last save (or at startup). It is left out of saved states.
+            let trap = format!(
+                r#"TRAPEXIT() {{
+  (( ZSH_SUBSHELL )) && return 0
+  if (( $+functions[__shellgate_restore] )); then \__shellgate_restore; \builtin unset -f __shellgate_restore; fi
+  \__shellgate_save {dir_q}/{EXIT_STATE}
+  \builtin print -rn -- "$PWD" >|{dir_q}/{EXIT_CWD}
+}}"#
+            );
+            let _ = writeln!(
+                s,
+                "\\builtin emulate zsh +o xtrace +o verbose -c {}",
+                quote(&trap)
+            );
+            s.push_str("\\__shellgate_opts\n");
             let _ = writeln!(s, "\\builtin export SHELLGATE_RUN_ID={}", quote(marker));
             let _ = writeln!(s, "\\builtin cd -- {} 2>/dev/null", quote_path(cwd));
             s.push_str("\\builtin print -rn -- R$'\\0'\"$$\"$'\\0' >&3\n");
@@ -344,7 +359,17 @@ pub(crate) fn command_line(
         let file = dir.join(format!("{name}{id}"));
         let out = quote_path(&dir.join(format!("o{id}")));
         let closed = if dev_fd_available() { "" } else { " 3>&-" };
-        format!("{} </dev/null >{out} 2>&1{closed}", sourced(kind, &file))
+        match kind {
+            // bash traces `source` itself (`+ source …`) to the group's stderr when `xtrace` is on: the
+            // group's stderr is /dev/null and `source` gets the command's stderr as its own redirection,
+            // which bash applies after printing the trace. (zsh prints no such line, and would send the
+            // command's own trace to the group's stderr.)
+            Kind::Bash => format!(
+                "{} </dev/null >{out} 2>/dev/null{closed}",
+                sourced(kind, &file).replacen("; }", " 2>&1; }", 1)
+            ),
+            Kind::Zsh => format!("{} </dev/null >{out} 2>&1{closed}", sourced(kind, &file)),
+        }
     };
     if status_copy {
         // bash `-T` (functrace) would also run a DEBUG trap for the status line's commands.
@@ -446,6 +471,8 @@ const VOLATILE: &[&str] = &[
     "_",
     "SHELLGATE_RUN_ID",
     "__shellgate_ps",
+    "__shellgate_on",
+    "__shellgate_off",
     "ZSH_ARGZERO",
     "ZSH_EVAL_CONTEXT",
     "ZSH_SUBSHELL",
