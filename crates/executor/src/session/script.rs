@@ -80,8 +80,9 @@ pub(crate) fn is_valid_name(name: &str) -> bool {
 /// Marker between the variable part of a saved state and the rest (functions, aliases).
 const STATE_SPLIT: &str = "#shellgate-state-functions";
 
-/// The state file the shell writes when it exits in the middle of a command (`exit`, `set -e`, a
-/// signal it survives long enough to trap): bash's `EXIT` trap, zsh's `TRAPEXIT`. Installed once, when
+/// The state file the shell writes when a command ends it (`exit`, a failure under `set -e`): bash's
+/// `EXIT` trap, zsh's `TRAPEXIT`. The engine uses it only when the command was neither timed out nor
+/// cancelled. Installed once, when
 /// the shell starts; a command that sets its own `EXIT` trap replaces it (the user's trap wins, and that
 /// shell's exit then keeps the previous save). Subshells do not write it.
 pub(crate) const EXIT_STATE: &str = "x";
