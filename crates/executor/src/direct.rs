@@ -42,6 +42,22 @@ struct ChildArgs {
     errno: libc::c_int,
 }
 
+/// How long [`DirectChild::reap_later`] lets a guard finish by itself.
+const EXIT_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Reap `command`, a guard's command left as a zombie when the guard (`guard`, its process group) was
+/// killed: only if it is now the engine's zombie in that group, so no other child is ever reaped.
+fn reap_orphaned_command(command: libc::pid_t, guard: libc::pid_t) {
+    let Some(info) = crate::tree::read_proc(command as u32) else {
+        return;
+    };
+    if info.is_zombie() && info.ppid == std::process::id() && info.pgid == guard as u32 {
+        let mut status = 0;
+        // SAFETY: reaping a zombie child of ours that belongs to this run.
+        unsafe { libc::waitpid(command, &raw mut status, libc::WNOHANG) };
+    }
+}
+
 /// First re-check of a child whose pidfd woke before it could be reaped (see [`DirectChild::wait`]).
 const MISSED_EXIT_FIRST_RETRY: std::time::Duration = std::time::Duration::from_micros(100);
 /// Longest interval between such re-checks.
@@ -150,12 +166,25 @@ impl DirectChild {
     }
 
     /// Reap the child later on a runtime task (it is exiting or was killed), instead of waiting now.
+    ///
+    /// A guard that has not exited within [`EXIT_GRACE`] will not (its command stopped it with
+    /// `kill -STOP $PPID` before it could reap the command): it is killed, and the command's zombie,
+    /// re-parented to the engine, is reaped too.
     pub(crate) fn reap_later(mut self) {
         if self.reaped {
             return;
         }
         tokio::spawn(async move {
+            if tokio::time::timeout(EXIT_GRACE, self.wait()).await.is_ok() {
+                return;
+            }
+            let command = self.keep.as_ref().and_then(|block| block.command_pid());
+            // SAFETY: signalling our own unreaped child (its pid cannot have been reused).
+            unsafe { libc::kill(self.pid, libc::SIGKILL) };
             let _ = self.wait().await;
+            if let Some(command) = command {
+                reap_orphaned_command(command, self.pid);
+            }
         });
     }
 

@@ -152,8 +152,10 @@ async fn a_stopped_guard_is_not_left_behind() {
     assert_eq!(outcome.status, RunStatus::Completed);
     assert_eq!(out, "hi\n");
     let guard = outcome.pid.unwrap();
-    let give_up = std::time::Instant::now() + Duration::from_secs(3);
-    while shellgate_executor::tree::read_proc(guard).is_some() && std::time::Instant::now() < give_up {
+    // Killed at the end of the run, or, when it stopped only after that, a second later.
+    let give_up = std::time::Instant::now() + Duration::from_secs(5);
+    let gone = || shellgate_executor::tree::read_proc(guard).is_none() && zombies_in_group(guard).is_empty();
+    while !gone() && std::time::Instant::now() < give_up {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert_eq!(
@@ -161,6 +163,22 @@ async fn a_stopped_guard_is_not_left_behind() {
         None,
         "the stopped guard is still there"
     );
+    assert_eq!(
+        zombies_in_group(guard),
+        Vec::<u32>::new(),
+        "its command was not reaped"
+    );
+}
+
+/// Zombie children of this process in process group `group`.
+fn zombies_in_group(group: u32) -> Vec<u32> {
+    let me = std::process::id();
+    shellgate_executor::tree::children_of(me)
+        .into_iter()
+        .filter_map(shellgate_executor::tree::read_proc)
+        .filter(|p| p.is_zombie() && p.pgid == group)
+        .map(|p| p.pid)
+        .collect()
 }
 
 /// Cancels a token once the output contains a word; keeps everything written.
