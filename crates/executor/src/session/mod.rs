@@ -9,16 +9,19 @@
 //! two FIFOs:
 //!
 //! - `req` is the shell's **script**: the shell is started as `bash --noprofile --norc <dir>/req` and
-//!   executes lines as the engine writes them. Each command is one fixed line: acknowledge, `cd`/`export`
-//!   the call's directory and variables, then `{ source <dir>/c<id>; } </dev/null ><dir>/o<id> 2>&1 3>&-`,
-//!   then report. The user's text is written to the file `c<id>`, never into the script stream, so quotes,
+//!   executes lines as the engine writes them. Each command is one fixed line: acknowledge, `cd` to the
+//!   call's directory and export its variables (for that command only: afterwards each is put back unless
+//!   the command changed it), then `{ source /dev/fd/3; } 3<<dir>/c<id> </dev/null ><dir>/o<id> …`, then
+//!   report. The user's text is written to the file `c<id>`, never into the script stream, so quotes,
 //!   heredocs or syntax errors in it cannot desynchronise anything, and `return` ends just the command.
+//!   Reading it as `/dev/fd/3` keeps the engine's directory out of error messages (`/dev/fd/3: line 1:
+//!   …`, lines counted from the command's first).
 //!   Because the command is sourced by the shell itself (no subshell), `cd`, `export`, functions, aliases
 //!   and options persist. Running at the top level of the script (not inside a `while read` loop) means a
 //!   stray `break` or `continue` in a command cannot end the session.
 //! - `resp` (the shell's fd 3) carries NUL-separated control records: ready, acknowledged, done (status
-//!   and `$PWD`), state saved. The command runs with fd 3 closed, and its stdout/stderr go to a FIFO of
-//!   its own (`o<id>`), so nothing a command prints — NUL bytes, fake sentinels, escape sequences — can be
+//!   and `$PWD`), state saved. While a command runs, fd 3 is its own command file (read-only), not the
+//!   control channel, and its stdout/stderr go to a FIFO of its own (`o<id>`), so nothing a command prints — NUL bytes, fake sentinels, escape sequences — can be
 //!   mistaken for a control record. Redirections of the compound command are undone by the shell when it
 //!   ends, which also neutralises `exec >file` or `exec 3>&-` inside a command.
 //! - The per-command output FIFO gives the pipe executor's completion rule unchanged: after "done", the
@@ -29,10 +32,14 @@
 //! `alias -p`, the option sets; zsh: `typeset -p` of non-special parameters, functions, aliases, options) to one of two
 //! alternating files and reports "saved"; the call returns once the save is confirmed. Saving is the
 //! dearest part of a round trip, so commands that provably only run programs (`cargo test | tail`) skip
-//! it — the previous save is still exact after them (see `stateless.rs` for the conservative rules). When the shell is lost — `exit N`, `exec cmd`, `set -e` with a failure, a timeout or cancel
-//! (the whole tree is stopped, including a loop running inside the shell), a shell that does not pick up
-//! a command — the next command runs in a new shell restored from the last saved state, with a notice.
-//! Changes made by the command that ended the shell are lost; everything before it is kept.
+//! it — the previous save is still exact after them (see `stateless.rs` for the conservative rules).
+//! When the shell is lost — `exit N`, `exec cmd`, `set -e` with a failure, a timeout or cancel (the whole
+//! tree is stopped, including a loop running inside the shell), a shell that does not pick up a command
+//! — the next command runs in a new shell restored from the last saved state, with a notice. A shell
+//! that ends through `exit` or a `set -e` failure saves its state and directory on the way out (an exit
+//! hook; a command that sets its own `EXIT` trap replaces it), so what that command changed is kept;
+//! after a timeout, cancel, `exec` or kill, the last regular save is used. Background jobs a command
+//! leaves are disowned when it ends (the engine stops them), so no job notices reach later output.
 //!
 //! Pipeline statuses: a command containing `|` (no here-document, not ending in `\`, `|`, `&`) is also
 //! written with a status line appended, which keeps `PIPESTATUS`/`pipestatus` and `$?` of its last
