@@ -422,6 +422,14 @@ impl OutputWindow {
                 if stats.replaced_bytes == 1 { "" } else { "s" }
             ));
         }
+        if stats.dropped_controls > 0 {
+            // Otherwise binary output (NULs, say) would vanish without a word.
+            summary.notices.push(format!(
+                "{} non-printing control byte{} removed",
+                stats.dropped_controls,
+                if stats.dropped_controls == 1 { "" } else { "s" }
+            ));
+        }
         if stats.capped_lines > 0 {
             let (s, verb) = if stats.capped_lines == 1 {
                 ("", "was")
@@ -601,6 +609,26 @@ mod tests {
         assert_eq!(s.text, "a\nb\n");
         assert_eq!(s.total_lines, 2);
         assert!(s.truncation.is_none());
+    }
+
+    #[test]
+    fn removed_control_bytes_are_counted_in_a_notice() {
+        let mut w = OutputWindow::new(WindowConfig::default());
+        w.write(b"a\x00\x00b\x07\n");
+        w.finish();
+        let s = w.summary();
+        assert_eq!(s.text, "ab\n");
+        assert!(
+            s.notices
+                .iter()
+                .any(|n| n == "3 non-printing control bytes removed"),
+            "{:?}",
+            s.notices
+        );
+        let mut clean = OutputWindow::new(WindowConfig::default());
+        clean.write(b"tab\there\n");
+        clean.finish();
+        assert!(clean.summary().notices.is_empty());
     }
 
     #[test]
