@@ -220,9 +220,10 @@ use ShellKind as Kind;
 /// shells put the path they were given to `source` into their messages (`<path>: line 3: …`, zsh
 /// `<path>:3: …`) and into `BASH_SOURCE` / `$0`; the command file's own path is long and internal, so
 /// the file is opened on descriptor 3 for the duration of the `source` (the control FIFO is back on it
-/// afterwards, as for every redirection of a brace group) and read as `/dev/fd/3`. Neither shell can
-/// be made to report `bash: line 3:` / `zsh:3:` as for `-c`: the name of a sourced file is always the
-/// path given, and a bare name would be looked up in `$PATH` and the working directory.
+/// afterwards, as for every redirection of a brace group) and read as `/dev/fd/3`. bash then labels
+/// messages as for its own input (`bash: line 3: …`, like `bash -c`); zsh prints the path given
+/// (`/dev/fd/3:3: …`), since the name of a sourced file is always that path (a bare name would be
+/// looked up in `$PATH` and the working directory).
 const SOURCED_AS: &str = "/dev/fd/3";
 
 /// Whether [`SOURCED_AS`] can be opened (it needs `/dev/fd`, i.e. `/proc`); checked once.
