@@ -14,8 +14,8 @@
 //!   the command changed it), then `{ source /dev/fd/3; } 3<<dir>/c<id> </dev/null ><dir>/o<id> …`, then
 //!   report. The user's text is written to the file `c<id>`, never into the script stream, so quotes,
 //!   heredocs or syntax errors in it cannot desynchronise anything, and `return` ends just the command.
-//!   Reading it as `/dev/fd/3` keeps the engine's directory out of error messages (`/dev/fd/3: line 1:
-//!   …`, lines counted from the command's first).
+//!   Reading it as `/dev/fd/3` keeps the engine's directory out of error messages (bash: `bash: line 1:
+//!   …`; zsh: `/dev/fd/3:1: …`; lines counted from the command's first).
 //!   Because the command is sourced by the shell itself (no subshell), `cd`, `export`, functions, aliases
 //!   and options persist. Running at the top level of the script (not inside a `while read` loop) means a
 //!   stray `break` or `continue` in a command cannot end the session.
