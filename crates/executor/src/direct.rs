@@ -258,8 +258,17 @@ pub(crate) struct CommandWatch {
 impl CommandWatch {
     /// Resolves with the command's wait status once it has exited. Cancel-safe.
     pub(crate) async fn exited(&self) -> ExitStatus {
-        let Some(pid) = self.block.command_pid() else {
-            return std::future::pending().await;
+        // Asked once the command has closed its output, so it exists (or existed): keep looking.
+        let mut delay = MISSED_EXIT_FIRST_RETRY;
+        let pid = loop {
+            if let Some(pid) = self.block.command_pid() {
+                break pid;
+            }
+            if let Some(status) = self.block.command_exit() {
+                return ExitStatus::from_raw(status);
+            }
+            tokio::time::sleep(delay).await;
+            delay = (delay * 2).min(MISSED_EXIT_MAX_RETRY);
         };
         if let Some(status) = self.block.command_exit() {
             return ExitStatus::from_raw(status);

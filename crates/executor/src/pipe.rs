@@ -58,6 +58,9 @@ impl Executor for PipeExecutor {
     }
 }
 
+/// How long a guarded run goes before its command is watched directly even without EOF.
+const WATCH_WITHOUT_EOF_AFTER: std::time::Duration = std::time::Duration::from_millis(50);
+
 impl PipeExecutor {
     /// Start `spec` as a job that runs on its own tokio task, writing its output into `sink`, and return
     /// a handle at once. Must be called inside a tokio runtime.
@@ -119,6 +122,12 @@ impl PipeExecutor {
         // Set when the command's status came before its guard exited; the guard is then reaped later.
         let mut leader_pending = false;
         let watch = child.command_watch();
+        // One future for the whole loop: it holds the command's pidfd once it has opened it.
+        let command_exit = watch_command(watch.as_ref());
+        tokio::pin!(command_exit);
+        // Watched from EOF on, or once the run is this old even without EOF (see below).
+        let watch_from = tokio::time::Instant::now() + WATCH_WITHOUT_EOF_AFTER;
+        let mut watch_armed = false;
 
         // Phase 1: until the leader exits.
         loop {
@@ -131,11 +140,17 @@ impl PipeExecutor {
                     exit_status = waited.ok();
                     break;
                 }
-                // The command closes the pipe as it exits: from then on, watch the command itself.
-                status = watch_command(watch.as_ref()), if eof && watch.is_some() => {
+                // The command's own exit, before its guard's. Usually from EOF on (the command closes
+                // the pipe as it exits); after a while also without EOF, for a guard that cannot
+                // report the exit: stopped by its command (`kill -STOP $PPID`), perhaps before it let
+                // go of the output pipe.
+                status = &mut command_exit, if watch.is_some() && (eof || watch_armed) => {
                     exit_status = Some(status);
                     leader_pending = true;
                     break;
+                }
+                () = tokio::time::sleep_until(watch_from), if watch.is_some() && !eof && !watch_armed => {
+                    watch_armed = true;
                 }
                 () = sleep_until_opt(deadline), if run_status == RunStatus::Completed && deadline.is_some() => {
                     run_status = RunStatus::TimedOut;

@@ -61,10 +61,30 @@ unsafe impl Sync for GuardBlock {}
 
 impl GuardBlock {
     /// The command's pid, once the guard has started it.
+    ///
+    /// The guard publishes it when it runs again after starting the command; a command that stops
+    /// the guard first (`kill -STOP $PPID`) leaves it unpublished, so then the guard's one child is
+    /// looked up in `/proc` (the guard is no subreaper: its only child is the command).
     pub(crate) fn command_pid(&self) -> Option<i32> {
-        // SAFETY: volatile read of an i32 the guard writes with a volatile store.
-        let pid = unsafe { std::ptr::read_volatile(&raw const self.command_pid) };
-        (pid > 0).then_some(pid)
+        // SAFETY: volatile reads of i32 fields the guard writes with volatile stores.
+        let (pid, guard) = unsafe {
+            (
+                std::ptr::read_volatile(&raw const self.command_pid),
+                std::ptr::read_volatile(&raw const self.guard),
+            )
+        };
+        if pid > 0 {
+            return Some(pid);
+        }
+        if guard <= 0 {
+            return None;
+        }
+        let children = std::fs::read_to_string(format!("/proc/{guard}/task/{guard}/children")).ok()?;
+        let mut pids = children
+            .split_ascii_whitespace()
+            .filter_map(|p| p.parse::<i32>().ok());
+        let only = pids.next()?;
+        pids.next().is_none().then_some(only)
     }
 
     /// The command's wait status, if it has exited: from the guard once it has reaped the command, or
@@ -72,19 +92,16 @@ impl GuardBlock {
     /// the guard to be scheduled.
     pub(crate) fn command_exit(&self) -> Option<i32> {
         // SAFETY: volatile reads of i32 fields the guard writes with volatile stores.
-        let (set, status, pid) = unsafe {
+        let (set, status) = unsafe {
             (
                 std::ptr::read_volatile(&raw const self.status_set),
                 std::ptr::read_volatile(&raw const self.command_status),
-                std::ptr::read_volatile(&raw const self.command_pid),
             )
         };
         if set == 1 {
             return Some(status);
         }
-        if pid <= 0 {
-            return None;
-        }
+        let pid = self.command_pid()?;
         // Unreaped (the guard has not written the status), so the pid cannot have been reused.
         let text = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
         let close = text.iter().rposition(|&b| b == b')')?;
