@@ -3,26 +3,9 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use shellgate_executor::{ExecOutcome, SessionKey, SessionManager};
 
-fn key(name: &str, shell: PathBuf) -> SessionKey {
-    SessionKey::new(name)
-        .with_shell(shell)
-        .with_env("HOME", std::env::temp_dir().to_string_lossy())
-}
-
-/// Session keys for bash and (when installed) zsh.
-fn keys(name: &str) -> Vec<SessionKey> {
-    let mut keys = vec![key(&format!("{name}-bash"), "/bin/bash".into())];
-    if common::require("zsh")
-        && let Some(zsh) = shellgate_executor::find_on_path("zsh")
-    {
-        keys.push(key(&format!("{name}-zsh"), zsh));
-    }
-    keys
-}
+use common::session_keys as keys;
 
 async fn run(m: &SessionManager, k: &SessionKey, cmd: &str) -> (ExecOutcome, String) {
     common::session_text(m, k, cmd).await

@@ -3,26 +3,12 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use shellgate_executor::{ExecOutcome, SessionKey, SessionManager};
 
-fn key(name: &str, shell: impl Into<PathBuf>) -> SessionKey {
-    SessionKey::new(name)
-        .with_shell(shell)
-        .with_env("HOME", std::env::temp_dir().to_string_lossy())
-}
+use common::zsh_session_key as zsh_key;
 
 fn bash_key(name: &str) -> SessionKey {
-    key(name, "/bin/bash")
-}
-
-/// A zsh session key, or `None` (skipped with a reason; a failure when SHELLGATE_REQUIRE_ALL=1).
-fn zsh_key(name: &str) -> Option<SessionKey> {
-    if !common::require("zsh") {
-        return None;
-    }
-    Some(key(name, shellgate_executor::find_on_path("zsh")?))
+    common::session_key(name, "/bin/bash")
 }
 
 async fn run(m: &SessionManager, k: &SessionKey, cmd: &str) -> (ExecOutcome, String) {

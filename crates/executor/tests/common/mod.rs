@@ -97,8 +97,23 @@ pub async fn session_run(
     cwd: Option<&std::path::Path>,
     timeout: Duration,
 ) -> (ExecOutcome, Vec<u8>) {
+    session_call(manager, key, command, cwd, &[], timeout).await
+}
+
+/// [`session_run`] with the per-call variables `env`.
+pub async fn session_call(
+    manager: &shellgate_executor::SessionManager,
+    key: &shellgate_executor::SessionKey,
+    command: &str,
+    cwd: Option<&std::path::Path>,
+    env: &[(&str, &str)],
+    timeout: Duration,
+) -> (ExecOutcome, Vec<u8>) {
     let mut out = Collect::default();
-    let env = std::collections::BTreeMap::new();
+    let env: std::collections::BTreeMap<String, String> = env
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
     let outcome = manager
         .run(
             key,
@@ -123,29 +138,35 @@ pub async fn session_text(
     (outcome, String::from_utf8_lossy(&out).into_owned())
 }
 
-/// Run `command` in session `key` with the per-call variables `env`, a 20 s timeout and the output as
-/// text.
+/// [`session_text`] with the per-call variables `env`.
 pub async fn session_text_env(
     manager: &shellgate_executor::SessionManager,
     key: &shellgate_executor::SessionKey,
     command: &str,
     env: &[(&str, &str)],
 ) -> (ExecOutcome, String) {
-    let mut out = Collect::default();
-    let env: std::collections::BTreeMap<String, String> = env
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-        .collect();
-    let outcome = manager
-        .run(
-            key,
-            command,
-            None,
-            &env,
-            Duration::from_secs(20),
-            &mut out,
-            CancellationToken::new(),
-        )
-        .await;
-    (outcome, String::from_utf8_lossy(&out.bytes).into_owned())
+    let (outcome, out) = session_call(manager, key, command, None, env, Duration::from_secs(20)).await;
+    (outcome, String::from_utf8_lossy(&out).into_owned())
+}
+
+/// A session key for `shell` with `HOME` in the temp directory.
+pub fn session_key(name: &str, shell: impl Into<std::path::PathBuf>) -> shellgate_executor::SessionKey {
+    shellgate_executor::SessionKey::new(name)
+        .with_shell(shell)
+        .with_env("HOME", std::env::temp_dir().to_string_lossy())
+}
+
+/// A zsh session key, or `None` (skipped with a reason; a failure when SHELLGATE_REQUIRE_ALL=1).
+pub fn zsh_session_key(name: &str) -> Option<shellgate_executor::SessionKey> {
+    if !require("zsh") {
+        return None;
+    }
+    Some(session_key(name, shellgate_executor::find_on_path("zsh")?))
+}
+
+/// Session keys for bash and (when installed) zsh, named `<name>-bash` / `<name>-zsh`.
+pub fn session_keys(name: &str) -> Vec<shellgate_executor::SessionKey> {
+    let mut keys = vec![session_key(&format!("{name}-bash"), "/bin/bash")];
+    keys.extend(zsh_session_key(&format!("{name}-zsh")));
+    keys
 }
