@@ -374,24 +374,45 @@ pub(crate) fn in_child_exec(
 /// # Safety
 /// Async-signal-safe system calls only.
 unsafe fn report_exec_failure(image: &ExecImage, errno: libc::c_int) {
-    let mut digits = [0u8; 12];
-    let mut at = digits.len();
-    let mut n = errno.unsigned_abs();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    let path = image.path.as_bytes();
-    let parts: [&[u8]; 4] = [path, b": cannot execute (errno ", &digits[at..], b")\n"];
-    for part in parts {
-        // SAFETY: writes from live slices to fd 2.
+    write_exec_failure(image.path.as_bytes(), errno, |part| {
+        // SAFETY: writes from a live slice to fd 2.
         unsafe {
             libc::write(2, part.as_ptr().cast(), part.len());
         }
+    });
+}
+
+/// Hand `<path>: cannot execute (errno N)\n` to `write` in pieces, without allocating (for code that
+/// runs between `fork`/`clone` and `exec`).
+pub(crate) fn write_exec_failure(path: &[u8], errno: i32, mut write: impl FnMut(&[u8])) {
+    let errno = Decimal::new(errno.unsigned_abs());
+    for part in [path, b": cannot execute (errno ", errno.as_bytes(), b")\n"] {
+        write(part);
+    }
+}
+
+/// The decimal digits of a number, formatted on the stack (no allocation).
+pub(crate) struct Decimal {
+    digits: [u8; 10],
+    start: usize,
+}
+
+impl Decimal {
+    pub(crate) fn new(mut n: u32) -> Self {
+        let mut digits = [0u8; 10];
+        let mut start = digits.len();
+        loop {
+            start -= 1;
+            digits[start] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                return Self { digits, start };
+            }
+        }
+    }
+
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        &self.digits[self.start..]
     }
 }
 
@@ -442,5 +463,19 @@ extern "C" fn grandchild(arg: *mut libc::c_void) -> libc::c_int {
         libc::execve((*args).path, (*args).argv, (*args).envp);
         std::ptr::write_volatile(&raw mut (*args).exec_errno, *libc::__errno_location());
         libc::_exit(127)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_and_exec_failure_messages() {
+        assert_eq!(Decimal::new(0).as_bytes(), b"0");
+        assert_eq!(Decimal::new(4_294_967_295).as_bytes(), b"4294967295");
+        let mut text = Vec::new();
+        write_exec_failure(b"/bin/x", libc::ENOENT, |part| text.extend_from_slice(part));
+        assert_eq!(text, b"/bin/x: cannot execute (errno 2)\n");
     }
 }

@@ -6,6 +6,7 @@
 //! Runs inside a guard (shared memory or a forked copy of the engine): raw system calls on stack
 //! buffers only, nothing allocates. On architectures without the raw shims the scan finds nothing.
 
+use crate::guard::Decimal;
 use crate::rawsys::c;
 use crate::tree::RUN_MARKER_VAR;
 
@@ -101,11 +102,12 @@ fn environ_holds(pid: i32, needle: &[u8]) -> bool {
     let mut path = [0u8; 40];
     let prefix = b"/proc/";
     let suffix = b"/environ\0";
-    path[..prefix.len()].copy_from_slice(prefix);
-    let mut at = prefix.len() + write_digits(pid.unsigned_abs(), &mut path[prefix.len()..]);
-    path[at..at + suffix.len()].copy_from_slice(suffix);
-    at += suffix.len();
-    debug_assert!(at <= path.len());
+    let digits = Decimal::new(pid.unsigned_abs());
+    let mut at = 0;
+    for part in [prefix.as_slice(), digits.as_bytes(), suffix.as_slice()] {
+        path[at..at + part.len()].copy_from_slice(part);
+        at += part.len();
+    }
     let fd = c(
         libc::SYS_openat,
         &[
@@ -137,24 +139,6 @@ fn environ_holds(pid: i32, needle: &[u8]) -> bool {
     }
     c(libc::SYS_close, &[fd as usize]);
     found
-}
-
-/// Decimal digits of `n` at the start of `out`; returns how many.
-fn write_digits(mut n: u32, out: &mut [u8]) -> usize {
-    let mut digits = [0u8; 10];
-    let mut len = 0;
-    loop {
-        digits[len] = b'0' + (n % 10) as u8;
-        len += 1;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    for i in 0..len {
-        out[i] = digits[len - 1 - i];
-    }
-    len
 }
 
 /// Streams NUL-separated entries and tells whether one equals the needle, across read boundaries.

@@ -345,21 +345,9 @@ fn wait_command(command: i32, engine: i32, needle: &[u8]) -> i32 {
 unsafe fn finish_failed(block: *mut GuardBlock, errno: i32) -> ! {
     // SAFETY: the path is a NUL-terminated string the block owns.
     let path = unsafe { std::ffi::CStr::from_ptr((*block).path) }.to_bytes();
-    let mut digits = [0u8; 12];
-    let mut at = digits.len();
-    let mut n = errno.unsigned_abs();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    let parts: [&[u8]; 4] = [path, b": cannot execute (errno ", &digits[at..], b")\n"];
-    for part in parts {
+    crate::guard::write_exec_failure(path, errno, |part| {
         sys::c(libc::SYS_write, &[2, part.as_ptr() as usize, part.len()]);
-    }
+    });
     sys::exit(if errno == libc::ENOENT { 127 } else { 126 })
 }
 
