@@ -184,6 +184,19 @@ struct Shared {
     closed: bool,
 }
 
+impl Shared {
+    /// The session's last confirmed save: the file its live shell last reported (the shell writes the
+    /// next one to the other file), else the state kept from an earlier shell.
+    fn last_saved_state(&self) -> Option<Arc<Vec<u8>>> {
+        self.state_file
+            .as_ref()
+            .and_then(|p| lock(p).clone())
+            .and_then(|p| std::fs::read(p).ok())
+            .map(Arc::new)
+            .or_else(|| self.state.clone())
+    }
+}
+
 impl Default for SessionManager {
     fn default() -> Self {
         Self::new(SessionOptions::default())
@@ -454,16 +467,7 @@ impl SessionManager {
         sink: &mut SendSink<'_>,
         cancel: &CancellationToken,
     ) -> ExecOutcome {
-        let state = {
-            let shared = lock(&slot.shared);
-            shared
-                .state_file
-                .as_ref()
-                .and_then(|p| lock(p).clone())
-                .and_then(|p| std::fs::read(p).ok())
-                .map(Arc::new)
-                .or_else(|| shared.state.clone())
-        };
+        let state = lock(&slot.shared).last_saved_state();
         let spawned = self
             .spawn_for(slot, key, state.as_deref().map(Vec::as_slice), spawn_cwd, true)
             .await;

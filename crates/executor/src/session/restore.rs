@@ -50,14 +50,7 @@ impl SessionManager {
             if shared.closed {
                 return None;
             }
-            // The path names the last confirmed save; the shell writes the next one to the other file.
-            shared
-                .state_file
-                .as_ref()
-                .and_then(|p| lock(p).clone())
-                .and_then(|p| std::fs::read(p).ok())
-                .map(Arc::new)
-                .or_else(|| shared.state.clone())?
+            shared.last_saved_state()?
         };
         Some(SessionState {
             program: slot.program.clone(),
