@@ -8,6 +8,20 @@ use shellgate::{
     ToolConfig, ToolResult,
 };
 
+/// Whether a test's component is `available`; when not, print why the test is skipped, or panic when
+/// SHELLGATE_REQUIRE_ALL=1 (CI).
+pub fn available_or_skip(available: bool, missing: &str) -> bool {
+    if available {
+        return true;
+    }
+    assert!(
+        std::env::var_os("SHELLGATE_REQUIRE_ALL").is_none_or(|v| v != "1"),
+        "SHELLGATE_REQUIRE_ALL=1 but {missing}"
+    );
+    eprintln!("skipped: {missing}");
+    false
+}
+
 /// A bash tool and a process tool sharing one registry.
 pub fn tools() -> (BashTool, ProcessTool) {
     tools_with(test_config())

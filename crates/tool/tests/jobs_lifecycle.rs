@@ -291,13 +291,10 @@ async fn a_pipe_job_blocked_on_stdin_is_reported_waiting_for_input() {
             break;
         }
     }
-    if waiting.is_none() {
-        assert!(
-            std::env::var_os("SHELLGATE_REQUIRE_ALL").is_none_or(|v| v != "1"),
-            "SHELLGATE_REQUIRE_ALL=1 but /proc/<pid>/syscall is not readable"
-        );
-        eprintln!("skipped: the kernel does not expose /proc/<pid>/syscall here");
-    } else {
+    if available_or_skip(
+        waiting.is_some(),
+        "the kernel does not expose /proc/<pid>/syscall here",
+    ) {
         assert_eq!(waiting, Some(true));
         let mut w = ProcessParams::new(ProcessAction::Write, &id);
         w.data = Some("42\n".into());

@@ -9,15 +9,10 @@ use common::*;
 use shellgate::{BashParams, CancellationToken, JobStatus, ProcessAction, ProcessParams};
 
 fn pty_usable() -> bool {
-    if shellgate_pty::pty_selected(true) {
-        return true;
-    }
-    assert!(
-        std::env::var_os("SHELLGATE_REQUIRE_ALL").is_none_or(|v| v != "1"),
-        "SHELLGATE_REQUIRE_ALL=1 but no pseudo-terminal is available"
-    );
-    eprintln!("skipped: no pseudo-terminal available (or SHELLGATE_NO_PTY=1)");
-    false
+    available_or_skip(
+        shellgate_pty::pty_selected(true),
+        "no pseudo-terminal is available (or SHELLGATE_NO_PTY=1)",
+    )
 }
 
 #[tokio::test]

@@ -140,12 +140,10 @@ async fn a_yielding_run_starts_from_the_session_state() {
 
 #[tokio::test]
 async fn a_terminal_run_starts_from_the_session_state() {
-    if !shellgate_pty::pty_selected(true) {
-        assert!(
-            std::env::var_os("SHELLGATE_REQUIRE_ALL").is_none_or(|v| v != "1"),
-            "SHELLGATE_REQUIRE_ALL=1 but no pseudo-terminal is available"
-        );
-        eprintln!("skipped: no pseudo-terminal available (or SHELLGATE_NO_PTY=1)");
+    if !available_or_skip(
+        shellgate_pty::pty_selected(true),
+        "no pseudo-terminal is available (or SHELLGATE_NO_PTY=1)",
+    ) {
         return;
     }
     let dir = RuntimeDir::new("pty");
@@ -225,13 +223,7 @@ async fn a_job_in_a_session_that_never_ran_starts_plain() {
 /// zsh, or `None` (with a printed reason) where it is missing and not required.
 fn zsh() -> Option<PathBuf> {
     let found = shellgate::executor::find_on_path("zsh");
-    if found.is_none() {
-        assert!(
-            std::env::var_os("SHELLGATE_REQUIRE_ALL").is_none_or(|v| v != "1"),
-            "SHELLGATE_REQUIRE_ALL=1 but zsh is not installed"
-        );
-        eprintln!("skipped: zsh is not installed");
-    }
+    available_or_skip(found.is_some(), "zsh is not installed");
     found
 }
 
