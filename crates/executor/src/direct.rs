@@ -258,19 +258,20 @@ pub(crate) struct CommandWatch {
 impl CommandWatch {
     /// Resolves with the command's wait status once it has exited. Cancel-safe.
     pub(crate) async fn exited(&self) -> ExitStatus {
-        // Asked once the command has closed its output, so it exists (or existed): keep looking.
+        // Asked after EOF or once the run is under way, so the command exists (or existed): look until
+        // its pid is known.
         let mut delay = MISSED_EXIT_FIRST_RETRY;
         let pid = loop {
+            if let Some(status) = self.block.reported_status() {
+                return ExitStatus::from_raw(status);
+            }
             if let Some(pid) = self.block.command_pid() {
                 break pid;
-            }
-            if let Some(status) = self.block.command_exit() {
-                return ExitStatus::from_raw(status);
             }
             tokio::time::sleep(delay).await;
             delay = (delay * 2).min(MISSED_EXIT_MAX_RETRY);
         };
-        if let Some(status) = self.block.command_exit() {
+        if let Some(status) = self.block.command_exit(pid) {
             return ExitStatus::from_raw(status);
         }
         // SAFETY: pidfd_open takes a pid and flags; the returned descriptor is ours.
@@ -287,7 +288,7 @@ impl CommandWatch {
         }
         // Exited (or already reaped by the guard, which publishes the status right after).
         for _ in 0..1000 {
-            if let Some(status) = self.block.command_exit() {
+            if let Some(status) = self.block.command_exit(pid) {
                 return ExitStatus::from_raw(status);
             }
             tokio::task::yield_now().await;

@@ -87,10 +87,8 @@ impl GuardBlock {
         pids.next().is_none().then_some(only)
     }
 
-    /// The command's wait status, if it has exited: from the guard once it has reaped the command, or
-    /// else from the command's zombie (`/proc/<pid>/stat` field 52), so the engine need not wait for
-    /// the guard to be scheduled.
-    pub(crate) fn command_exit(&self) -> Option<i32> {
+    /// The command's wait status as the guard published it after reaping the command.
+    pub(crate) fn reported_status(&self) -> Option<i32> {
         // SAFETY: volatile reads of i32 fields the guard writes with volatile stores.
         let (set, status) = unsafe {
             (
@@ -98,11 +96,17 @@ impl GuardBlock {
                 std::ptr::read_volatile(&raw const self.command_status),
             )
         };
-        if set == 1 {
+        (set == 1).then_some(status)
+    }
+
+    /// The wait status of the command `pid` (from [`Self::command_pid`]) if it has exited: as the guard
+    /// reported it, or else from the command's zombie (`/proc/<pid>/stat` field 52), so the engine need
+    /// not wait for the guard to be scheduled.
+    pub(crate) fn command_exit(&self, pid: i32) -> Option<i32> {
+        if let Some(status) = self.reported_status() {
             return Some(status);
         }
-        let pid = self.command_pid()?;
-        // Unreaped (the guard has not written the status), so the pid cannot have been reused.
+        // Unreaped (the guard has not published the status), so the pid cannot have been reused.
         let text = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
         let close = text.iter().rposition(|&b| b == b')')?;
         let rest = std::str::from_utf8(text.get(close + 1..)?).ok()?;
