@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use shellgate_executor::{
-    PipeExecutor, ShellConfig, Sink, StdinMode, init_subreaper, non_interactive, shell_spec,
+    Flow, PipeExecutor, ShellConfig, Sink, StdinMode, init_subreaper, non_interactive, shell_spec,
 };
 use tokio::io::AsyncWriteExt;
 
@@ -17,8 +17,9 @@ use tokio::io::AsyncWriteExt;
 struct SharedOutput(Arc<Mutex<Vec<u8>>>);
 
 impl Sink for SharedOutput {
-    fn write(&mut self, chunk: &[u8]) {
+    fn write(&mut self, chunk: &[u8]) -> Flow {
         self.0.lock().expect("output lock").extend_from_slice(chunk);
+        Flow::Continue
     }
 }
 

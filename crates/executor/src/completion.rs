@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::net::unix::pipe;
 
 use crate::SendSink;
 use crate::tree::ProcInfo;
@@ -44,9 +45,20 @@ fn killed_notice(killed: &[ProcInfo]) -> String {
     )
 }
 
+/// How a drain ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DrainEnd {
+    /// Every writer closed the output.
+    Eof,
+    /// No output for the idle time, or the time ran out: a descendant still holds the output open.
+    HeldOpen,
+    /// The sink needs no more output.
+    SinkStopped,
+}
+
 /// After the main process exited, read what its tree still writes: until EOF, until no output arrived for
-/// `idle`, or until `max` has passed. While a stop is in progress (`kill_at`), the tree instead gets the
-/// rest of its grace period to exit on its own. Returns whether EOF was reached.
+/// `idle`, until `max` has passed, or until the sink has seen enough. While a stop is in progress
+/// (`kill_at`), the tree instead gets the rest of its grace period to exit on its own.
 pub(crate) async fn drain<R: AsyncRead + Unpin>(
     output: &mut R,
     buf: &mut [u8],
@@ -54,7 +66,7 @@ pub(crate) async fn drain<R: AsyncRead + Unpin>(
     kill_at: Option<tokio::time::Instant>,
     idle: Duration,
     max: Duration,
-) -> bool {
+) -> DrainEnd {
     let drain_end = kill_at.unwrap_or_else(|| tokio::time::Instant::now() + max);
     loop {
         let idle_end = if kill_at.is_some() {
@@ -64,13 +76,39 @@ pub(crate) async fn drain<R: AsyncRead + Unpin>(
         };
         tokio::select! {
             read = output.read(buf) => match read {
-                Ok(0) | Err(_) => return true,
-                Ok(n) => sink.write(&buf[..n]),
+                Ok(0) | Err(_) => return DrainEnd::Eof,
+                Ok(n) => if sink.write(&buf[..n]).is_stop() {
+                    return DrainEnd::SinkStopped;
+                },
             },
-            () = tokio::time::sleep_until(idle_end) => return false,
+            () = tokio::time::sleep_until(idle_end) => return DrainEnd::HeldOpen,
         }
     }
 }
+
+/// The sink has seen enough: give it what is already buffered in the pipe (without waiting, so the
+/// counts reach as far as the producer got), then close our end by dropping `output` — the producer
+/// meets a closed pipe on its next write, as under a real `head`. Returns whether the stream had in
+/// fact ended (every writer gone), in which case nothing was cut short.
+#[allow(clippy::needless_pass_by_value)] // Taking it by value is the point: it is closed on return.
+pub(crate) fn close_for_sink(output: pipe::Receiver, buf: &mut [u8], sink: &mut SendSink<'_>) -> bool {
+    // A bound, since a fast producer refills the pipe as quickly as it is read.
+    let mut budget = CLOSE_READ_BUDGET;
+    while budget > 0 {
+        match output.try_read(buf) {
+            Ok(0) => return true,
+            Ok(n) => {
+                budget = budget.saturating_sub(n);
+                let _ = sink.write(&buf[..n]);
+            }
+            Err(_) => return false,
+        }
+    }
+    false
+}
+
+/// Most bytes [`close_for_sink`] takes from the pipe before it closes it (a few pipe buffers).
+const CLOSE_READ_BUDGET: usize = 256 * 1024;
 
 /// After the processes holding the output were killed, catch what they had already written.
 pub(crate) async fn read_what_is_left<R: AsyncRead + Unpin>(
@@ -82,7 +120,16 @@ pub(crate) async fn read_what_is_left<R: AsyncRead + Unpin>(
         if n == 0 {
             break;
         }
-        sink.write(&buf[..n]);
+        // The processes are gone already: what they wrote is recorded whatever the sink answers.
+        let _ = sink.write(&buf[..n]);
+    }
+}
+
+/// Read from the output while it is open (callers only poll this while it is).
+pub(crate) async fn read_open(output: Option<&mut pipe::Receiver>, buf: &mut [u8]) -> std::io::Result<usize> {
+    match output {
+        Some(output) => output.read(buf).await,
+        None => Ok(0),
     }
 }
 

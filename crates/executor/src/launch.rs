@@ -17,7 +17,7 @@ use crate::cwd::validate_cwd;
 use crate::direct::{self, ChildFds, CommandWatch, DirectChild};
 use crate::error::ExecError;
 use crate::guard::{self, ExecImage};
-use crate::spec::parse_status_trailer;
+use crate::spec::{StatusReport, parse_status_trailer};
 use crate::tree::{self, ProcessTree, RUN_MARKER_VAR};
 use crate::{LaunchSpec, StdinMode};
 
@@ -298,9 +298,9 @@ fn resolve_program(program: &str, cwd: &Path, path_var: Option<&OsStr>) -> Optio
 
 /// Read what the shell wrote to the status pipe (it is non-blocking: descendants may still hold the
 /// write end, so EOF may never come) and parse it.
-pub(crate) fn read_status(reader: Option<&mut PipeReader>) -> Vec<i32> {
+pub(crate) fn read_status(reader: Option<&mut PipeReader>) -> StatusReport {
     let Some(reader) = reader else {
-        return Vec::new();
+        return StatusReport::default();
     };
     let mut buf = [0u8; 512];
     let mut text = Vec::new();

@@ -96,10 +96,13 @@ pub use nix::sys::signal::Signal;
 pub use outcome::{ExecOutcome, RunStatus, SIGPIPE_STATUS, signal_name};
 pub use pipe::PipeExecutor;
 pub use session::{
-    SessionInfo, SessionKey, SessionManager, SessionOptions, SessionState, ShellKind, StateFile,
+    SessionCommand, SessionInfo, SessionKey, SessionManager, SessionOptions, SessionState, ShellKind,
+    StateFile,
 };
-pub use shellgate_sink::Sink;
-pub use spec::{LaunchSpec, STATUS_FD, ShellConfig, StdinMode, find_on_path, shell_spec};
+pub use shellgate_sink::{Flow, Sink};
+pub use spec::{
+    LaunchSpec, STATUS_FD, ShellConfig, StdinMode, find_on_path, shell_spec, shell_spec_reporting_status,
+};
 pub use tokio_util::sync::CancellationToken;
 pub use tree::init_subreaper;
 

@@ -40,6 +40,13 @@ pub struct ExecOutcome {
     pub notices: Vec<String>,
     /// Why the process could not be started.
     pub error: Option<String>,
+    /// The sink said it had seen enough ([`shellgate_sink::Flow::Stop`]) and the output was closed
+    /// before the stream ended, as a real `| head` closes its pipe: what the sink counted is a lower
+    /// bound of the whole output.
+    pub output_stopped: bool,
+    /// The shell had `pipefail` on when its last pipeline ended (reported with the pipeline's statuses;
+    /// `false` when not reported).
+    pub pipefail: bool,
 }
 
 impl ExecOutcome {
@@ -55,6 +62,8 @@ impl ExecOutcome {
             pid: None,
             notices: Vec::new(),
             error: None,
+            output_stopped: false,
+            pipefail: false,
         }
     }
 

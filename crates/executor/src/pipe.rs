@@ -4,10 +4,11 @@
 use std::os::unix::process::ExitStatusExt;
 use std::time::{Duration, Instant};
 
-use tokio::io::AsyncReadExt;
 use tokio_util::sync::CancellationToken;
 
-use crate::completion::{completion_notices, drain, read_what_is_left, sleep_until_opt};
+use crate::completion::{
+    DrainEnd, close_for_sink, completion_notices, drain, read_open, read_what_is_left, sleep_until_opt,
+};
 use crate::error::ExecError;
 use crate::job::RunningProcess;
 use crate::launch::{Launched, launch, read_status};
@@ -58,6 +59,10 @@ impl Executor for PipeExecutor {
     }
 }
 
+/// After the output was closed for the sink, how long the stages still holding it get to meet the
+/// closed pipe by writing, before they are sent the SIGPIPE that write would have raised.
+pub(crate) const SIGPIPE_AFTER: Duration = Duration::from_millis(50);
+
 /// How long a guarded run goes before its command is watched directly even without EOF.
 const WATCH_WITHOUT_EOF_AFTER: std::time::Duration = std::time::Duration::from_millis(50);
 
@@ -99,7 +104,7 @@ impl PipeExecutor {
     ) -> ExecOutcome {
         let Launched {
             mut child,
-            mut output,
+            output,
             mut status,
             stdin,
             tree,
@@ -117,7 +122,13 @@ impl PipeExecutor {
         let mut notices = Vec::new();
         let deadline = spec.timeout.map(|t| tokio::time::Instant::from_std(start + t));
         let mut kill_at: Option<tokio::time::Instant> = None;
+        let output_link = crate::tree::own_fd_link(std::os::fd::AsRawFd::as_raw_fd(&output));
+        // Dropped (closing our end) once the sink has seen enough; `eof` is then set too.
+        let mut output = Some(output);
+        // While the output is closed but the command runs on: when to SIGPIPE the stages still holding it.
+        let mut sigpipe_at: Option<tokio::time::Instant> = None;
         let mut eof = false;
+        let mut stopped = false;
         let exit_status;
         // Set when the command's status came before its guard exited; the guard is then reaped later.
         let mut leader_pending = false;
@@ -132,10 +143,20 @@ impl PipeExecutor {
         // Phase 1: until the leader exits.
         loop {
             tokio::select! {
-                read = output.read(&mut buf), if !eof => match read {
+                read = read_open(output.as_mut(), &mut buf), if !eof => match read {
                     Ok(0) | Err(_) => eof = true,
-                    Ok(n) => sink.write(&buf[..n]),
+                    Ok(n) => if sink.write(&buf[..n]).is_stop() {
+                        eof = true;
+                        stopped = output.take().is_some_and(|o| !close_for_sink(o, &mut buf, sink));
+                        sigpipe_at = Some(tokio::time::Instant::now() + SIGPIPE_AFTER);
+                    },
                 },
+                () = sleep_until_opt(sigpipe_at), if sigpipe_at.is_some() => {
+                    if let Some(link) = &output_link {
+                        tree.sigpipe_output_holders(link, None);
+                    }
+                    sigpipe_at = Some(tokio::time::Instant::now() + SIGPIPE_AFTER);
+                }
                 waited = child.wait() => {
                     exit_status = waited.ok();
                     break;
@@ -174,17 +195,24 @@ impl PipeExecutor {
         // Phase 2: bounded drain of what the tree still writes. While a stop is in progress, the rest of
         // the tree gets the remainder of its grace period to exit (and close the pipe) on its own.
         let mut held_open = false;
-        if !eof {
-            eof = drain(
-                &mut output,
+        if !eof && let Some(mut open) = output.take() {
+            match drain(
+                &mut open,
                 &mut buf,
                 sink,
                 kill_at,
                 self.drain_idle,
                 self.drain_max,
             )
-            .await;
-            held_open = !eof;
+            .await
+            {
+                DrainEnd::Eof => {}
+                DrainEnd::HeldOpen => {
+                    held_open = true;
+                    output = Some(open);
+                }
+                DrainEnd::SinkStopped => stopped = !close_for_sink(open, &mut buf, sink),
+            }
         }
         // Nothing of a run outlives it.
         let killed = if leader_pending {
@@ -199,8 +227,8 @@ impl PipeExecutor {
         if run_status == RunStatus::Completed {
             notices.extend(completion_notices(held_open, &killed));
         }
-        if held_open {
-            read_what_is_left(&mut output, &mut buf, sink).await;
+        if let Some(open) = output.as_mut().filter(|_| held_open) {
+            read_what_is_left(open, &mut buf, sink).await;
         }
         sink.finish();
 
@@ -211,7 +239,10 @@ impl PipeExecutor {
         let mut outcome = ExecOutcome::new(run_status, start.elapsed());
         outcome.exit_code = exit_code;
         outcome.signal = signal;
-        outcome.pipeline_status = read_status(status.as_mut());
+        let report = read_status(status.as_mut());
+        outcome.pipeline_status = report.stages;
+        outcome.pipefail = report.pipefail;
+        outcome.output_stopped = stopped;
         outcome.pid = Some(pid);
         outcome.notices = notices;
         outcome

@@ -122,23 +122,26 @@ pub fn find_on_path(name: &str) -> Option<PathBuf> {
 pub const STATUS_FD: i32 = 63;
 
 /// Appended to bash scripts that contain a pipeline: reports `PIPESTATUS` and `$?` of the last
-/// top-level pipeline on [`STATUS_FD`] (space-separated, `$?` last; `IFS` plays no part), then exits with `$?`, so
-/// the command's own status is unchanged. Failures to write are silent.
+/// top-level pipeline on [`STATUS_FD`] (space-separated, `$?` last, preceded by `p` when `pipefail` is
+/// on; `IFS` plays no part), then exits with `$?`, so the command's own status is unchanged. Failures to
+/// write are silent.
 const STATUS_TRAILER: &str = "\n__shellgate_ps=(\"${PIPESTATUS[@]}\" \"$?\"); \
-builtin printf '%s ' \"${__shellgate_ps[@]}\" 2>/dev/null >&63; builtin exit \"${__shellgate_ps[-1]}\"";
+{ [[ -o pipefail ]] && builtin printf 'p '; builtin printf '%s ' \"${__shellgate_ps[@]}\"; } 2>/dev/null >&63; \
+builtin exit \"${__shellgate_ps[-1]}\"";
 
 /// Whether a status trailer can be appended to `script` without changing its meaning, and is worth it
 /// (the script has a pipe). Scripts with here-documents or a trailing line continuation are left alone:
 /// the trailer would become part of the document or of the last command.
-fn wants_status_trailer(shell: &std::path::Path, script: &str) -> bool {
+fn wants_status_trailer(shell: &std::path::Path, script: &str, always: bool) -> bool {
     let is_bash = shell.file_name().and_then(|n| n.to_str()) == Some("bash");
-    is_bash && script_takes_status_trailer(script)
+    is_bash && (always || script.contains('|')) && script_takes_status_trailer(script)
 }
 
-/// The shell-independent part of [`wants_status_trailer`] (also used by session commands).
+/// Whether a status line can be appended to `script` without changing its meaning (also used by
+/// session commands): no here-document, no trailing line continuation.
 pub(crate) fn script_takes_status_trailer(script: &str) -> bool {
     let trimmed = script.trim_end_matches([' ', '\t', '\n']);
-    script.contains('|') && !script.contains("<<") && !trimmed.ends_with('\\')
+    !script.contains("<<") && !trimmed.ends_with('\\')
 }
 
 /// A spec that runs `command` with the configured shell (`<shell> [-l] -c <command>`).
@@ -146,12 +149,27 @@ pub(crate) fn script_takes_status_trailer(script: &str) -> bool {
 /// For bash, a command containing a pipeline gets a status trailer so the pipe executor can report
 /// per-stage statuses ([`LaunchSpec::status_report`]).
 pub fn shell_spec(config: &ShellConfig, command: &str, cwd: impl Into<PathBuf>) -> LaunchSpec {
+    shell_command_spec(config, command, cwd.into(), false)
+}
+
+/// [`shell_spec`] for a command whose status must be reported even without a pipe in it: a command
+/// whose trailing `| head` was lifted out is still the first stage of the user's pipeline, and its
+/// status (and whether `pipefail` is on) decides the status bash would have given the whole pipeline.
+pub fn shell_spec_reporting_status(
+    config: &ShellConfig,
+    command: &str,
+    cwd: impl Into<PathBuf>,
+) -> LaunchSpec {
+    shell_command_spec(config, command, cwd.into(), true)
+}
+
+fn shell_command_spec(config: &ShellConfig, command: &str, cwd: PathBuf, always_report: bool) -> LaunchSpec {
     let shell = config.resolve_shell();
     let mut script = match &config.prefix {
         Some(prefix) if !prefix.trim().is_empty() => format!("{prefix} {command}"),
         _ => command.to_owned(),
     };
-    let status_report = wants_status_trailer(&shell, &script);
+    let status_report = wants_status_trailer(&shell, &script, always_report);
     if status_report {
         script.push_str(STATUS_TRAILER);
     }
@@ -166,17 +184,29 @@ pub fn shell_spec(config: &ShellConfig, command: &str, cwd: impl Into<PathBuf>) 
     spec
 }
 
-/// Parse a status trailer line: the stage statuses, then `$?`. Returns the stages (only when there are
-/// at least two, i.e. the last command was a pipeline).
-pub(crate) fn parse_status_trailer(text: &str) -> Option<Vec<i32>> {
+/// What a status trailer reported: the last pipeline's stage statuses and whether `pipefail` was on.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct StatusReport {
+    /// The stages, only when there were at least two (the last command was a pipeline).
+    pub stages: Vec<i32>,
+    /// `pipefail` was on.
+    pub pipefail: bool,
+}
+
+/// Parse a status trailer line: an optional `p` (pipefail), the stage statuses, then `$?`.
+pub(crate) fn parse_status_trailer(text: &str) -> Option<StatusReport> {
     let line = text.lines().next_back()?;
-    let mut numbers: Vec<i32> = line
-        .split_ascii_whitespace()
-        .map(str::parse)
-        .collect::<Result<_, _>>()
-        .ok()?;
+    let mut words = line.split_ascii_whitespace().peekable();
+    let pipefail = words.next_if_eq(&"p").is_some();
+    let mut numbers: Vec<i32> = words.map(str::parse).collect::<Result<_, _>>().ok()?;
     numbers.pop()?;
-    (numbers.len() >= 2).then_some(numbers)
+    if numbers.len() < 2 {
+        numbers.clear();
+    }
+    Some(StatusReport {
+        stages: numbers,
+        pipefail,
+    })
 }
 
 #[cfg(test)]
@@ -216,10 +246,15 @@ mod tests {
 
     #[test]
     fn parses_status_trailers() {
-        assert_eq!(parse_status_trailer("0 141 0\n"), Some(vec![0, 141]));
-        assert_eq!(parse_status_trailer("3 3\n"), None);
-        assert_eq!(parse_status_trailer("x y"), None);
-        assert_eq!(parse_status_trailer(""), None);
+        let stages = |text| parse_status_trailer(text).map(|r| r.stages);
+        assert_eq!(stages("0 141 0\n"), Some(vec![0, 141]));
+        assert_eq!(stages("3 3\n"), Some(vec![]));
+        assert_eq!(stages("x y"), None);
+        assert_eq!(stages(""), None);
+        let report = parse_status_trailer("p 141 0 141").unwrap();
+        assert!(report.pipefail);
+        assert_eq!(report.stages, [141, 0]);
+        assert!(!parse_status_trailer("0 0 0").unwrap().pipefail);
     }
 
     #[test]

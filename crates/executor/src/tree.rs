@@ -140,6 +140,23 @@ fn parse_stat(text: &[u8]) -> Option<ProcInfo> {
     })
 }
 
+/// Whether process `pid` has a descriptor whose `/proc` link text is `link`.
+pub fn holds_open(pid: u32, link: &str) -> bool {
+    let Ok(entries) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return false;
+    };
+    entries
+        .flatten()
+        .any(|e| std::fs::read_link(e.path()).is_ok_and(|t| t.as_os_str() == std::ffi::OsStr::new(link)))
+}
+
+/// The `/proc` link text of one of the engine's own descriptors (`pipe:[12345]`, or a FIFO's path).
+pub fn own_fd_link(fd: std::os::fd::RawFd) -> Option<String> {
+    std::fs::read_link(format!("/proc/self/fd/{fd}"))
+        .ok()
+        .map(|p| p.to_string_lossy().into_owned())
+}
+
 /// Direct children of `pid`, from `/proc/<pid>/task/*/children` (every thread can be a parent); falls
 /// back to a scan of all of `/proc` when the kernel lacks that file.
 pub fn children_of(pid: u32) -> Vec<u32> {
@@ -291,6 +308,31 @@ impl ProcessTree {
                 .marker
                 .as_deref()
                 .is_some_and(|m| !proc.is_zombie() && has_run_marker(proc.pid, m))
+    }
+
+    /// Deliver SIGPIPE to the processes of the tree that hold a closed output open and are not the
+    /// parent of another such holder (the stages that would write to it, not the shell waiting for
+    /// them), `except` one process (a session's own shell). `link` is the `/proc/<pid>/fd` link text of
+    /// the output (`pipe:[N]` or a FIFO's path). Returns how many were signalled.
+    ///
+    /// This is what a producer meets under a real `head` on its next write; a stage that no longer
+    /// writes (`od` reading `/dev/zero` and printing only `*`) would otherwise hold the run open forever.
+    pub fn sigpipe_output_holders(&self, link: &str, except: Option<u32>) -> usize {
+        let holders: Vec<ProcInfo> = self
+            .members()
+            .into_iter()
+            .filter(|p| !p.is_zombie() && Some(p.pid) != except && holds_open(p.pid, link))
+            .collect();
+        let mut signalled = 0;
+        for p in &holders {
+            if holders.iter().any(|other| other.ppid == p.pid) {
+                continue;
+            }
+            if kill(Pid::from_raw(p.pid as i32), Signal::SIGPIPE).is_ok() {
+                signalled += 1;
+            }
+        }
+        signalled
     }
 
     /// Send `signal` to the process group and to every live member; returns the members signalled.

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::{assert_no_survivors, bash};
-use shellgate_executor::{PipeExecutor, RunStatus, Signal, Sink, StdinMode, init_subreaper};
+use shellgate_executor::{Flow, PipeExecutor, RunStatus, Signal, Sink, StdinMode, init_subreaper};
 use tokio::io::AsyncWriteExt;
 
 /// A sink whose bytes the test can read while the job writes.
@@ -14,8 +14,9 @@ use tokio::io::AsyncWriteExt;
 struct Shared(Arc<Mutex<Vec<u8>>>);
 
 impl Sink for Shared {
-    fn write(&mut self, chunk: &[u8]) {
+    fn write(&mut self, chunk: &[u8]) -> Flow {
         self.0.lock().unwrap().extend_from_slice(chunk);
+        Flow::Continue
     }
 }
 

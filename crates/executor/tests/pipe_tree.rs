@@ -6,7 +6,7 @@ mod common;
 use std::time::Duration;
 
 use common::{assert_no_survivors, bash, run, run_spec, zombies_named};
-use shellgate_executor::{Executor, PipeExecutor, RunStatus, Sink, init_subreaper};
+use shellgate_executor::{Executor, Flow, PipeExecutor, RunStatus, Sink, init_subreaper};
 use tokio_util::sync::CancellationToken;
 
 #[tokio::test]
@@ -189,11 +189,12 @@ struct CancelOn {
 }
 
 impl Sink for CancelOn {
-    fn write(&mut self, chunk: &[u8]) {
+    fn write(&mut self, chunk: &[u8]) -> Flow {
         self.bytes.extend_from_slice(chunk);
         if String::from_utf8_lossy(&self.bytes).contains(self.word) {
             self.token.cancel();
         }
+        Flow::Continue
     }
 }
 

@@ -51,8 +51,9 @@
 //! - N-2: a trailing plain `head`/`tail` line limiter (also `| head -n A | tail -n B`) becomes
 //!   [`Normalized::limits`] — only when that pipeline produces the whole output of the script
 //!   (after a lifted `cd`), because only then is applying the limit to the output exact; never for
-//!   `tail -f`, `tail -n +K`, `-c`, a redirected or quoted limiter, or a producer that only the
-//!   limiter stops (`yes`, `/dev/urandom`);
+//!   `tail -f`, `tail -n +K`, `-c`, or a redirected or quoted limiter. A lifted `head` must still end
+//!   its producer as the real one would: the caller closes the output once the lines are in (see
+//!   `shellgate_sink::LineLimit`), or keeps the limiter with [`NormalizeContext::keep_limiters`];
 //! - N-3: a trailing lone `2>&1` of a single simple command is dropped.
 //!
 //! Every rewrite is a [`Rewrite`] notice (N-8). The rewritten script gets its tree by moving the
@@ -141,45 +142,67 @@ impl Normalized {
         }
     }
 
-    /// Undo the `cd` lift (N-4) because the request gave its own working directory: the command is
-    /// normalized again with the other standard rules, keeping its `cd`.
-    #[must_use]
-    pub fn without_lifted_cwd(self) -> Self {
-        if self.cwd.is_none() {
-            return self;
-        }
-        StandardNormalizer::default()
-            .lift_cd(false)
-            .normalize(&self.original)
-    }
-
     /// Whether the script parsed.
     pub fn parsed(&self) -> bool {
         self.tree.is_ok()
     }
 }
 
+/// What the caller already decided about a command, given to the normalizer up front so no later
+/// stage has to undo a rewrite.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct NormalizeContext {
+    /// The request names its own working directory: a leading `cd DIR &&` stays in the script (N-4
+    /// does not apply).
+    pub explicit_cwd: bool,
+    /// Keep trailing `| head`/`| tail` stages in the script (N-2 does not apply): for a terminal run,
+    /// where the tool cannot close the command's output the way the real `head` closes its pipe.
+    pub keep_limiters: bool,
+}
+
+impl NormalizeContext {
+    /// Set [`NormalizeContext::explicit_cwd`].
+    #[must_use]
+    pub fn with_explicit_cwd(mut self, on: bool) -> Self {
+        self.explicit_cwd = on;
+        self
+    }
+
+    /// Set [`NormalizeContext::keep_limiters`].
+    #[must_use]
+    pub fn with_keep_limiters(mut self, on: bool) -> Self {
+        self.keep_limiters = on;
+        self
+    }
+}
+
 /// Turns a raw command into a [`Normalized`] one.
 pub trait Normalizer {
-    /// Normalize `command`. Never fails: what cannot be understood is left as it is.
-    fn normalize(&self, command: &str) -> Normalized;
+    /// Normalize `command` in `ctx`. Never fails: what cannot be understood is left as it is.
+    fn normalize_with(&self, command: &str, ctx: &NormalizeContext) -> Normalized;
+
+    /// Normalize `command` with the default context.
+    fn normalize(&self, command: &str) -> Normalized {
+        self.normalize_with(command, &NormalizeContext::default())
+    }
 }
 
 impl<N: Normalizer + ?Sized> Normalizer for &N {
-    fn normalize(&self, command: &str) -> Normalized {
-        (**self).normalize(command)
+    fn normalize_with(&self, command: &str, ctx: &NormalizeContext) -> Normalized {
+        (**self).normalize_with(command, ctx)
     }
 }
 
 impl<N: Normalizer + ?Sized> Normalizer for Box<N> {
-    fn normalize(&self, command: &str) -> Normalized {
-        (**self).normalize(command)
+    fn normalize_with(&self, command: &str, ctx: &NormalizeContext) -> Normalized {
+        (**self).normalize_with(command, ctx)
     }
 }
 
 impl<N: Normalizer + ?Sized> Normalizer for std::sync::Arc<N> {
-    fn normalize(&self, command: &str) -> Normalized {
-        (**self).normalize(command)
+    fn normalize_with(&self, command: &str, ctx: &NormalizeContext) -> Normalized {
+        (**self).normalize_with(command, ctx)
     }
 }
 

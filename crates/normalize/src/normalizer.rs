@@ -3,7 +3,7 @@
 use crate::ast::{Command, Script};
 use crate::rules::{self, cd, limiter, redirect};
 use crate::shift::Deletions;
-use crate::{Limits, Normalized, Normalizer, parse};
+use crate::{Limits, NormalizeContext, Normalized, Normalizer, parse};
 
 /// The normalizer shellgate uses by default (SPEC N-2…N-8). Every rule can be switched off.
 #[derive(Debug, Clone)]
@@ -68,7 +68,7 @@ pub(crate) fn trim_command(command: &str) -> &str {
 }
 
 impl Normalizer for StandardNormalizer {
-    fn normalize(&self, command: &str) -> Normalized {
+    fn normalize_with(&self, command: &str, ctx: &NormalizeContext) -> Normalized {
         let src = trim_command(command);
         let tree = parse(src);
         let Ok(script) = &tree else {
@@ -86,6 +86,7 @@ impl Normalizer for StandardNormalizer {
         let mut limits = Limits::default();
 
         if self.lift_cd
+            && !ctx.explicit_cwd
             && let Some(lifted) = cd::find(script, src)
         {
             deletions.push(lifted.delete);
@@ -96,6 +97,7 @@ impl Normalizer for StandardNormalizer {
         if let Some(pipeline) = rules::sole_pipeline(script, edit.cd) {
             let mut stages = pipeline.commands.len();
             if self.strip_limiters
+                && !ctx.keep_limiters
                 && let Some(stripped) = limiter::find(pipeline, src)
             {
                 // Take the rule's lists over when nothing came before (no copy, no allocation).

@@ -1,6 +1,6 @@
 //! Table tests for every normalizer rule (SPEC N-2…N-8) and every "must not strip" case.
 
-use shellgate_normalize::{Limits, Normalized, Normalizer, StandardNormalizer};
+use shellgate_normalize::{Limits, NormalizeContext, Normalized, Normalizer, StandardNormalizer};
 
 fn norm(cmd: &str) -> Normalized {
     StandardNormalizer::default().normalize(cmd)
@@ -126,8 +126,6 @@ const UNTOUCHED: &[&str] = &[
     "ls | head -5 && echo done",
     "ls\nls | head -5",
     "echo a\necho b | tail -1",
-    "yes | head -n 5",
-    "cat /dev/urandom | head -n 5",
     "cat <<EOF\nfoo | head -n 3\nEOF",
     "cat <<'EOF'\nls\nx | head -n 3\nEOF",
     "é日本 | sort",
@@ -218,8 +216,9 @@ fn leading_cd_is_lifted_into_the_working_directory() {
 }
 
 #[test]
-fn lifted_cd_is_restored_when_the_request_names_a_cwd() {
-    let n = norm("cd /tmp && ls | head -n 2").without_lifted_cwd();
+fn a_leading_cd_stays_when_the_request_names_a_cwd() {
+    let ctx = NormalizeContext::default().with_explicit_cwd(true);
+    let n = StandardNormalizer::default().normalize_with("cd /tmp && ls | head -n 2", &ctx);
     assert_eq!(n.cwd, None);
     assert_eq!(n.script, "cd /tmp && ls | head -n 2");
     assert!(n.rewrites.iter().all(|r| r.rule != "leading_cd"));
@@ -227,6 +226,31 @@ fn lifted_cd_is_restored_when_the_request_names_a_cwd() {
         .lift_cd(false)
         .normalize("cd /tmp && ls");
     assert_eq!(off.script, "cd /tmp && ls");
+}
+
+#[test]
+fn endless_producers_are_lifted_too_since_the_output_is_closed_as_head_would() {
+    for (cmd, script) in [
+        ("yes | head -n 5", "yes"),
+        ("cat /dev/urandom | od | head -n 2", "cat /dev/urandom | od"),
+    ] {
+        let n = norm(cmd);
+        assert_eq!(n.script, script, "{cmd}");
+        assert!(n.limits.head.is_some(), "{cmd}");
+    }
+}
+
+#[test]
+fn limiters_stay_when_the_caller_cannot_close_the_output() {
+    let ctx = NormalizeContext::default().with_keep_limiters(true);
+    let n = StandardNormalizer::default().normalize_with("seq 1 9 | head -n 2 2>&1", &ctx);
+    assert_eq!(n.script, "seq 1 9 | head -n 2 2>&1");
+    assert_eq!(n.limits, Limits::default());
+    let n = StandardNormalizer::default().normalize_with("cd /tmp && seq 1 9 | tail -1", &ctx);
+    assert_eq!(
+        (n.script.as_str(), n.cwd.as_deref()),
+        ("seq 1 9 | tail -1", Some("/tmp"))
+    );
 }
 
 #[test]

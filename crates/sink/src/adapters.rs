@@ -1,6 +1,6 @@
 //! Small [`Sink`] adapters: tee, collect, discard and closures.
 
-use crate::Sink;
+use crate::{Flow, Sink};
 
 /// Sends every chunk to two sinks, in order.
 #[derive(Debug, Default)]
@@ -19,9 +19,9 @@ impl<A, B> Tee<A, B> {
 }
 
 impl<A: Sink, B: Sink> Sink for Tee<A, B> {
-    fn write(&mut self, chunk: &[u8]) {
-        self.first.write(chunk);
-        self.second.write(chunk);
+    fn write(&mut self, chunk: &[u8]) -> Flow {
+        let first = self.first.write(chunk);
+        first.both(self.second.write(chunk))
     }
     fn finish(&mut self) {
         self.first.finish();
@@ -31,9 +31,11 @@ impl<A: Sink, B: Sink> Sink for Tee<A, B> {
 
 /// An optional sink: `None` discards everything.
 impl<S: Sink> Sink for Option<S> {
-    fn write(&mut self, chunk: &[u8]) {
-        if let Some(sink) = self {
-            sink.write(chunk);
+    fn write(&mut self, chunk: &[u8]) -> Flow {
+        match self {
+            Some(sink) => sink.write(chunk),
+            // An absent sink needs nothing: it never keeps a stream going on its own.
+            None => Flow::Stop,
         }
     }
     fn finish(&mut self) {
@@ -53,8 +55,9 @@ pub struct Collect {
 }
 
 impl Sink for Collect {
-    fn write(&mut self, chunk: &[u8]) {
+    fn write(&mut self, chunk: &[u8]) -> Flow {
         self.bytes.extend_from_slice(chunk);
+        Flow::Continue
     }
     fn finish(&mut self) {
         self.finished = true;
@@ -69,8 +72,9 @@ pub struct Discard {
 }
 
 impl Sink for Discard {
-    fn write(&mut self, chunk: &[u8]) {
+    fn write(&mut self, chunk: &[u8]) -> Flow {
         self.bytes += chunk.len() as u64;
+        Flow::Continue
     }
 }
 
@@ -78,8 +82,9 @@ impl Sink for Discard {
 pub struct FnSink<F>(pub F);
 
 impl<F: FnMut(&[u8])> Sink for FnSink<F> {
-    fn write(&mut self, chunk: &[u8]) {
+    fn write(&mut self, chunk: &[u8]) -> Flow {
         (self.0)(chunk);
+        Flow::Continue
     }
 }
 

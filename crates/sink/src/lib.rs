@@ -27,6 +27,7 @@ mod adapters;
 mod background_writer;
 mod escape;
 mod line;
+mod line_limit;
 mod live_tail;
 mod ring;
 mod sanitize;
@@ -39,6 +40,7 @@ mod window;
 
 pub use adapters::{Collect, Discard, FnSink, Tee};
 pub use line::cap_marker;
+pub use line_limit::LineLimit;
 pub use live_tail::{DEFAULT_INTERVAL, DEFAULT_MAX_PENDING, LiveChunk, LiveTail};
 pub use sanitize::{
     CleanOutput, DEFAULT_MAX_COLUMN, MAX_COLUMN_LIMIT, SanitizeSink, SanitizeStats, Sanitizer, sanitize,
@@ -51,21 +53,53 @@ pub use store::{
 pub use summary::{CaptureSummary, Truncation, elision_marker, format_bytes};
 pub use window::{DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES, OutputWindow, WindowConfig};
 
+/// What a sink answers to a chunk: keep the output coming, or it has seen all it needs.
+///
+/// [`Flow::Stop`] is how a satisfied limit ends a run the way a closed pipe would: the executor takes
+/// what is already buffered (without waiting), then closes its end of the output, so the producer meets
+/// `EPIPE`/`SIGPIPE` on its next write — exactly what a real `| head -n N` does to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Flow {
+    /// Keep writing.
+    #[default]
+    Continue,
+    /// No more output is needed.
+    Stop,
+}
+
+impl Flow {
+    /// Whether this is [`Flow::Stop`].
+    pub fn is_stop(self) -> bool {
+        self == Flow::Stop
+    }
+
+    /// Stop only when both stop (two consumers of one stream: it must go on while either wants it).
+    #[must_use]
+    pub fn both(self, other: Flow) -> Flow {
+        if self.is_stop() && other.is_stop() {
+            Flow::Stop
+        } else {
+            Flow::Continue
+        }
+    }
+}
+
 /// A consumer of a command's output stream (push model).
 ///
 /// The executor calls [`Sink::write`] for each chunk in arrival order and [`Sink::finish`] once when the
-/// stream has ended. Chunks may split lines, UTF-8 characters and escape sequences anywhere.
+/// stream has ended. Chunks may split lines, UTF-8 characters and escape sequences anywhere. A write
+/// that answers [`Flow::Stop`] ends the stream early (see [`Flow`]); `finish` is still called.
 pub trait Sink {
-    /// Accept the next chunk of output.
-    fn write(&mut self, chunk: &[u8]);
+    /// Accept the next chunk of output; answer whether more is wanted.
+    fn write(&mut self, chunk: &[u8]) -> Flow;
 
     /// The stream has ended; flush anything pending. Called at most once.
     fn finish(&mut self) {}
 }
 
 impl<S: Sink + ?Sized> Sink for &mut S {
-    fn write(&mut self, chunk: &[u8]) {
-        (**self).write(chunk);
+    fn write(&mut self, chunk: &[u8]) -> Flow {
+        (**self).write(chunk)
     }
     fn finish(&mut self) {
         (**self).finish();
@@ -73,8 +107,8 @@ impl<S: Sink + ?Sized> Sink for &mut S {
 }
 
 impl<S: Sink + ?Sized> Sink for Box<S> {
-    fn write(&mut self, chunk: &[u8]) {
-        (**self).write(chunk);
+    fn write(&mut self, chunk: &[u8]) -> Flow {
+        (**self).write(chunk)
     }
     fn finish(&mut self) {
         (**self).finish();

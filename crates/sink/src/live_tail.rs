@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::Sink;
+use crate::{Flow, Sink};
 
 /// Default minimum time between deliveries.
 pub const DEFAULT_INTERVAL: Duration = Duration::from_millis(50);
@@ -119,9 +119,9 @@ where
     F: FnMut(LiveChunk<'_>),
     C: FnMut() -> Instant,
 {
-    fn write(&mut self, chunk: &[u8]) {
+    fn write(&mut self, chunk: &[u8]) -> Flow {
         if chunk.is_empty() {
-            return;
+            return Flow::Continue;
         }
         self.total += chunk.len() as u64;
         if chunk.len() >= self.max_pending {
@@ -138,6 +138,7 @@ where
             self.pending.extend_from_slice(chunk);
         }
         self.poll_flush();
+        Flow::Continue
     }
 
     fn finish(&mut self) {

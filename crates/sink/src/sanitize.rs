@@ -11,11 +11,11 @@
 
 use memchr::{memchr, memchr_iter, memchr3, memrchr};
 
-use crate::Sink;
 use crate::escape::{EscState, Step};
 use crate::line::LineEditor;
 use crate::scan::{ChunkHints, count_newlines, first_long_line, is_utf8, text_run};
 use crate::utf8::{Resumed, Utf8Carry};
+use crate::{Flow, Sink};
 
 /// Default line cap of the model text, in bytes.
 pub const DEFAULT_MAX_COLUMN: usize = 4000;
@@ -407,21 +407,34 @@ impl<S: Sink> SanitizeSink<S> {
     }
 }
 
-struct Forward<'a, S>(&'a mut S);
+struct Forward<'a, S> {
+    sink: &'a mut S,
+    flow: Flow,
+}
 
 impl<S: Sink> CleanOutput for Forward<'_, S> {
     fn emit(&mut self, text: &[u8], _raw_end: u64) {
-        self.0.write(text);
+        if self.sink.write(text).is_stop() {
+            self.flow = Flow::Stop;
+        }
     }
 }
 
 impl<S: Sink> Sink for SanitizeSink<S> {
-    fn write(&mut self, chunk: &[u8]) {
-        self.sanitizer.push(chunk, &mut Forward(&mut self.inner));
+    fn write(&mut self, chunk: &[u8]) -> Flow {
+        let mut forward = Forward {
+            sink: &mut self.inner,
+            flow: Flow::Continue,
+        };
+        self.sanitizer.push(chunk, &mut forward);
+        forward.flow
     }
 
     fn finish(&mut self) {
-        self.sanitizer.finish(&mut Forward(&mut self.inner));
+        self.sanitizer.finish(&mut Forward {
+            sink: &mut self.inner,
+            flow: Flow::Continue,
+        });
         self.inner.finish();
     }
 }

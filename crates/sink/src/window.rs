@@ -14,13 +14,13 @@ use std::collections::VecDeque;
 
 use memchr::{memchr, memrchr};
 
-use crate::Sink;
 use crate::ring::TailRing;
 use crate::sanitize::{CleanOutput, DEFAULT_MAX_COLUMN, Sanitizer, skippable, skippable_prefix};
 use crate::scan::count_newlines;
 use crate::spill::ArtifactSpill;
 use crate::summary::{CaptureSummary, Truncation, elision_marker};
 use crate::utf8::{ceil_char_boundary, floor_char_boundary};
+use crate::{Flow, Sink};
 
 /// Default bytes of model text kept from the start of the stream.
 pub const DEFAULT_HEAD_BYTES: usize = 20 * 1024;
@@ -559,9 +559,9 @@ fn into_string(bytes: Vec<u8>) -> String {
 }
 
 impl Sink for OutputWindow {
-    fn write(&mut self, chunk: &[u8]) {
+    fn write(&mut self, chunk: &[u8]) -> Flow {
         if chunk.is_empty() {
-            return;
+            return Flow::Continue;
         }
         self.raw_bytes += chunk.len() as u64;
         self.raw_last = chunk.last().copied();
@@ -572,6 +572,7 @@ impl Sink for OutputWindow {
                 spill.push(chunk, overflowed);
             }
         }
+        Flow::Continue
     }
 
     fn finish(&mut self) {

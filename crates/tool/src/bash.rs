@@ -5,17 +5,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use shellgate_executor::{
-    DynExecutor, ExecOutcome, LaunchSpec, PipeExecutor, RunStatus, SessionKey, SessionManager, StateFile,
-    non_interactive, shell_spec,
+    DynExecutor, LaunchSpec, PipeExecutor, SessionCommand, SessionKey, SessionManager, StateFile,
+    non_interactive, shell_spec, shell_spec_reporting_status,
 };
 use shellgate_intercept::{AllowAll, Context, Interceptor, Verdict};
-use shellgate_normalize::{Limits, Normalized, Normalizer, StandardNormalizer, apply_limits};
+use shellgate_normalize::{Limits, NormalizeContext, Normalized, Normalizer, StandardNormalizer};
 use shellgate_pty::{PtyExecutor, PtyOptions, pty_selected};
-use shellgate_sink::{ArtifactSpill, OutputWindow, Sink, Tee};
+use shellgate_sink::{ArtifactSpill, LineLimit, OutputWindow, Sink, Tee};
 use tokio_util::sync::CancellationToken;
 
-use crate::head_lines::HeadLines;
 use crate::live::LiveFeed;
+use crate::shape::{StreamFacts, shape};
 use crate::{BashParams, Blocked, ToolConfig, ToolResult, ToolStatus};
 
 /// The `bash` tool: runs one command through every stage.
@@ -118,11 +118,13 @@ impl BashTool {
         if params.command.trim().is_empty() {
             return ToolResult::not_run(ToolStatus::FailedToStart, "The command is empty.", base_cwd);
         }
-        let mut normalized = self.normalizer.normalize(&params.command);
-        if params.cwd.is_some() {
-            // The request names its own directory: a leading `cd DIR &&` stays in the script.
-            normalized = normalized.without_lifted_cwd();
-        }
+        let use_pty = pty_selected(params.pty);
+        // A terminal cannot be closed the way `head` closes its pipe, so there the limiter stays in the
+        // script; with pipes it is lifted and the output closed once its lines are in.
+        let ctx = NormalizeContext::default()
+            .with_explicit_cwd(params.cwd.is_some())
+            .with_keep_limiters(use_pty);
+        let normalized = self.normalizer.normalize_with(&params.command, &ctx);
         let mut notices: Vec<String> = normalized.rewrites.iter().map(|r| r.message.clone()).collect();
 
         let requested_cwd = params.cwd.as_deref().or(normalized.cwd.as_deref());
@@ -148,7 +150,6 @@ impl BashTool {
         let (timeout, clamp_notice) = self.clamp_timeout(params.timeout);
         notices.extend(clamp_notice);
 
-        let use_pty = pty_selected(params.pty);
         if params.pty && !use_pty {
             notices.push(
                 "A pseudo-terminal was requested but is not available here; the command ran with pipes."
@@ -190,13 +191,11 @@ impl BashTool {
             }
             None => OutputWindow::new(self.config.window.clone()),
         };
-        let limits = Limits {
-            head: params.head,
-            tail: params.tail,
-        }
-        .or(normalized.limits);
+        let mut facts = StreamFacts::new(&normalized, Self::limits(&params, &normalized));
         let mut live_sink = live.map(|feed| feed.sink(self.config.window.max_column));
-        let mut sink = Tee::new(HeadLines::new(&mut window, limits.head), live_sink.as_mut());
+        let mut sink = LineLimit::new(Tee::new(&mut window, live_sink.as_mut()), facts.limits.head)
+            .with_grace(self.config.head_grace)
+            .stopping(normalized.limits.head.is_some());
         let outcome = match &session {
             // A foreground run returns its transcript, not a screen: skip emulation (much faster output).
             _ if use_pty => {
@@ -213,23 +212,22 @@ impl BashTool {
             None => self.executor.run_dyn(spec, &mut sink, cancel).await,
             Some(key) => {
                 // A new session starts in the tool's directory; a live one keeps its own.
-                let cd = (requested_cwd.is_some() || live_cwd.is_none()).then_some(cwd.as_path());
-                self.sessions
-                    .run(
-                        key,
-                        &normalized.script,
-                        cd,
-                        &params.env,
-                        timeout,
-                        &mut sink,
-                        cancel,
-                    )
-                    .await
+                let text = session_text(&normalized);
+                let command = SessionCommand {
+                    text: &text,
+                    cwd: (requested_cwd.is_some() || live_cwd.is_none()).then_some(cwd.as_path()),
+                    env: &params.env,
+                    timeout,
+                    report_status: !normalized.limits.is_empty(),
+                };
+                self.sessions.run_command(key, &command, &mut sink, cancel).await
             }
         };
         sink.finish();
-        let (stream_lines, stream_bytes) = (sink.first.total_lines(), sink.first.total_bytes());
-        let mut result = shape(outcome, &window, limits, &cwd, timeout, notices);
+        if facts.limits.head.is_some() {
+            facts.stream = Some((sink.total_lines(), sink.total_bytes()));
+        }
+        let mut result = shape(outcome, &window, &facts, &cwd, timeout, notices);
         if result.truncation.is_some()
             && self.config.artifacts.is_none()
             && let Some(error) = &self.config.artifacts_error
@@ -238,27 +236,16 @@ impl BashTool {
                 .notices
                 .push(format!("Full output could not be saved: {error}"));
         }
-        if let Some(t) = result.truncation.as_mut().filter(|_| limits.head.is_some()) {
-            // The window saw only the kept lines; the counts describe the whole stream.
-            t.total_lines = stream_lines;
-            t.total_bytes = stream_bytes;
-        }
-        if !limits.is_empty() {
-            let kept = apply_limits(&result.output, Limits::default()).total_lines;
-            let counts = format!("{kept} of {stream_lines} lines shown");
-            // A lifted `| head`/`| tail` already has its notice: give it the counts.
-            let lifted = normalized.rewrites.iter().find(|r| r.rule == "trailing_limiter");
-            match lifted.and_then(|r| result.notices.iter_mut().find(|n| **n == r.message)) {
-                Some(notice) => *notice = format!("{notice}: {counts}"),
-                None if kept < stream_lines => result.notices.push(format!(
-                    "Output limited by the tool (head={}, tail={}): {counts}",
-                    limits.head.map_or("-".to_owned(), |h| h.to_string()),
-                    limits.tail.map_or("-".to_owned(), |t| t.to_string()),
-                )),
-                None => {}
-            }
-        }
         result
+    }
+
+    /// The limits of a call: explicit ones, else those lifted out of the command (N-5).
+    fn limits(params: &BashParams, normalized: &Normalized) -> Limits {
+        Limits {
+            head: params.head,
+            tail: params.tail,
+        }
+        .or(normalized.limits)
     }
 
     fn judge(&self, normalized: &Normalized, ctx: &Context, cwd: &Path) -> Option<ToolResult> {
@@ -305,7 +292,15 @@ impl BashTool {
         use_pty: bool,
         notices: &mut Vec<String>,
     ) -> (LaunchSpec, Option<StateFile>) {
-        let plain = || shell_spec(&self.config.shell, &normalized.script, cwd);
+        // A command whose `| head` was lifted still reports its status, from which the status of the
+        // pipeline as written follows.
+        let plain = || {
+            if normalized.limits.is_empty() {
+                shell_spec(&self.config.shell, &normalized.script, cwd)
+            } else {
+                shell_spec_reporting_status(&self.config.shell, &normalized.script, cwd)
+            }
+        };
         let detached = use_pty || params.background || params.yield_ms.is_some();
         let Some(key) = session.filter(|_| detached) else {
             return (plain(), None);
@@ -385,16 +380,17 @@ impl BashTool {
         notices: Vec<String>,
         cancel: CancellationToken,
     ) -> ToolResult {
+        let head = crate::jobs::HeadLimit {
+            lines: normalized.limits.head,
+            grace: self.config.head_grace,
+        };
         let request = crate::jobs::start::JobRequest {
             command: &params.command,
             background: params.background,
             yield_ms: params.yield_ms,
             pty: params.pty,
-            limits: Limits {
-                head: params.head,
-                tail: params.tail,
-            }
-            .or(normalized.limits),
+            facts: StreamFacts::new(normalized, Self::limits(params, normalized)),
+            head,
             cwd,
             timeout,
             notices,
@@ -402,6 +398,21 @@ impl BashTool {
         };
         crate::jobs::start::run_as_job(&self.jobs, spec, request, cancel).await
     }
+}
+
+/// The text a session shell runs. A single stage left after a lifted `| head` runs in a subshell, as it
+/// would in bash's pipeline: a builtin loop there (`while :; do echo; done`) then meets the closed
+/// output, not the session's shell.
+fn session_text(normalized: &Normalized) -> std::borrow::Cow<'_, str> {
+    let single_stage = normalized.tree.as_ref().is_ok_and(|tree| {
+        tree.list.items.len() == 1
+            && tree.list.items[0].and_or.rest.is_empty()
+            && tree.list.items[0].and_or.first.commands.len() == 1
+    });
+    if normalized.limits.is_empty() || !single_stage {
+        return normalized.script.as_str().into();
+    }
+    format!("(\n{}\n)", normalized.script).into()
 }
 
 /// Resolve and validate the working directory (SPEC E-4); `~` means the home directory.
@@ -412,51 +423,4 @@ fn resolve_cwd(base: &Path, requested: Option<&str>) -> Result<PathBuf, String> 
         None => PathBuf::from(r),
     });
     shellgate_executor::resolve_cwd(base, requested.as_deref()).map_err(|e| e.to_string())
-}
-
-pub(crate) fn shape(
-    outcome: ExecOutcome,
-    window: &OutputWindow,
-    limits: Limits,
-    cwd: &Path,
-    timeout: Duration,
-    mut notices: Vec<String>,
-) -> ToolResult {
-    let summary = window.summary();
-    let mut output = summary.text;
-    if !limits.is_empty() {
-        output = apply_limits(&output, limits).text;
-    }
-    notices.extend(summary.notices);
-    notices.extend(outcome.notices.iter().cloned());
-    let status = match outcome.status {
-        RunStatus::Completed => ToolStatus::Completed,
-        RunStatus::TimedOut => ToolStatus::TimedOut,
-        RunStatus::Cancelled => ToolStatus::Cancelled,
-        RunStatus::FailedToStart => ToolStatus::FailedToStart,
-    };
-    if let Some(error) = &outcome.error {
-        if !output.is_empty() && !output.ends_with('\n') {
-            output.push('\n');
-        }
-        output.push_str(error);
-    }
-    let is_error = status != ToolStatus::Completed || outcome.exit_code != Some(0);
-    ToolResult {
-        status,
-        exit_code: outcome.exit_code,
-        signal: outcome.signal,
-        output,
-        truncation: summary.truncation,
-        artifact: summary.artifact,
-        cwd: outcome.cwd_after.as_deref().unwrap_or(cwd).display().to_string(),
-        duration_ms: outcome.duration.as_millis() as u64,
-        notices,
-        job_id: None,
-        pid: None,
-        pipeline_status: (!outcome.pipeline_status.is_empty()).then_some(outcome.pipeline_status),
-        blocked: None,
-        is_error,
-        timeout_secs: timeout.as_secs(),
-    }
 }

@@ -43,6 +43,9 @@ pub struct ToolConfig {
     pub default_session: String,
     /// Settings of persistent shell sessions.
     pub sessions: SessionOptions,
+    /// After a lifted `| head -n N` has its lines, keep counting the output this long before closing
+    /// it (default 0: closed at once, exactly as `head` does).
+    pub head_grace: Duration,
 }
 
 impl Default for ToolConfig {
@@ -65,6 +68,7 @@ impl Default for ToolConfig {
             jobs: crate::JobConfig::default(),
             default_session: DEFAULT_SESSION.to_owned(),
             sessions: SessionOptions::default(),
+            head_grace: Duration::ZERO,
         }
     }
 }

@@ -21,12 +21,12 @@
 mod bash;
 mod config;
 mod file_config;
-mod head_lines;
 pub mod jobs;
 mod live;
 mod params;
 mod process;
 mod result;
+mod shape;
 
 pub use bash::BashTool;
 pub use config::{DEFAULT_SESSION, NO_SESSION, ToolConfig};

@@ -7,7 +7,7 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use shellgate_sink::{Sanitizer, Sink};
+use shellgate_sink::{Flow, Sanitizer, Sink};
 
 /// Default bound on text held between two reads.
 pub const DEFAULT_LIVE_CAPACITY: usize = 64 * 1024;
@@ -103,9 +103,10 @@ impl LiveSink {
 }
 
 impl Sink for LiveSink {
-    fn write(&mut self, chunk: &[u8]) {
+    fn write(&mut self, chunk: &[u8]) -> Flow {
         self.sanitizer.push(chunk, &mut self.clean);
         self.deliver();
+        Flow::Continue
     }
 
     fn finish(&mut self) {

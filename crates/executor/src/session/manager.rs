@@ -69,6 +69,22 @@ impl SessionKey {
     }
 }
 
+/// One command for [`SessionManager::run_command`].
+#[derive(Debug, Clone, Copy)]
+pub struct SessionCommand<'a> {
+    /// The command text.
+    pub text: &'a str,
+    /// Change the session's directory to this first (relative paths resolve against the session's).
+    pub cwd: Option<&'a Path>,
+    /// Variables exported for this command only (see [`SessionManager::run`]).
+    pub env: &'a BTreeMap<String, String>,
+    /// Limit, used as given.
+    pub timeout: Duration,
+    /// Report the command's status and `pipefail` even without a pipe in it (see
+    /// [`crate::shell_spec_reporting_status`]).
+    pub report_status: bool,
+}
+
 /// Settings of a [`SessionManager`].
 #[derive(Debug, Clone)]
 pub struct SessionOptions {
@@ -243,6 +259,31 @@ impl SessionManager {
         sink: &mut SendSink<'_>,
         cancel: CancellationToken,
     ) -> ExecOutcome {
+        let command = SessionCommand {
+            text: command,
+            cwd,
+            env,
+            timeout,
+            report_status: false,
+        };
+        self.run_command(key, &command, sink, cancel).await
+    }
+
+    /// [`SessionManager::run`] with the command described by one value.
+    pub async fn run_command(
+        &self,
+        key: &SessionKey,
+        command: &SessionCommand<'_>,
+        sink: &mut SendSink<'_>,
+        cancel: CancellationToken,
+    ) -> ExecOutcome {
+        let SessionCommand {
+            text: command,
+            cwd,
+            env,
+            timeout,
+            report_status,
+        } = *command;
         let start = Instant::now();
         self.reap_idle();
         let fail = |msg: String| {
@@ -292,6 +333,7 @@ impl SessionManager {
             text: &text,
             cd: cd.as_deref(),
             env: &exports,
+            report_status,
         };
         let limits = RunLimits {
             start,

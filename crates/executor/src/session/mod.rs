@@ -89,5 +89,5 @@ mod snapshot;
 mod stateless;
 
 pub use manager::restore::{SessionState, StateFile};
-pub use manager::{SessionInfo, SessionKey, SessionManager, SessionOptions};
+pub use manager::{SessionCommand, SessionInfo, SessionKey, SessionManager, SessionOptions};
 pub use script::ShellKind;

@@ -20,7 +20,9 @@ use tokio_util::sync::CancellationToken;
 use super::records::{Record, RecordReader};
 use super::script::{self, ShellKind};
 use super::stateless::{cannot_change_state, defined_names};
-use crate::completion::{completion_notices, drain, read_what_is_left, sleep_until_opt};
+use crate::completion::{
+    DrainEnd, close_for_sink, completion_notices, drain, read_open, read_what_is_left, sleep_until_opt,
+};
 use crate::tree::{self, ProcInfo, ProcessTree, RUN_MARKER_VAR};
 use crate::{ExecOutcome, LaunchSpec, RunStatus, SendSink, guard, non_interactive, signal_name};
 
@@ -59,6 +61,8 @@ pub(crate) struct CommandPlan<'a> {
     pub text: &'a str,
     pub cd: Option<&'a Path>,
     pub env: &'a [(&'a str, &'a str)],
+    /// Report the command's status and `pipefail` even when it has no pipe.
+    pub report_status: bool,
 }
 
 /// How a command ended, seen from the session.
@@ -324,7 +328,7 @@ impl ShellProcess {
         std::fs::write(&cmd_path, command.text)?;
         let mut cleanup = RemoveOnDrop(vec![cmd_path]);
         // A copy that also reports the last pipeline's stages (`script::command_line` picks the file).
-        let status_line = script::status_line(self.kind, command.text);
+        let status_line = script::status_line(self.kind, command.text, command.report_status);
         if let Some(line) = status_line {
             let copy_path = self.dir.join(format!("p{id}"));
             std::fs::write(&copy_path, [command.text, line].concat())?;
@@ -332,7 +336,11 @@ impl ShellProcess {
         }
         mkfifo(&out_path, Mode::S_IRUSR | Mode::S_IWUSR).map_err(io::Error::from)?;
         cleanup.0.push(out_path.clone());
-        let mut output = pipe::OpenOptions::new().open_receiver(&out_path)?;
+        // Dropped (closing our end) once the sink has seen enough; `eof` is then set too.
+        let mut output = Some(pipe::OpenOptions::new().open_receiver(&out_path)?);
+        let mut stopped = false;
+        let mut sigpipe_at: Option<tokio::time::Instant> = None;
+        let output_link = out_path.to_string_lossy().into_owned();
         // Our own write end keeps the FIFO from reading as EOF before the shell opens it; it is dropped
         // when the shell reports the command done, so EOF then means every writer is gone.
         let mut holder = Some(
@@ -362,7 +370,7 @@ impl ShellProcess {
         let deadline = tokio::time::Instant::from_std(start + limits.timeout);
         let ack_deadline = tokio::time::Instant::now() + limits.ack_timeout;
         let mut acked = false;
-        let mut done: Option<(i32, PathBuf, Vec<i32>)> = None;
+        let mut done: Option<(i32, PathBuf, Vec<i32>, bool)> = None;
         let mut status = RunStatus::Completed;
         let mut kill_at: Option<tokio::time::Instant> = None;
         let mut eof = false;
@@ -379,7 +387,8 @@ impl ShellProcess {
                         status,
                         cwd,
                         stages,
-                    } if got == id => done = Some((status, cwd, stages)),
+                        pipefail,
+                    } if got == id => done = Some((status, cwd, stages, pipefail)),
                     other => self.on_other_record(&other),
                 }
             }
@@ -387,10 +396,19 @@ impl ShellProcess {
                 break;
             }
             tokio::select! {
-                read = output.read(&mut buf), if !eof => match read {
+                read = read_open(output.as_mut(), &mut buf), if !eof => match read {
                     Ok(0) | Err(_) => eof = true,
-                    Ok(n) => sink.write(&buf[..n]),
+                    Ok(n) => if sink.write(&buf[..n]).is_stop() {
+                        eof = true;
+                        stopped = output.take().is_some_and(|o| !close_for_sink(o, &mut buf, sink));
+                        sigpipe_at = Some(tokio::time::Instant::now() + crate::pipe::SIGPIPE_AFTER);
+                    },
                 },
+                () = sleep_until_opt(sigpipe_at), if sigpipe_at.is_some() => {
+                    // The session's shell stays: only the stages it runs meet the closed pipe.
+                    self.tree.sigpipe_output_holders(&output_link, Some(self.pid));
+                    sigpipe_at = Some(tokio::time::Instant::now() + crate::pipe::SIGPIPE_AFTER);
+                }
                 read = self.resp.read(&mut ctl) => match read {
                     Ok(0) | Err(_) => {}
                     Ok(n) => self.records.push(&ctl[..n]),
@@ -426,17 +444,27 @@ impl ShellProcess {
 
         // Phase 2: bounded drain of what the command's processes still write.
         let mut held_open = false;
-        if !eof {
-            eof = drain(
-                &mut output,
+        if !eof && let Some(mut open) = output.take() {
+            match drain(
+                &mut open,
                 &mut buf,
                 sink,
                 kill_at,
                 limits.drain_idle,
                 limits.drain_max,
             )
-            .await;
-            held_open = !eof;
+            .await
+            {
+                DrainEnd::Eof => eof = true,
+                DrainEnd::HeldOpen => {
+                    held_open = true;
+                    output = Some(open);
+                }
+                DrainEnd::SinkStopped => {
+                    eof = true;
+                    stopped = !close_for_sink(open, &mut buf, sink);
+                }
+            }
         }
 
         // Phase 3: nothing the command started outlives it (the shell itself stays, unless it died).
@@ -451,8 +479,8 @@ impl ShellProcess {
         } else {
             Vec::new()
         };
-        if held_open {
-            read_what_is_left(&mut output, &mut buf, sink).await;
+        if let Some(open) = output.as_mut().filter(|_| held_open) {
+            read_what_is_left(open, &mut buf, sink).await;
         }
         sink.finish();
         abandon.armed = false;
@@ -465,11 +493,13 @@ impl ShellProcess {
         let mut outcome = ExecOutcome::new(status, start.elapsed());
         outcome.pid = Some(self.pid);
         outcome.notices = notices;
+        outcome.output_stopped = stopped;
         match (&done, self.exited) {
-            (Some((code, cwd, stages)), _) => {
+            (Some((code, cwd, stages, pipefail)), _) => {
                 outcome.exit_code = Some(*code);
                 outcome.cwd_after = Some(cwd.clone());
                 outcome.pipeline_status.clone_from(stages);
+                outcome.pipefail = *pipefail;
             }
             (None, Some(st)) => {
                 outcome.exit_code = st.code();

@@ -23,6 +23,8 @@ pub(crate) enum Record {
         status: i32,
         cwd: PathBuf,
         stages: Vec<i32>,
+        /// `pipefail` was on when the command ended (reported with its status line).
+        pipefail: bool,
     },
     /// The shell's state after command `id` is saved.
     Saved { id: u64 },
@@ -90,13 +92,17 @@ fn parse(fields: &[&[u8]]) -> Option<Record> {
         }),
         b"A" => Some(Record::Ack { id: num(1)? }),
         b"S" => Some(Record::Saved { id: num(1)? }),
-        b"D" => Some(Record::Done {
-            id: num(1)?,
-            status: i32::try_from(num(2)?).ok()?,
-            cwd: PathBuf::from(OsStr::from_bytes(fields.get(3)?)),
+        b"D" => {
             // The status line's `PIPESTATUS` and `$?`, space-separated; empty when the command had none.
-            stages: parse_status_trailer(&String::from_utf8_lossy(fields.get(4)?)).unwrap_or_default(),
-        }),
+            let report = parse_status_trailer(&String::from_utf8_lossy(fields.get(4)?)).unwrap_or_default();
+            Some(Record::Done {
+                id: num(1)?,
+                status: i32::try_from(num(2)?).ok()?,
+                cwd: PathBuf::from(OsStr::from_bytes(fields.get(3)?)),
+                stages: report.stages,
+                pipefail: report.pipefail,
+            })
+        }
         _ => None,
     }
 }
@@ -129,12 +135,14 @@ mod tests {
                         status: 3,
                         cwd: PathBuf::from("/tmp/a b\nc"),
                         stages: vec![141, 3],
+                        pipefail: false,
                     },
                     Record::Done {
                         id: 8,
                         status: 0,
                         cwd: PathBuf::from("/"),
                         stages: Vec::new(),
+                        pipefail: false,
                     },
                     Record::Saved { id: 7 },
                 ],

@@ -252,6 +252,7 @@ fn sourced(kind: ShellKind, file: &Path) -> String {
 /// behave as without it (`return N` at the end of a sourced file is not a failing command of its own).
 /// The redirections keep both commands out of a trace the command itself switched on (`set -x`).
 const BASH_STATUS_LINE: &str = "\n{ \\builtin printf -v __shellgate_ps ' %s' \"${PIPESTATUS[@]}\" \"$?\"; } 2>/dev/null; \
+{ if [[ -o pipefail ]]; then __shellgate_ps=\"p$__shellgate_ps\"; fi; } 2>/dev/null; \
 { \\builtin return \"${__shellgate_ps##* }\"; } 2>/dev/null\n";
 
 /// The zsh counterpart of [`BASH_STATUS_LINE`] (`pipestatus`). zsh remembers whether the failure of a
@@ -262,20 +263,29 @@ const BASH_STATUS_LINE: &str = "\n{ \\builtin printf -v __shellgate_ps ' %s' \"$
 /// commands of a sourced file whatever their redirections, so a command that switches `xtrace` on itself
 /// shows these lines in its trace.
 const ZSH_STATUS_LINE_HANDLED: &str = "\n\\builtin printf -v __shellgate_ps ' %s' \"${pipestatus[@]}\" \"$?\"; \
+if [[ -o pipefail ]]; then __shellgate_ps=\"p$__shellgate_ps\"; fi; \
 { \\__shellgate_rc \"${__shellgate_ps##* }\" && \\builtin : }\n";
 
 /// [`ZSH_STATUS_LINE_HANDLED`] for a command whose last statement is an `&&` list, whose failure zsh may
 /// leave to the caller.
 const ZSH_STATUS_LINE_AND_LIST: &str = "\n\\builtin printf -v __shellgate_ps ' %s' \"${pipestatus[@]}\" \"$?\"; \
+if [[ -o pipefail ]]; then __shellgate_ps=\"p$__shellgate_ps\"; fi; \
 \\__shellgate_rc \"${__shellgate_ps##* }\" && \\builtin :\n";
 
 /// The status line to append to command `text` so `__shellgate_end` can report the stages of its last
 /// pipeline, or `None` when it has no pipe or appending could change its meaning: a here-document (the
 /// line would become part of it) or a last line that continues on the next or ends in the background
 /// (`\`, `|`, `||`, `&&`, `|&`, `&`).
-pub(crate) fn status_line(kind: ShellKind, text: &str) -> Option<&'static str> {
+///
+/// With `always`, a command without a pipe gets the line too (its single status and `pipefail` are
+/// reported; see [`crate::shell_spec_reporting_status`]).
+pub(crate) fn status_line(kind: ShellKind, text: &str, always: bool) -> Option<&'static str> {
     let trimmed = text.trim_end_matches([' ', '\t', '\n']);
-    if !crate::spec::script_takes_status_trailer(text) || trimmed.ends_with('|') || trimmed.ends_with('&') {
+    if !(always || text.contains('|'))
+        || !crate::spec::script_takes_status_trailer(text)
+        || trimmed.ends_with('|')
+        || trimmed.ends_with('&')
+    {
         return None;
     }
     Some(match kind {
@@ -646,8 +656,8 @@ mod tests {
     #[test]
     fn status_lines_only_for_pipes_that_end_cleanly() {
         for kind in [ShellKind::Bash, ShellKind::Zsh] {
-            assert!(status_line(kind, "a | b").is_some());
-            assert!(status_line(kind, "a | b\n# done\n").is_some());
+            assert!(status_line(kind, "a | b", false).is_some());
+            assert!(status_line(kind, "a | b\n# done\n", false).is_some());
             for text in [
                 "a",
                 "cat <<EOF | x\nhi\nEOF",
@@ -658,28 +668,31 @@ mod tests {
                 "a |&",
                 "a | b &",
             ] {
-                assert_eq!(status_line(kind, text), None, "{text:?}");
+                assert_eq!(status_line(kind, text, false), None, "{text:?}");
             }
         }
-        assert_eq!(status_line(ShellKind::Bash, "a | b"), Some(BASH_STATUS_LINE));
         assert_eq!(
-            status_line(ShellKind::Zsh, "a | b"),
+            status_line(ShellKind::Bash, "a | b", false),
+            Some(BASH_STATUS_LINE)
+        );
+        assert_eq!(
+            status_line(ShellKind::Zsh, "a | b", false),
             Some(ZSH_STATUS_LINE_HANDLED)
         );
         assert_eq!(
-            status_line(ShellKind::Zsh, "! a | b"),
+            status_line(ShellKind::Zsh, "! a | b", false),
             Some(ZSH_STATUS_LINE_HANDLED)
         );
         assert_eq!(
-            status_line(ShellKind::Zsh, "x && a | b\n"),
+            status_line(ShellKind::Zsh, "x && a | b\n", false),
             Some(ZSH_STATUS_LINE_AND_LIST)
         );
         assert_eq!(
-            status_line(ShellKind::Zsh, "x &&\n  a | b"),
+            status_line(ShellKind::Zsh, "x &&\n  a | b", false),
             Some(ZSH_STATUS_LINE_AND_LIST)
         );
         assert_eq!(
-            status_line(ShellKind::Zsh, "x && y\na | b"),
+            status_line(ShellKind::Zsh, "x && y\na | b", false),
             Some(ZSH_STATUS_LINE_HANDLED)
         );
         for handled in [
@@ -689,13 +702,13 @@ mod tests {
             "for f in *; do x && a | b; done",
         ] {
             assert_eq!(
-                status_line(ShellKind::Zsh, handled),
+                status_line(ShellKind::Zsh, handled, false),
                 Some(ZSH_STATUS_LINE_HANDLED),
                 "{handled:?}"
             );
         }
         assert_eq!(
-            status_line(ShellKind::Zsh, "a; x && a | b;"),
+            status_line(ShellKind::Zsh, "a; x && a | b;", false),
             Some(ZSH_STATUS_LINE_AND_LIST)
         );
     }

@@ -1,6 +1,6 @@
 //! SPEC N-2: a trailing plain `head`/`tail` line limiter becomes a structured limit.
 
-use crate::ast::{Command, Pipeline, SimpleCommand, Span, Word, WordPart};
+use crate::ast::{Pipeline, SimpleCommand, Span};
 use crate::{Limits, Rewrite};
 
 /// What stripping found: ranges to delete, the limits, notices, and how many stages remain.
@@ -58,7 +58,7 @@ pub(crate) fn find(pipeline: &Pipeline, src: &str) -> Option<Stripped> {
         });
         n -= 1;
     }
-    if out.delete.is_empty() || pipeline.commands[..n].iter().any(never_ends) {
+    if out.delete.is_empty() {
         return None;
     }
     // Notices in pipeline order: the head (applied first) before the tail.
@@ -145,29 +145,6 @@ fn line_count(s: &str) -> Option<u64> {
         return None;
     }
     s.parse().ok()
-}
-
-/// Stages that never finish on their own: once the limiter is gone nothing would stop them.
-fn never_ends(cmd: &Command) -> bool {
-    let Some(cmd) = cmd.as_simple() else { return false };
-    let Some(name) = cmd.words.first() else {
-        return false;
-    };
-    // Plain unquoted words only: this guard runs on every stage, so it must not allocate.
-    if name.is_literal("yes") || name.is_literal("watch") {
-        return true;
-    }
-    let follows = name.is_literal("tail")
-        && cmd.words[1..].iter().filter_map(Word::static_cow).any(|w| {
-            w == "--follow"
-                || w.starts_with("--follow=")
-                || (w.starts_with('-') && !w.starts_with("--") && w.contains(['f', 'F']))
-        });
-    let endless = |w: &Word| {
-        matches!(w.parts.as_slice(), [WordPart::Literal { value, .. }]
-            if matches!(value.as_bytes(), b"/dev/zero" | b"/dev/urandom" | b"/dev/random"))
-    };
-    follows || cmd.words[1..].iter().any(endless) || cmd.redirects.iter().any(|r| endless(&r.target))
 }
 
 #[cfg(test)]

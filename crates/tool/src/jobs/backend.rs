@@ -9,7 +9,7 @@ use shellgate_executor::{
     ExecOutcome, LaunchSpec, PipeExecutor, ProcessHandle, RunStatus, Signal, StdinMode,
 };
 use shellgate_pty::{KeySpec, PtyOptions, PtyOutput, PtyProcess, ScreenSnapshot, TermSize};
-use shellgate_sink::Sink;
+use shellgate_sink::{Flow, LineLimit, Sink};
 use tokio::io::AsyncWriteExt;
 use tokio::process::ChildStdin;
 use tokio::sync::broadcast;
@@ -39,12 +39,38 @@ impl std::fmt::Debug for JobIo {
 }
 
 /// Feeds a pipe job's output into the job.
-struct JobSink(Arc<Job>);
+struct JobOutputSink(Arc<Job>);
+
+impl Sink for JobOutputSink {
+    fn write(&mut self, chunk: &[u8]) -> Flow {
+        self.0.push_output(chunk);
+        Flow::Continue
+    }
+}
+
+/// A job's sink: its output, behind the head limit of a lifted `| head` (the same [`LineLimit`] as a
+/// foreground run), with the whole stream's counts kept in the job for its final result.
+struct JobSink {
+    limited: LineLimit<JobOutputSink>,
+    counted: bool,
+}
 
 impl Sink for JobSink {
-    fn write(&mut self, chunk: &[u8]) {
-        self.0.push_output(chunk);
+    fn write(&mut self, chunk: &[u8]) -> Flow {
+        let flow = self.limited.write(chunk);
+        if self.counted {
+            let job = &self.limited.inner().0;
+            job.state().stream = Some((self.limited.total_lines(), self.limited.total_bytes()));
+        }
+        flow
     }
+}
+
+/// How a pipe job's output is limited: keep the first `lines`, counting the rest for `grace`.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct HeadLimit {
+    pub lines: Option<u64>,
+    pub grace: Duration,
 }
 
 /// How long to keep reading a PTY after its program exited.
@@ -59,13 +85,16 @@ pub(crate) fn start_pipe(
     job: &Arc<Job>,
     mut spec: LaunchSpec,
     executor: &PipeExecutor,
+    head: HeadLimit,
     exits: broadcast::Sender<JobExit>,
 ) -> Result<(), String> {
     spec.stdin = StdinMode::Piped;
     spec.pty = false;
-    let mut running = executor
-        .spawn(spec, JobSink(Arc::clone(job)))
-        .map_err(|e| e.to_string())?;
+    let sink = JobSink {
+        limited: LineLimit::new(JobOutputSink(Arc::clone(job)), head.lines).with_grace(head.grace),
+        counted: head.lines.is_some(),
+    };
+    let mut running = executor.spawn(spec, sink).map_err(|e| e.to_string())?;
     let stdin = running.take_stdin();
     let stdin_link = stdin
         .as_ref()
@@ -89,8 +118,12 @@ fn finish_with_outcome(job: &Job, outcome: &ExecOutcome, exits: &broadcast::Send
     if let Some(e) = &outcome.error {
         notices.push(e.clone());
     }
-    if outcome.status == RunStatus::TimedOut {
-        job.state().timed_out = true;
+    {
+        let mut st = job.state();
+        st.timed_out = outcome.status == RunStatus::TimedOut;
+        st.output_stopped = outcome.output_stopped;
+        st.pipeline_status.clone_from(&outcome.pipeline_status);
+        st.pipefail = outcome.pipefail;
     }
     if let Some(event) = job.finish(outcome.exit_code, outcome.signal.clone(), notices) {
         let _ = exits.send(event);

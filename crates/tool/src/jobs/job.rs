@@ -101,6 +101,15 @@ pub(crate) struct JobState {
     pub notices: Vec<String>,
     /// Consecutive polls that found no new output (for the `retry_in_ms` hint).
     pub empty_polls: u32,
+    /// Lines and bytes of the command's whole stream, when a `head` limit keeps only part of it in
+    /// `output`.
+    pub stream: Option<(u64, u64)>,
+    /// The head limit closed the output before the stream ended: `stream` is a lower bound.
+    pub output_stopped: bool,
+    /// The command's outcome as the executor reported it (pipe jobs), for the final result.
+    pub pipeline_status: Vec<i32>,
+    /// `pipefail` was on when its last pipeline ended.
+    pub pipefail: bool,
 }
 
 /// A background job.
@@ -154,6 +163,10 @@ impl Job {
                 last_used: now,
                 notices: Vec::new(),
                 empty_polls: 0,
+                stream: None,
+                output_stopped: false,
+                pipeline_status: Vec::new(),
+                pipefail: false,
             }),
             changed: watch::channel(0).0,
         })

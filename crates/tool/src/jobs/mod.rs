@@ -30,7 +30,7 @@ use std::time::Duration;
 
 use shellgate_sink::{ArtifactStore, WindowConfig};
 
-pub(crate) use backend::JobIo;
+pub(crate) use backend::{HeadLimit, JobIo};
 pub(crate) use job::Job;
 pub use job::{JobExit, JobInfo, JobStatus};
 pub use registry::JobRegistry;

@@ -9,7 +9,7 @@ use shellgate_pty::TermSize;
 use tokio::sync::broadcast;
 
 use super::JobConfig;
-use super::backend::{self, Drain};
+use super::backend::{self, Drain, HeadLimit};
 use super::job::{Job, JobExit, JobInfo, JobStatus};
 use super::output::{JobOutput, SpillTarget};
 use super::slug::new_job_id;
@@ -80,6 +80,7 @@ impl JobRegistry {
         command: &str,
         backgrounded: bool,
         pty: bool,
+        head: HeadLimit,
         notices: &mut Vec<String>,
     ) -> Result<Arc<Job>, String> {
         self.prune();
@@ -129,7 +130,13 @@ impl JobRegistry {
                     self.inner.exits.clone(),
                 )
             } else {
-                backend::start_pipe(&job, spec.clone(), &self.inner.executor, self.inner.exits.clone())
+                backend::start_pipe(
+                    &job,
+                    spec.clone(),
+                    &self.inner.executor,
+                    head,
+                    self.inner.exits.clone(),
+                )
             };
             match started {
                 Ok(()) => return Ok(job),

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use shellgate_executor::{ExecOutcome, LaunchSpec, RunStatus, StateFile};
-use shellgate_normalize::Limits;
 use tokio_util::sync::CancellationToken;
 
-use super::{Job, JobRegistry, JobStatus};
+use super::{HeadLimit, Job, JobRegistry, JobStatus};
+use crate::shape::{StreamFacts, shape};
 use crate::{ToolResult, ToolStatus};
 
 /// The follow-up actions named in a running result.
@@ -21,7 +21,10 @@ pub(crate) struct JobRequest<'a> {
     pub background: bool,
     pub yield_ms: Option<u64>,
     pub pty: bool,
-    pub limits: Limits,
+    /// Limits, lifted stages and counts for the final result.
+    pub facts: StreamFacts,
+    /// The lifted `| head` that closes a pipe job's output once its lines are in.
+    pub head: HeadLimit,
     pub cwd: &'a Path,
     pub timeout: Duration,
     pub notices: Vec<String>,
@@ -58,6 +61,7 @@ pub(crate) async fn run_as_job(
         request.command,
         request.background,
         request.pty,
+        request.head,
         &mut request.notices,
     ) {
         Ok(job) => {
@@ -181,10 +185,15 @@ fn finished_result(
     outcome.signal.clone_from(&st.signal);
     outcome.pid = job.pid();
     outcome.notices.clone_from(&st.notices);
-    let mut result = crate::bash::shape(
+    outcome.output_stopped = st.output_stopped;
+    outcome.pipeline_status.clone_from(&st.pipeline_status);
+    outcome.pipefail = st.pipefail;
+    let mut facts = request.facts;
+    facts.stream = st.stream;
+    let mut result = shape(
         outcome,
         st.output.window(),
-        request.limits,
+        &facts,
         request.cwd,
         request.timeout,
         request.notices,
