@@ -110,8 +110,9 @@ impl McpServer {
         if cancel.is_cancelled() && result.status == ToolStatus::Cancelled {
             // The client will not read this result: keep what the command printed where it will look.
             self.keep_cancelled(&command, &result, &context.peer).await;
+        } else {
+            result.notices.extend(self.notes.take(None));
         }
-        result.notices.extend(self.notes.take(None));
         tool_result(&result.model_text(), &result, result.is_error)
     }
 

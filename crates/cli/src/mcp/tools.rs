@@ -108,7 +108,7 @@ pub fn list(config: &ToolConfig) -> Vec<Tool> {
         ("pty", Value::from(false)),
         ("background", Value::from(false)),
     ];
-    let process_defaults = [("action", Value::from("list")), ("eof", Value::from(false))];
+    let process_defaults = [("eof", Value::from(false))];
     vec![
         Tool::new(
             BASH,
