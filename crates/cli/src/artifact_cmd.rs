@@ -11,11 +11,11 @@ use shellgate::sink::{
 };
 
 /// Default number of lines (or matches) one RPC call returns.
-const RPC_DEFAULT_LIMIT: u64 = 2000;
+pub(crate) const RPC_DEFAULT_LIMIT: u64 = 2000;
 /// Default bound on the text one RPC call returns.
-const RPC_DEFAULT_MAX_BYTES: u64 = 64 * 1024;
+pub(crate) const RPC_DEFAULT_MAX_BYTES: u64 = 64 * 1024;
 /// Hard bound on the text one RPC call returns.
-const RPC_MAX_BYTES: u64 = 1 << 20;
+pub(crate) const RPC_MAX_BYTES: u64 = 1 << 20;
 
 /// Artifact subcommands.
 #[derive(Debug, clap::Subcommand)]
@@ -236,7 +236,8 @@ const RPC_KEYS: [&str; 8] = [
     "raw",
 ];
 
-fn rpc_with(store: &ArtifactStore, params: &Value) -> Result<Value, String> {
+/// [`rpc`] against `store` (the MCP server passes the store its tool spills into).
+pub(crate) fn rpc_with(store: &ArtifactStore, params: &Value) -> Result<Value, String> {
     if let Some(unknown) = params
         .as_object()
         .and_then(|map| map.keys().find(|k| !RPC_KEYS.contains(&k.as_str())))
@@ -275,17 +276,7 @@ fn rpc_with(store: &ArtifactStore, params: &Value) -> Result<Value, String> {
         .map_err(|e| e.to_string())?
         .uri();
     let total_bytes = store.size(&id).map_err(|e| e.to_string())?;
-    let clean = |bytes: &[u8]| -> String {
-        if raw {
-            String::from_utf8_lossy(bytes).into_owned()
-        } else {
-            let mut sanitizer = Sanitizer::new(MAX_COLUMN_LIMIT);
-            let mut out = Vec::with_capacity(bytes.len());
-            sanitizer.push(bytes, &mut out);
-            sanitizer.finish(&mut out);
-            String::from_utf8_lossy(&out).into_owned()
-        }
-    };
+    let clean = |bytes: &[u8]| clean_text(bytes, raw);
 
     if let Some(start) = params.get("byte_offset").filter(|v| !v.is_null()) {
         let start = start
@@ -391,6 +382,19 @@ fn rpc_with(store: &ArtifactStore, params: &Value) -> Result<Value, String> {
         "next_offset": next_offset,
         "truncated": next_offset.is_some() || cut_line,
     }))
+}
+
+/// Artifact bytes as text: sanitized like model text (escapes removed, overwrites collapsed) unless
+/// `raw`, then decoded lossily.
+pub(crate) fn clean_text(bytes: &[u8], raw: bool) -> String {
+    if raw {
+        return String::from_utf8_lossy(bytes).into_owned();
+    }
+    let mut sanitizer = Sanitizer::new(MAX_COLUMN_LIMIT);
+    let mut out = Vec::with_capacity(bytes.len());
+    sanitizer.push(bytes, &mut out);
+    sanitizer.finish(&mut out);
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

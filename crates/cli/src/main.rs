@@ -1,6 +1,7 @@
-//! The `shellgate` command-line program: run one command, or serve JSON-RPC on stdio.
+//! The `shellgate` command-line program: run one command, or serve JSON-RPC or MCP on stdio.
 
 mod artifact_cmd;
+mod mcp;
 mod rpc;
 mod run_cmd;
 
@@ -20,6 +21,12 @@ enum Command {
     Run(run_cmd::RunArgs),
     /// Serve JSON-RPC 2.0 on stdin/stdout (one JSON object per line).
     Rpc {
+        /// Configuration file (TOML).
+        #[arg(long, value_name = "FILE")]
+        config: Option<std::path::PathBuf>,
+    },
+    /// Serve the Model Context Protocol on stdin/stdout (tools `bash`, `process`, `artifact`).
+    Mcp {
         /// Configuration file (TOML).
         #[arg(long, value_name = "FILE")]
         config: Option<std::path::PathBuf>,
@@ -54,6 +61,7 @@ fn main() -> std::process::ExitCode {
         match cli.command {
             Command::Run(args) => run_cmd::run(args).await,
             Command::Rpc { config } => rpc::serve(config.as_deref()).await.map(|()| 0),
+            Command::Mcp { config } => mcp::serve(config.as_deref()).await.map(|()| 0),
             Command::Artifact(cmd) => artifact_cmd::run(cmd),
             Command::Config { config } => rpc::load_config(config.as_deref()).map(|c| {
                 print!("{}", shellgate::FileConfig::effective(&c).to_toml());

@@ -1,0 +1,77 @@
+//! `shellgate mcp`: a Model Context Protocol server on stdin/stdout (SPEC T-9), built on `rmcp`.
+//!
+//! Tools `bash`, `process` and `artifact`; artifacts as resources (`artifact://<id>`, template
+//! `artifact://{id}`); live output as progress notifications; `notifications/cancelled` stops the
+//! command; background job exits as `notifications/message` (logger `shellgate`) and in the next tool
+//! result. Stdout carries only the protocol; logs go to stderr (`RUST_LOG`). At EOF every job tree
+//! and shell session is stopped before the process exits.
+
+mod artifacts;
+mod logging;
+mod notes;
+mod progress;
+mod schema;
+mod server;
+mod tools;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use rmcp::ServiceExt as _;
+use serde_json::json;
+
+use server::McpServer;
+
+/// Serve one MCP session on stdio until the client closes stdin.
+pub async fn serve(config_file: Option<&Path>) -> anyhow::Result<()> {
+    init_stderr_logging();
+    let config = crate::rpc::load_config(config_file)?;
+    let server = Arc::new(McpServer::new(shellgate::BashTool::new(config)));
+    let running = Arc::clone(&server)
+        .serve(rmcp::transport::stdio_pipes())
+        .await
+        .map_err(|e| anyhow::anyhow!("MCP session did not start: {e}"))?;
+    let exits = spawn_exit_notifier(&server, running.peer().clone());
+    let quit = running.waiting().await;
+    tracing::info!(?quit, "MCP session ended");
+    // The client is gone: no job outlives the server.
+    exits.abort();
+    server.tool().jobs().shutdown().await;
+    server.tool().sessions().shutdown();
+    Ok(())
+}
+
+/// Logs to stderr only (stdout is the protocol), filtered by `RUST_LOG` (default: warnings).
+fn init_stderr_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
+}
+
+/// Announce each background job's exit as a log notification and keep it for the next result (a
+/// `poll`/`kill`/`remove` already waiting on the job when it ends reports the exit instead).
+fn spawn_exit_notifier(
+    server: &Arc<McpServer>,
+    peer: rmcp::Peer<rmcp::RoleServer>,
+) -> tokio::task::JoinHandle<()> {
+    let mut exits = server.tool().jobs().subscribe();
+    let server = Arc::clone(server);
+    tokio::spawn(async move {
+        loop {
+            match exits.recv().await {
+                Ok(exit) => {
+                    server.note(Some(&exit.job_id), exit.message.clone());
+                    let mut data = serde_json::to_value(&exit).unwrap_or_else(|_| json!({}));
+                    data["event"] = json!("job_exited");
+                    server.notify(&peer, data).await;
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+            }
+        }
+    })
+}

@@ -1,0 +1,176 @@
+//! The MCP tool list: names, descriptions that state the engine's limits exactly (taken from the
+//! configuration in force, so they never drift from what a call does), and portable input schemas.
+
+use std::sync::Arc;
+
+use rmcp::model::{Tool, ToolAnnotations};
+use serde_json::Value;
+use shellgate::{BashParams, ProcessParams, ToolConfig};
+
+use super::artifacts::{self, ArtifactParams};
+use super::schema::input_schema;
+
+/// Name of the tool that runs commands.
+pub const BASH: &str = "bash";
+/// Name of the tool that controls background jobs.
+pub const PROCESS: &str = "process";
+/// Name of the tool that reads artifacts.
+pub const ARTIFACT: &str = "artifact";
+
+/// Seconds of a duration as a short number (`300`, `0.5`).
+fn secs(d: std::time::Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{}", d.as_secs())
+    } else {
+        format!("{s}")
+    }
+}
+
+/// Bytes as KiB when they divide evenly (the window sizes are).
+fn size(bytes: usize) -> String {
+    if bytes >= 1024 && bytes.is_multiple_of(1024) {
+        format!("{} KiB", bytes / 1024)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// The `bash` tool's description for `config`.
+pub fn bash_description(config: &ToolConfig) -> String {
+    let session = if config.default_session == shellgate::NO_SESSION {
+        "Each command runs in a fresh shell unless `session` names a persistent one.".to_owned()
+    } else {
+        format!(
+            "Commands run in the persistent shell session `{}` unless `session` names another \
+             (`\"none\"`: a fresh shell): variables, functions, aliases and the working directory \
+             carry over between calls.",
+            config.default_session
+        )
+    };
+    format!(
+        "Run a shell command with bash and return its output (stdout and stderr combined, cleaned of \
+         terminal escapes and progress-bar overwrites). {session}\n\
+         Timeout: `timeout` seconds, default {default}, clamped to {min}..{max}; on timeout the \
+         command's whole process tree is stopped and the output so far is returned.\n\
+         Output: when it exceeds the window, the first {head} and the last {tail} are shown (whole \
+         lines) with a notice `[Showing lines A-B and C-D of N. Full output: artifact://<id>]`; the \
+         full output is kept as that artifact, readable with the `{artifact}` tool or as a resource. \
+         `head`/`tail` show only the first/last N lines.\n\
+         Long-running work: `background: true` starts the command as a background job and returns at \
+         once with its job id; `yield_ms: N` runs it in the foreground and, if it is still running \
+         after N ms ({min_yield}..{max_yield} ms), leaves it running as a background job and returns \
+         what it printed so far. Jobs keep the timeout. Follow up with the `{process}` tool (poll, \
+         log, write, kill); a job's exit is announced as a notification and in the next result.\n\
+         The result is an error (isError) for a non-zero exit code, a timeout, a cancellation, a \
+         blocked command or a failure to start; structuredContent carries status, exit_code, output, \
+         truncation, artifact, cwd, duration_ms, notices and job_id. While a command runs, its output \
+         is sent as progress notifications when the request has a progress token.",
+        default = secs(config.default_timeout),
+        min = secs(config.min_timeout),
+        max = secs(config.max_timeout),
+        head = size(config.window.head_bytes),
+        tail = size(config.window.tail_bytes),
+        min_yield = config.jobs.min_yield.as_millis(),
+        max_yield = config.jobs.max_yield.as_millis(),
+        artifact = ARTIFACT,
+        process = PROCESS,
+    )
+}
+
+/// The `process` tool's description for `config`.
+pub fn process_description(config: &ToolConfig) -> String {
+    format!(
+        "Inspect and control the background jobs that `{BASH}` started (`background` or `yield_ms`) \
+         and the persistent shell sessions. Actions: `list`; `poll` (output since the last poll, \
+         waiting up to `wait_ms` ≤ {max_wait} ms for new output or the exit); `log` (lines by \
+         `offset`/`limit`, default the last {log_lines}); `write` (`data` to stdin, `eof` closes it); \
+         `send_keys`, `submit`, `paste` (terminals); `kill` (SIGINT, then SIGTERM, then SIGKILL to \
+         the whole process tree, or the given `signal`); `remove`; `clear`; `screen` and `resize` \
+         (PTY jobs); `sessions`; `close_session`. Failures (unknown job, closed stdin) are error \
+         results. Job exits that were not reported yet are noted at the end of the result.",
+        max_wait = config.jobs.max_poll_wait.as_millis(),
+        log_lines = config.jobs.log_default_lines,
+    )
+}
+
+/// The three tools for `config`.
+pub fn list(config: &ToolConfig) -> Vec<Tool> {
+    let timeout = config.default_timeout;
+    let timeout_default = if timeout.subsec_nanos() == 0 {
+        Value::from(timeout.as_secs())
+    } else {
+        Value::from(timeout.as_secs_f64())
+    };
+    let bash_defaults = [
+        ("timeout", timeout_default),
+        ("session", Value::from(config.default_session.clone())),
+        ("pty", Value::from(false)),
+        ("background", Value::from(false)),
+    ];
+    let process_defaults = [("eof", Value::from(false))];
+    vec![
+        Tool::new(
+            BASH,
+            bash_description(config),
+            Arc::new(input_schema::<BashParams>(&bash_defaults)),
+        )
+        .with_title("Run a shell command")
+        .with_annotations(ToolAnnotations::with_title("Run a shell command").open_world(true)),
+        Tool::new(
+            PROCESS,
+            process_description(config),
+            Arc::new(input_schema::<ProcessParams>(&process_defaults)),
+        )
+        .with_title("Background jobs"),
+        Tool::new(
+            ARTIFACT,
+            artifacts::description(),
+            Arc::new(input_schema::<ArtifactParams>(&artifacts::schema_defaults())),
+        )
+        .with_title("Read command output")
+        .with_annotations(
+            ToolAnnotations::with_title("Read command output")
+                .read_only(true)
+                .open_world(false),
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptions_state_the_configured_limits() {
+        let config = ToolConfig::default();
+        let text = bash_description(&config);
+        for needle in [
+            "default 300, clamped to 1..3600",
+            "first 20 KiB and the last 50 KiB",
+            "artifact://<id>",
+            "`background: true`",
+            "`yield_ms: N`",
+            "isError",
+        ] {
+            assert!(text.contains(needle), "missing {needle:?} in {text}");
+        }
+        let short = ToolConfig {
+            default_timeout: std::time::Duration::from_secs(30),
+            ..ToolConfig::default()
+        };
+        assert!(bash_description(&short).contains("default 30,"));
+    }
+
+    #[test]
+    fn every_tool_has_an_object_schema_with_defaults() {
+        let tools = list(&ToolConfig::default());
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+        assert_eq!(names, [BASH, PROCESS, ARTIFACT]);
+        for tool in &tools {
+            assert_eq!(tool.input_schema["type"], "object", "{}", tool.name);
+        }
+        assert_eq!(tools[0].input_schema["properties"]["timeout"]["default"], 300);
+        assert_eq!(tools[2].input_schema["properties"]["limit"]["default"], 2000);
+    }
+}
