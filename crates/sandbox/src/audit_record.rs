@@ -29,6 +29,37 @@ pub struct DomainRecord {
     pub domain: u64,
     /// The pid (thread group id) of the process that created it.
     pub pid: u32,
+    /// The creator's parent and session, when the creator was our helper (see [`creator_tag`]).
+    pub parent_and_session: Option<(u32, u32)>,
+}
+
+/// The command name the helper gives itself just before it creates its Landlock domain. The
+/// kernel records the creator's name with the domain, so this carries the helper's parent pid and
+/// session id to the collector: an executor may put a guard process (or a session leader) between
+/// the pid it knows and the helper. Base 36 keeps it within the 15 bytes of a command name.
+pub fn creator_tag(parent: u32, session: u32) -> String {
+    format!("sg{}-{}", base36(parent), base36(session))
+}
+
+fn base36(mut n: u32) -> String {
+    let mut digits = Vec::new();
+    loop {
+        digits.push(char::from_digit(n % 36, 36).expect("digit below 36"));
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    digits.iter().rev().collect()
+}
+
+/// Read a [`creator_tag`] back.
+pub fn parse_creator_tag(comm: &str) -> Option<(u32, u32)> {
+    let (parent, session) = comm.strip_prefix("sg")?.split_once('-')?;
+    Some((
+        u32::from_str_radix(parent, 36).ok()?,
+        u32::from_str_radix(session, 36).ok()?,
+    ))
 }
 
 /// The `key=value` fields of a record, values unquoted or hex-decoded.
@@ -123,12 +154,23 @@ pub fn parse_domain(text: &str) -> Option<DomainRecord> {
     Some(DomainRecord {
         domain: u64::from_str_radix(field(&fields, "domain")?, 16).ok()?,
         pid: field(&fields, "pid")?.parse().ok()?,
+        parent_and_session: field(&fields, "comm").and_then(|c| parse_creator_tag(c)),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn creator_tags_fit_a_command_name_and_round_trip() {
+        // PID_MAX_LIMIT: no Linux pid is larger.
+        let tag = creator_tag(4_194_304, 4_194_304);
+        assert!(tag.len() <= 15, "{tag}");
+        assert_eq!(parse_creator_tag(&tag), Some((4_194_304, 4_194_304)));
+        assert_eq!(parse_creator_tag(&creator_tag(0, 1)), Some((0, 1)));
+        assert_eq!(parse_creator_tag("bash"), None);
+    }
 
     #[test]
     fn parses_file_access_records() {
@@ -174,9 +216,16 @@ mod tests {
             created,
             DomainRecord {
                 domain: 0x1a6f_dc66f,
-                pid: 286
+                pid: 286,
+                parent_and_session: None,
             }
         );
+        let tagged = parse_domain(&format!(
+            "audit(1.2:3): domain=1 status=allocated mode=enforcing pid=5 uid=0 exe=\"/h\" comm=\"{}\"",
+            creator_tag(4_194_304, 77)
+        ))
+        .unwrap();
+        assert_eq!(tagged.parent_and_session, Some((4_194_304, 77)));
         assert_eq!(
             parse_domain("audit(1.2:3): domain=1a6fdc66f status=deallocated denials=2"),
             None

@@ -24,7 +24,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::audit_netlink as nl;
-use crate::audit_record::{self, AccessRecord};
+use crate::audit_record::{self, AccessRecord, DomainRecord};
 
 /// What kind of access the sandbox denied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -97,6 +97,10 @@ pub fn enable_kernel_audit() -> std::io::Result<()> {
 
 /// Whether denials can be read from the kernel here, without starting anything.
 pub fn denial_reporting_status() -> Result<(), DenialReportingOff> {
+    reporting_status().map(drop)
+}
+
+fn reporting_status() -> Result<nl::AuditStatus, DenialReportingOff> {
     let abi = crate::landlock_abi();
     if abi < crate::landlock_rules::AUDIT_LOG_ABI {
         return Err(DenialReportingOff::new(format!(
@@ -111,7 +115,7 @@ pub fn denial_reporting_status() -> Result<(), DenialReportingOff> {
             "kernel auditing is disabled (enable it with `auditctl -e 1` or enable_kernel_audit)",
         ));
     }
-    Ok(())
+    Ok(status)
 }
 
 /// Collects the Landlock denials of one run. Start it before the run, finish it after the run
@@ -143,9 +147,8 @@ impl DenialCollector {
     /// Start collecting. Fails (with the reason) where no kernel source is available: Landlock
     /// below ABI 7, auditing disabled, or no permission to read the audit log.
     pub fn start() -> Result<Self, DenialReportingOff> {
-        denial_reporting_status()?;
+        let lost_at_start = reporting_status()?.lost;
         let monitor = Monitor::global()?;
-        let lost_at_start = nl::status().map_or(0, |s| s.lost);
         let id = {
             let mut state = monitor.state.lock().expect("monitor lock");
             state.next_id += 1;
@@ -160,8 +163,17 @@ impl DenialCollector {
         })
     }
 
-    /// Stop collecting and return the denials of the domains created by `pids` (the processes the
-    /// executor spawned for this run). Waits (up to two seconds) for a barrier record so that every
+    /// Start the process-wide audit reader now (at engine start-up) so that the creator of a
+    /// long-lived sandbox — a session's shell — is known even when its first denial happens
+    /// before any collector is open: the kernel names a domain's creator only once.
+    pub fn prepare() -> Result<(), DenialReportingOff> {
+        denial_reporting_status()?;
+        Monitor::global().map(drop)
+    }
+
+    /// Stop collecting and return the denials of the sandboxes started for `pids`: the pid the
+    /// executor spawned, whether that is the helper itself or a guard or session leader directly
+    /// above it (the helper records its parent and session with its domain). Waits (up to two seconds) for a barrier record so that every
     /// record the run produced has been read.
     pub fn finish(self, pids: &[u32]) -> DenialReport {
         let marker = format!("shellgate-denial-barrier {} {}", std::process::id(), self.id);
@@ -187,7 +199,12 @@ impl DenialCollector {
         let ours: HashSet<u64> = state
             .domains
             .iter()
-            .filter(|(_, pid)| pids.contains(pid))
+            .filter(|(_, creator)| {
+                pids.contains(&creator.pid)
+                    || creator
+                        .parent_and_session
+                        .is_some_and(|(parent, session)| pids.contains(&parent) || pids.contains(&session))
+            })
             .map(|(domain, _)| *domain)
             .collect();
         let overflowed = state.overflows > 0;
@@ -254,8 +271,8 @@ struct Monitor {
 
 #[derive(Debug, Default)]
 struct MonitorState {
-    /// Domain id → creator pid, for every domain that denied something since the monitor started.
-    domains: HashMap<u64, u32>,
+    /// Domain id → creator, for every domain that denied something since the monitor started.
+    domains: HashMap<u64, DomainRecord>,
     /// Open collectors and the access records they have seen.
     collectors: HashMap<u64, Vec<AccessRecord>>,
     /// Barrier texts that arrived and are not yet claimed.
@@ -331,7 +348,7 @@ impl Monitor {
                 }
                 nl::AUDIT_LANDLOCK_DOMAIN => {
                     if let Some(domain) = audit_record::parse_domain(text) {
-                        state.domains.insert(domain.domain, domain.pid);
+                        state.domains.insert(domain.domain, domain);
                     } else if let Some(ended) = deallocated_domain(text) {
                         // An open collector may still need the creator of a domain that just
                         // ended (its run is over, `finish` is on its way).

@@ -39,6 +39,13 @@ pub fn exec_sandboxed(policy: &SandboxPolicy, argv: &[OsString]) -> Result<Infal
         Err(e) if !policy.allow_degraded => return Err(e),
         _ => {}
     }
+    // Best effort: without the tag only the helper's own pid identifies its denials.
+    if let Ok(tag) = CString::new(crate::audit_record::creator_tag(
+        nix::unistd::getppid().as_raw().unsigned_abs(),
+        nix::unistd::getsid(None).map_or(0, |sid| sid.as_raw().unsigned_abs()),
+    )) {
+        let _ = nix::sys::prctl::set_name(&tag);
+    }
     crate::landlock_rules::restrict(policy)?;
     crate::seccomp_rules::install(&filter)?;
 
