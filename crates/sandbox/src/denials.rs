@@ -69,7 +69,7 @@ pub struct DenialReport {
     pub complete: bool,
 }
 
-/// Why denial reporting is off (the caller adds a notice "denial reporting is off: <reason>").
+/// Why denial reporting is off (the caller adds a notice `denial reporting is off: <reason>`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("denial reporting is off: {reason}")]
 pub struct DenialReportingOff {
