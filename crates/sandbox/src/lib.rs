@@ -1,133 +1,74 @@
-//! Sandbox policy for shellgate: which parts of the machine a command may write to and reach.
+//! Sandboxed launches for shellgate: a helper that confines a command with Landlock, seccomp and
+//! resource limits before exec'ing it, a launch layer that routes every launch through it, and a
+//! collector that reads the sandbox's denials from the kernel's audit records.
 //!
-//! A [`SandboxPolicy`] is plain data that a launch wrapper turns into kernel restrictions; this crate
-//! never depends on the executor (sandboxes rewrite launch specs, they do not spawn).
+//! The pieces, in the order a run meets them:
+//! - [`SandboxPolicy`]: plain data (mode, writable roots, protected paths, network, limits),
+//!   serialized to JSON for the helper's command line.
+//! - [`SandboxLayer::wrap`]: `LaunchSpec -> LaunchSpec`, turning `program args…` into
+//!   `helper sandbox-exec --policy <json> -- program args…`.
+//! - [`helper_main`] / [`exec_sandboxed`]: the helper itself (the `shellgate sandbox-exec`
+//!   subcommand calls [`helper_main`]); it fails closed with exit 125 and
+//!   `shellgate-sandbox: unavailable: <reason>` on stderr when the kernel cannot enforce the policy
+//!   (see [`helper`] for the full contract and [`HelperFailure::parse`]).
+//! - [`DenialCollector`]: started before a run, finished after it with the run's pid; returns the
+//!   [`Denial`]s the kernel logged for that run, or says why denial reporting is off.
 //!
 //! ```
-//! use shellgate_sandbox::{SandboxMode, SandboxPolicy};
+//! use shellgate_executor::LaunchSpec;
+//! use shellgate_sandbox::{SandboxLayer, SandboxMode, SandboxPolicy};
 //!
 //! let policy = SandboxPolicy::new("workspace-write".parse().unwrap(), "/work/project");
 //! assert_eq!(policy.mode, SandboxMode::WorkspaceWrite);
+//! assert!(!policy.network);
 //! assert!(policy.may_write("/work/project/src/main.rs".as_ref()));
 //! assert!(!policy.may_write("/work/project/.git/config".as_ref()));
 //! assert!(!policy.may_write("/etc/passwd".as_ref()));
+//!
+//! let layer = SandboxLayer::new("/usr/bin/shellgate", policy);
+//! let spec = layer.wrap(LaunchSpec::new("touch", ["ok"], "/work/project"));
+//! assert_eq!(spec.program, "/usr/bin/shellgate");
+//! assert_eq!(spec.args[..2], ["sandbox-exec", "--policy"]);
+//! assert_eq!(spec.args[3..], ["--", "touch", "ok"]);
 //! ```
-#![forbid(unsafe_code)]
+//!
+//! Why the design is as it is:
+//! - Landlock can only grant, so "`.git` stays read-only inside a writable workspace" is done
+//!   with read-only bind mounts in a private mount namespace ([`protect`](crate#protected-paths)).
+//! - The helper asks the kernel for exactly the rights of the kernel's own ABI and refuses any
+//!   status but `FullyEnforced`, so a best-effort ruleset can never quietly degrade to nothing.
+//! - Denials come from Landlock's audit records (ABI 7, kernel auditing on), never from the
+//!   command's output; see [`denials`](DenialCollector) for what is and is not reported.
+//!
+//! # Protected paths
+//! Each protected path that exists when the helper starts is bind-mounted read-only over itself
+//! in a mount namespace only the command sees (as root directly, otherwise inside a user
+//! namespace). Writes there fail with `EROFS`; the kernel does not log them, so they are not in
+//! the denial report.
+#![deny(unsafe_code)]
 
-use std::fmt;
-use std::path::{Path, PathBuf};
-use std::str::FromStr;
+mod audit_netlink;
+mod audit_record;
+mod denials;
+mod error;
+mod exec;
+pub mod helper;
+mod kernel;
+mod landlock_rules;
+mod layer;
+mod policy;
+mod protect;
+mod rlimits;
+mod seccomp_rules;
 
-use serde::{Deserialize, Serialize};
-
-/// How much of the file system a command may change (SPEC X-1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SandboxMode {
-    /// Nothing is writable except the null device.
-    ReadOnly,
-    /// The workspace and temp directories are writable; `.git` and protected paths stay read-only.
-    WorkspaceWrite,
-    /// No restriction.
-    Full,
-}
-
-/// A sandbox mode name that is not one of `read-only`, `workspace-write`, `full`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown sandbox mode {0:?}: expected read-only, workspace-write or full")]
-pub struct UnknownMode(pub String);
-
-impl FromStr for SandboxMode {
-    type Err = UnknownMode;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "read-only" => Ok(Self::ReadOnly),
-            "workspace-write" => Ok(Self::WorkspaceWrite),
-            "full" => Ok(Self::Full),
-            other => Err(UnknownMode(other.to_owned())),
-        }
-    }
-}
-
-impl fmt::Display for SandboxMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::ReadOnly => "read-only",
-            Self::WorkspaceWrite => "workspace-write",
-            Self::Full => "full",
-        })
-    }
-}
-
-/// What a sandboxed command may do.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SandboxPolicy {
-    /// File-system mode.
-    pub mode: SandboxMode,
-    /// Whether network access is allowed.
-    pub network: bool,
-    /// Writable roots in `workspace-write` mode (the workspace and temp directories).
-    pub writable_roots: Vec<PathBuf>,
-    /// Names that stay read-only inside writable roots (`.git` by default).
-    pub protected_names: Vec<String>,
-}
-
-impl SandboxPolicy {
-    /// A policy for `mode` with `workspace` and the temp directory writable (in `workspace-write`).
-    pub fn new(mode: SandboxMode, workspace: impl Into<PathBuf>) -> Self {
-        Self {
-            mode,
-            network: mode == SandboxMode::Full,
-            writable_roots: vec![workspace.into(), std::env::temp_dir()],
-            protected_names: vec![".git".to_owned()],
-        }
-    }
-
-    /// Whether `path` (absolute, already resolved) may be written under this policy.
-    pub fn may_write(&self, path: &Path) -> bool {
-        match self.mode {
-            SandboxMode::Full => true,
-            SandboxMode::ReadOnly => path == Path::new("/dev/null"),
-            SandboxMode::WorkspaceWrite => {
-                path == Path::new("/dev/null")
-                    || self.writable_roots.iter().any(|root| {
-                        path.strip_prefix(root).is_ok_and(|rel| {
-                            !rel.components()
-                                .any(|c| self.protected_names.iter().any(|p| c.as_os_str() == p.as_str()))
-                        })
-                    })
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn modes_round_trip_and_reject_unknown() {
-        for mode in [
-            SandboxMode::ReadOnly,
-            SandboxMode::WorkspaceWrite,
-            SandboxMode::Full,
-        ] {
-            assert_eq!(mode.to_string().parse::<SandboxMode>().unwrap(), mode);
-        }
-        let err = "write-all".parse::<SandboxMode>().unwrap_err();
-        assert!(err.to_string().contains("write-all"));
-    }
-
-    #[test]
-    fn write_rules_per_mode() {
-        let ws = SandboxPolicy::new(SandboxMode::WorkspaceWrite, "/w");
-        assert!(ws.may_write(Path::new("/w/a/b")));
-        assert!(!ws.may_write(Path::new("/w/.git/HEAD")));
-        assert!(!ws.may_write(Path::new("/wx/file")));
-        assert!(!ws.network);
-        let ro = SandboxPolicy::new(SandboxMode::ReadOnly, "/w");
-        assert!(!ro.may_write(Path::new("/w/a")));
-        assert!(ro.may_write(Path::new("/dev/null")));
-        assert!(SandboxPolicy::new(SandboxMode::Full, "/w").may_write(Path::new("/etc/x")));
-    }
-}
+pub use denials::{
+    Denial, DenialCollector, DenialKind, DenialReport, DenialReportingOff, denial_reporting_status,
+    enable_kernel_audit,
+};
+pub use error::SandboxError;
+pub use exec::exec_sandboxed;
+pub use helper::{HelperFailure, helper_main};
+pub use kernel::landlock_abi;
+pub use landlock_rules::{AUDIT_LOG_ABI, NEWEST_ABI_USED, check_kernel, required_abi};
+pub use layer::SandboxLayer;
+pub use policy::{ResourceLimits, SandboxMode, SandboxPolicy, UnknownMode};

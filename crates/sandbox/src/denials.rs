@@ -1,0 +1,451 @@
+//! Denials as data, read from the kernel: Landlock's audit records.
+//!
+//! Since Landlock ABI 7 the kernel writes one `AUDIT_LANDLOCK_ACCESS` record per denied access
+//! (the helper asks for records after `execve` with `LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON`), and
+//! one `AUDIT_LANDLOCK_DOMAIN` record naming the pid that created the domain the first time that
+//! domain denies something. A process-wide monitor thread reads them from the audit netlink
+//! multicast group (`AUDIT_NLGRP_READLOG`, which needs `CAP_AUDIT_READ`, and kernel auditing must be
+//! on); each [`DenialCollector`] sees the records that arrive while it is open and keeps those of
+//! domains created by the run's pids. The helper execs in place, so the pid the executor spawned is
+//! the domain's creator — for one-shot runs and for a session's shell alike.
+//!
+//! Nothing here looks at the command's output, and a process outside a sandbox has no Landlock
+//! domain, so its ordinary permission errors never appear.
+//!
+//! Not reported: writes to protected paths (they fail with `EROFS` from a read-only mount, which
+//! the kernel does not log), and sockets refused by seccomp (UDP, raw and other families while
+//! the network is off: seccomp logs `EPERM` results only under syscall audit rules).
+
+use std::collections::{HashMap, HashSet};
+use std::os::fd::OwnedFd;
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use crate::audit_netlink as nl;
+use crate::audit_record::{self, AccessRecord, DomainRecord};
+
+/// What kind of access the sandbox denied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum DenialKind {
+    /// Creating, changing, truncating, renaming or removing a file or directory.
+    Write,
+    /// A TCP bind or connect, or an abstract Unix socket outside the sandbox.
+    Network,
+    /// Executing a file.
+    Exec,
+    /// Anything else Landlock refused (signals to processes outside the sandbox, device ioctls).
+    Other,
+}
+
+/// Denied accesses of one kind on one object, with how often they happened.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Denial {
+    /// What was denied.
+    pub kind: DenialKind,
+    /// The object the kernel checked: the file for writes to an existing file, the directory for
+    /// creating or removing an entry in it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// `host:port` of a denied connect (`*:port` for a bind).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
+    /// How many denials were merged into this entry.
+    pub count: u32,
+}
+
+/// What a collector saw for one run.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct DenialReport {
+    /// The denials, merged by (kind, path, address), in order of first occurrence.
+    pub denials: Vec<Denial>,
+    /// `false` when the kernel or the socket dropped records, or the barrier did not arrive in
+    /// time: the list may then be short.
+    pub complete: bool,
+}
+
+/// Why denial reporting is off (the caller adds a notice `denial reporting is off: <reason>`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("denial reporting is off: {reason}")]
+pub struct DenialReportingOff {
+    /// Why the kernel source is unavailable.
+    pub reason: String,
+}
+
+impl DenialReportingOff {
+    fn new(reason: impl Into<String>) -> Self {
+        Self {
+            reason: reason.into(),
+        }
+    }
+}
+
+/// Turn kernel auditing on (`auditctl -e 1`) so that Landlock writes its records. System-wide and
+/// left on: an explicit choice of whoever runs the engine (it needs `CAP_AUDIT_CONTROL`). With
+/// no audit daemon the kernel also copies records to the kernel log (rate-limited).
+pub fn enable_kernel_audit() -> std::io::Result<()> {
+    if nl::status()?.enabled != 0 {
+        return Ok(());
+    }
+    nl::set_enabled(true)
+}
+
+/// Whether denials can be read from the kernel here, without starting anything.
+pub fn denial_reporting_status() -> Result<(), DenialReportingOff> {
+    reporting_status().map(drop)
+}
+
+fn reporting_status() -> Result<nl::AuditStatus, DenialReportingOff> {
+    let abi = crate::landlock_abi();
+    if abi < crate::landlock_rules::AUDIT_LOG_ABI {
+        return Err(DenialReportingOff::new(format!(
+            "Landlock ABI {abi} has no audit logging after exec (needs ABI {})",
+            crate::landlock_rules::AUDIT_LOG_ABI
+        )));
+    }
+    let status =
+        nl::status().map_err(|e| DenialReportingOff::new(format!("cannot read the audit status: {e}")))?;
+    if status.enabled == 0 {
+        return Err(DenialReportingOff::new(
+            "kernel auditing is disabled (enable it with `auditctl -e 1` or enable_kernel_audit)",
+        ));
+    }
+    Ok(status)
+}
+
+/// Collects the Landlock denials of one run. Start it before the run, finish it after the run
+/// ended with the pid(s) the executor spawned.
+///
+/// ```no_run
+/// use shellgate_sandbox::DenialCollector;
+/// let collector = DenialCollector::start();
+/// // … run the sandboxed command, learn its pid …
+/// # let pid = 0;
+/// match collector {
+///     Ok(collector) => {
+///         let report = collector.finish(&[pid]);
+///         for denial in &report.denials {
+///             println!("{:?} {:?} {:?} ×{}", denial.kind, denial.path, denial.address, denial.count);
+///         }
+///     }
+///     Err(off) => eprintln!("notice: {off}"),
+/// }
+/// ```
+#[derive(Debug)]
+pub struct DenialCollector {
+    id: u64,
+    monitor: Arc<Monitor>,
+    lost_at_start: u32,
+}
+
+impl DenialCollector {
+    /// Start collecting. Fails (with the reason) where no kernel source is available: Landlock
+    /// below ABI 7, auditing disabled, or no permission to read the audit log.
+    pub fn start() -> Result<Self, DenialReportingOff> {
+        let lost_at_start = reporting_status()?.lost;
+        let monitor = Monitor::global()?;
+        let id = {
+            let mut state = monitor.state.lock().expect("monitor lock");
+            state.next_id += 1;
+            let id = state.next_id;
+            state.collectors.insert(id, Vec::new());
+            id
+        };
+        Ok(Self {
+            id,
+            monitor,
+            lost_at_start,
+        })
+    }
+
+    /// Start the process-wide audit reader now (at engine start-up) so that the creator of a
+    /// long-lived sandbox — a session's shell — is known even when its first denial happens
+    /// before any collector is open: the kernel names a domain's creator only once.
+    pub fn prepare() -> Result<(), DenialReportingOff> {
+        denial_reporting_status()?;
+        Monitor::global().map(drop)
+    }
+
+    /// Stop collecting and return the denials of the sandboxes started for `pids`: the pid the
+    /// executor spawned, whether that is the helper itself or a guard or session leader directly
+    /// above it (the helper records its parent and session with its domain). Waits (up to two seconds) for a barrier record so that every
+    /// record the run produced has been read.
+    pub fn finish(self, pids: &[u32]) -> DenialReport {
+        let marker = format!("shellgate-denial-barrier {} {}", std::process::id(), self.id);
+        let sent = nl::send_user_message(&self.monitor.control, &marker).is_ok();
+        let deadline = Instant::now() + nl::BARRIER_TIMEOUT;
+        let mut state = self.monitor.state.lock().expect("monitor lock");
+        let mut arrived = false;
+        while sent && !arrived {
+            arrived = state.markers.remove(&marker);
+            let now = Instant::now();
+            if arrived || now >= deadline {
+                break;
+            }
+            state = self
+                .monitor
+                .wakeup
+                .wait_timeout(state, deadline - now)
+                .expect("monitor lock")
+                .0;
+        }
+        let records = state.collectors.remove(&self.id).unwrap_or_default();
+        state.prune();
+        let ours: HashSet<u64> = state
+            .domains
+            .iter()
+            .filter(|(_, creator)| {
+                pids.contains(&creator.pid)
+                    || creator
+                        .parent_and_session
+                        .is_some_and(|(parent, session)| pids.contains(&parent) || pids.contains(&session))
+            })
+            .map(|(domain, _)| *domain)
+            .collect();
+        let overflowed = state.overflows > 0;
+        drop(state);
+        let lost_now = nl::status().map_or(u32::MAX, |s| s.lost);
+        DenialReport {
+            denials: merge(records.iter().filter(|r| ours.contains(&r.domain))),
+            complete: arrived && !overflowed && lost_now == self.lost_at_start,
+        }
+    }
+}
+
+impl Drop for DenialCollector {
+    fn drop(&mut self) {
+        if let Ok(mut state) = self.monitor.state.lock() {
+            state.collectors.remove(&self.id);
+            state.prune();
+        }
+    }
+}
+
+/// The kind of a record's denial, from its blockers.
+fn kind_of(blockers: &[String]) -> DenialKind {
+    let any = |f: &dyn Fn(&str) -> bool| blockers.iter().any(|b| f(b));
+    if any(&|b| b.starts_with("net.") || b == "scope.abstract_unix_socket") {
+        DenialKind::Network
+    } else if any(&|b| b == "fs.execute") {
+        DenialKind::Exec
+    } else if any(&|b| b.starts_with("fs.") && b != "fs.ioctl_dev" && !b.starts_with("fs.read")) {
+        DenialKind::Write
+    } else {
+        DenialKind::Other
+    }
+}
+
+fn merge<'a>(records: impl Iterator<Item = &'a AccessRecord>) -> Vec<Denial> {
+    let mut out: Vec<Denial> = Vec::new();
+    for record in records {
+        let kind = kind_of(&record.blockers);
+        if let Some(existing) = out
+            .iter_mut()
+            .find(|d| d.kind == kind && d.path == record.path && d.address == record.address)
+        {
+            existing.count = existing.count.saturating_add(1);
+        } else {
+            out.push(Denial {
+                kind,
+                path: record.path.clone(),
+                address: record.address.clone(),
+                count: 1,
+            });
+        }
+    }
+    out
+}
+
+/// The process-wide reader of the audit log.
+#[derive(Debug)]
+struct Monitor {
+    control: OwnedFd,
+    state: Mutex<MonitorState>,
+    wakeup: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct MonitorState {
+    /// Domain id → creator, for every domain that denied something since the monitor started.
+    domains: HashMap<u64, DomainRecord>,
+    /// Open collectors and the access records they have seen.
+    collectors: HashMap<u64, Vec<AccessRecord>>,
+    /// Barrier texts that arrived and are not yet claimed.
+    markers: HashSet<String>,
+    /// Domains that ended while collectors were open; forgotten once none is.
+    ended: Vec<u64>,
+    next_id: u64,
+    /// Times the socket buffer overflowed (records lost).
+    overflows: u64,
+}
+
+impl MonitorState {
+    fn prune(&mut self) {
+        if self.collectors.is_empty() {
+            for domain in self.ended.drain(..) {
+                self.domains.remove(&domain);
+            }
+        }
+    }
+}
+
+impl Monitor {
+    fn global() -> Result<Arc<Self>, DenialReportingOff> {
+        static MONITOR: OnceLock<Result<Arc<Monitor>, DenialReportingOff>> = OnceLock::new();
+        MONITOR.get_or_init(Self::start).clone()
+    }
+
+    fn start() -> Result<Arc<Self>, DenialReportingOff> {
+        let reader = nl::open_log_reader().map_err(|e| {
+            DenialReportingOff::new(format!("cannot read the audit log (needs CAP_AUDIT_READ): {e}"))
+        })?;
+        let control = nl::open_control()
+            .map_err(|e| DenialReportingOff::new(format!("cannot open an audit socket: {e}")))?;
+        let monitor = Arc::new(Self {
+            control,
+            state: Mutex::new(MonitorState::default()),
+            wakeup: Condvar::new(),
+        });
+        let shared = Arc::clone(&monitor);
+        std::thread::Builder::new()
+            .name("shellgate-denials".to_owned())
+            .spawn(move || shared.read_forever(&reader))
+            .map_err(|e| DenialReportingOff::new(format!("cannot start the reader thread: {e}")))?;
+        Ok(monitor)
+    }
+
+    fn read_forever(&self, reader: &OwnedFd) {
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            match nl::receive(reader, &mut buf) {
+                Ok(Some(n)) => self.handle(&buf[..n]),
+                Ok(None) => {
+                    self.state.lock().expect("monitor lock").overflows += 1;
+                }
+                Err(_) => std::thread::sleep(std::time::Duration::from_millis(10)),
+            }
+        }
+    }
+
+    fn handle(&self, datagram: &[u8]) {
+        let mut state = self.state.lock().expect("monitor lock");
+        let mut wake = false;
+        for (kind, payload) in nl::split_messages(datagram) {
+            let text = String::from_utf8_lossy(payload);
+            let text = text.trim_end_matches('\0');
+            match kind {
+                nl::AUDIT_LANDLOCK_ACCESS => {
+                    if let Some(record) = audit_record::parse_access(text) {
+                        for records in state.collectors.values_mut() {
+                            records.push(record.clone());
+                        }
+                    }
+                }
+                nl::AUDIT_LANDLOCK_DOMAIN => {
+                    if let Some(domain) = audit_record::parse_domain(text) {
+                        state.domains.insert(domain.domain, domain);
+                    } else if let Some(ended) = deallocated_domain(text) {
+                        // An open collector may still need the creator of a domain that just
+                        // ended (its run is over, `finish` is on its way).
+                        state.ended.push(ended);
+                        state.prune();
+                    }
+                }
+                nl::AUDIT_TRUSTED_APP => {
+                    if let Some(start) = text.find("shellgate-denial-barrier ") {
+                        let marker = text[start..].trim_end_matches(['\'', '"']).to_owned();
+                        state.markers.insert(marker);
+                        wake = true;
+                    }
+                }
+                _ => {}
+            }
+        }
+        drop(state);
+        if wake {
+            self.wakeup.notify_all();
+        }
+    }
+}
+
+/// The id of a domain in a `status=deallocated` record.
+fn deallocated_domain(text: &str) -> Option<u64> {
+    let fields = audit_record::fields(text);
+    let status = fields.iter().find(|(k, _)| *k == "status")?;
+    if status.1 != "deallocated" {
+        return None;
+    }
+    let domain = fields.iter().find(|(k, _)| *k == "domain")?;
+    u64::from_str_radix(&domain.1, 16).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(domain: u64, blockers: &[&str], path: Option<&str>, address: Option<&str>) -> AccessRecord {
+        AccessRecord {
+            domain,
+            blockers: blockers.iter().map(|b| (*b).to_owned()).collect(),
+            path: path.map(str::to_owned),
+            address: address.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn kinds_follow_blockers() {
+        let k = |b: &[&str]| kind_of(&b.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>());
+        assert_eq!(k(&["fs.make_reg"]), DenialKind::Write);
+        assert_eq!(k(&["fs.write_file", "fs.truncate"]), DenialKind::Write);
+        assert_eq!(k(&["net.connect_tcp"]), DenialKind::Network);
+        assert_eq!(k(&["fs.execute"]), DenialKind::Exec);
+        assert_eq!(k(&["scope.signal"]), DenialKind::Other);
+        assert_eq!(k(&["fs.ioctl_dev"]), DenialKind::Other);
+    }
+
+    #[test]
+    fn merges_by_kind_path_and_address() {
+        let records = [
+            record(1, &["fs.make_reg"], Some("/etc"), None),
+            record(1, &["fs.make_reg"], Some("/etc"), None),
+            record(1, &["net.connect_tcp"], None, Some("127.0.0.1:80")),
+            record(1, &["fs.write_file"], Some("/etc/x"), None),
+        ];
+        let merged = merge(records.iter());
+        assert_eq!(merged.len(), 3);
+        assert_eq!(merged[0].count, 2);
+        assert_eq!(merged[1].kind, DenialKind::Network);
+        assert_eq!(merged[2].path.as_deref(), Some("/etc/x"));
+    }
+
+    #[test]
+    fn denials_serialize_without_absent_fields() {
+        let denial = Denial {
+            kind: DenialKind::Network,
+            path: None,
+            address: Some("127.0.0.1:80".to_owned()),
+            count: 1,
+        };
+        assert_eq!(
+            serde_json::to_string(&denial).unwrap(),
+            r#"{"kind":"network","address":"127.0.0.1:80","count":1}"#
+        );
+    }
+
+    #[test]
+    fn deallocation_records_name_their_domain() {
+        assert_eq!(
+            deallocated_domain("audit(1.2:3): domain=ff status=deallocated denials=2"),
+            Some(0xff)
+        );
+        assert_eq!(
+            deallocated_domain("audit(1.2:3): domain=ff status=allocated pid=1"),
+            None
+        );
+    }
+}

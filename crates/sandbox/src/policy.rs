@@ -1,0 +1,313 @@
+//! The sandbox policy: plain data, serialized to JSON for the helper's command line.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::SandboxError;
+
+/// How much of the file system a command may change (SPEC X-1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SandboxMode {
+    /// Nothing is writable except a few devices (`/dev/null`, terminals).
+    ReadOnly,
+    /// The writable roots (workspace, `$TMPDIR`, `/tmp`, configured ones) are writable; protected
+    /// paths inside them stay read-only.
+    WorkspaceWrite,
+    /// No file-system restriction (network and syscall rules still apply).
+    Full,
+}
+
+/// A sandbox mode name that is not one of `read-only`, `workspace-write`, `full`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown sandbox mode {0:?}: expected read-only, workspace-write or full")]
+pub struct UnknownMode(pub String);
+
+impl FromStr for SandboxMode {
+    type Err = UnknownMode;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "read-only" => Ok(Self::ReadOnly),
+            "workspace-write" => Ok(Self::WorkspaceWrite),
+            "full" => Ok(Self::Full),
+            other => Err(UnknownMode(other.to_owned())),
+        }
+    }
+}
+
+impl fmt::Display for SandboxMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::ReadOnly => "read-only",
+            Self::WorkspaceWrite => "workspace-write",
+            Self::Full => "full",
+        })
+    }
+}
+
+/// Resource limits set (soft and hard) before the command starts; `None` leaves the inherited limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ResourceLimits {
+    /// CPU time in seconds (`RLIMIT_CPU`; SIGXCPU, then SIGKILL).
+    pub cpu_seconds: Option<u64>,
+    /// Virtual address space in bytes (`RLIMIT_AS`; allocations beyond it fail).
+    pub address_space_bytes: Option<u64>,
+    /// Largest file the command may write, in bytes (`RLIMIT_FSIZE`; SIGXFSZ).
+    pub file_size_bytes: Option<u64>,
+    /// Open file descriptors (`RLIMIT_NOFILE`).
+    pub open_files: Option<u64>,
+    /// Processes of the real user id (`RLIMIT_NPROC`; not enforced for root).
+    pub processes: Option<u64>,
+}
+
+impl ResourceLimits {
+    /// Whether any limit is set.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+/// What a sandboxed command may do. Serialized as JSON on the helper's command line
+/// ([`SandboxPolicy::to_json`], [`SandboxPolicy::from_json`]); unknown keys are rejected so that a
+/// helper never silently ignores a restriction it does not understand.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct SandboxPolicy {
+    /// File-system mode.
+    pub mode: SandboxMode,
+    /// The workspace root (usually the command's starting directory); always a writable root in
+    /// `workspace-write` mode.
+    pub workspace: PathBuf,
+    /// Writable roots in `workspace-write` mode besides the workspace (`$TMPDIR` and `/tmp` by
+    /// default, plus configured ones). Roots that do not exist are skipped.
+    #[serde(default)]
+    pub writable_roots: Vec<PathBuf>,
+    /// Names that stay read-only directly inside every writable root (`.git` by default).
+    #[serde(default)]
+    pub protected_names: Vec<String>,
+    /// Further absolute paths that stay read-only even inside a writable root.
+    #[serde(default)]
+    pub protected_paths: Vec<PathBuf>,
+    /// Whether network access (TCP and every non-Unix socket family) is allowed.
+    pub network: bool,
+    /// Whether Unix-domain sockets may be created while the network is off.
+    #[serde(default = "yes")]
+    pub unix_sockets: bool,
+    /// Resource limits.
+    #[serde(default)]
+    pub limits: ResourceLimits,
+    /// Run with whatever the kernel can enforce instead of failing when it cannot enforce this
+    /// policy (the caller must then say so in a notice).
+    #[serde(default)]
+    pub allow_degraded: bool,
+    /// The lowest Landlock ABI the kernel must offer, on top of what the mode needs (ABI 3 for the
+    /// file-system rules, ABI 4 for the network rules). Raising it makes a run fail on older kernels
+    /// instead of running with fewer restrictions.
+    #[serde(default)]
+    pub min_landlock_abi: Option<u8>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl SandboxPolicy {
+    /// A policy for `mode` around `workspace`: writable roots `$TMPDIR` and `/tmp`, `.git` protected,
+    /// network off except in `full` mode, Unix sockets allowed, no resource limits, fail closed.
+    pub fn new(mode: SandboxMode, workspace: impl Into<PathBuf>) -> Self {
+        let mut writable_roots = Vec::new();
+        if let Some(tmp) = std::env::var_os("TMPDIR").filter(|t| !t.is_empty()) {
+            writable_roots.push(PathBuf::from(tmp));
+        }
+        if !writable_roots.iter().any(|r| r == Path::new("/tmp")) {
+            writable_roots.push(PathBuf::from("/tmp"));
+        }
+        Self {
+            mode,
+            workspace: workspace.into(),
+            writable_roots,
+            protected_names: vec![".git".to_owned()],
+            protected_paths: Vec::new(),
+            network: mode == SandboxMode::Full,
+            unix_sockets: true,
+            limits: ResourceLimits::default(),
+            allow_degraded: false,
+            min_landlock_abi: None,
+        }
+    }
+
+    /// Set whether the network is allowed.
+    #[must_use]
+    pub fn with_network(mut self, network: bool) -> Self {
+        self.network = network;
+        self
+    }
+
+    /// Add a writable root.
+    #[must_use]
+    pub fn with_writable_root(mut self, root: impl Into<PathBuf>) -> Self {
+        self.writable_roots.push(root.into());
+        self
+    }
+
+    /// Add an absolute path that stays read-only inside writable roots.
+    #[must_use]
+    pub fn with_protected_path(mut self, path: impl Into<PathBuf>) -> Self {
+        self.protected_paths.push(path.into());
+        self
+    }
+
+    /// Set the resource limits.
+    #[must_use]
+    pub fn with_limits(mut self, limits: ResourceLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Allow running with reduced enforcement when the kernel cannot enforce the policy.
+    #[must_use]
+    pub fn with_allow_degraded(mut self, allow: bool) -> Self {
+        self.allow_degraded = allow;
+        self
+    }
+
+    /// Every writable root in `workspace-write` mode: the workspace first, then the others.
+    pub fn all_writable_roots(&self) -> Vec<&Path> {
+        let mut roots: Vec<&Path> = vec![self.workspace.as_path()];
+        for root in &self.writable_roots {
+            if !roots.contains(&root.as_path()) {
+                roots.push(root);
+            }
+        }
+        roots
+    }
+
+    /// The protected paths: each protected name directly inside each writable root, then the
+    /// configured protected paths. Only meaningful in `workspace-write` mode.
+    pub fn all_protected_paths(&self) -> Vec<PathBuf> {
+        let mut paths: Vec<PathBuf> = self
+            .all_writable_roots()
+            .into_iter()
+            .flat_map(|root| self.protected_names.iter().map(move |name| root.join(name)))
+            .collect();
+        paths.extend(self.protected_paths.iter().cloned());
+        paths
+    }
+
+    /// Whether `path` (absolute, already resolved) may be written under this policy.
+    pub fn may_write(&self, path: &Path) -> bool {
+        match self.mode {
+            SandboxMode::Full => true,
+            SandboxMode::ReadOnly => is_writable_device(path),
+            SandboxMode::WorkspaceWrite => {
+                is_writable_device(path)
+                    || (self
+                        .all_writable_roots()
+                        .iter()
+                        .any(|root| path.starts_with(root))
+                        && !self
+                            .all_protected_paths()
+                            .iter()
+                            .any(|protected| path.starts_with(protected)))
+            }
+        }
+    }
+
+    /// The policy as one line of JSON (what the launch layer puts on the helper's command line).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a policy always serializes")
+    }
+
+    /// Parse a policy written by [`SandboxPolicy::to_json`].
+    pub fn from_json(json: &str) -> Result<Self, SandboxError> {
+        serde_json::from_str(json).map_err(|e| SandboxError::InvalidPolicy(e.to_string()))
+    }
+}
+
+/// Devices writable in every sandbox mode (besides the terminal directory `/dev/pts`).
+pub(crate) const WRITABLE_DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/tty",
+    "/dev/ptmx",
+    "/dev/random",
+    "/dev/urandom",
+];
+
+fn is_writable_device(path: &Path) -> bool {
+    WRITABLE_DEVICES.iter().any(|d| path == Path::new(d)) || path.starts_with("/dev/pts")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_round_trip_and_reject_unknown() {
+        for mode in [
+            SandboxMode::ReadOnly,
+            SandboxMode::WorkspaceWrite,
+            SandboxMode::Full,
+        ] {
+            assert_eq!(mode.to_string().parse::<SandboxMode>().unwrap(), mode);
+        }
+        let err = "write-all".parse::<SandboxMode>().unwrap_err();
+        assert!(err.to_string().contains("write-all"));
+    }
+
+    #[test]
+    fn write_rules_per_mode() {
+        let ws = SandboxPolicy::new(SandboxMode::WorkspaceWrite, "/w");
+        assert!(ws.may_write(Path::new("/w/a/b")));
+        assert!(ws.may_write(Path::new("/tmp/x")));
+        assert!(!ws.may_write(Path::new("/w/.git/HEAD")));
+        assert!(!ws.may_write(Path::new("/wx/file")));
+        assert!(!ws.network);
+        let ws = ws.with_protected_path("/w/secrets");
+        assert!(!ws.may_write(Path::new("/w/secrets/key")));
+        let ro = SandboxPolicy::new(SandboxMode::ReadOnly, "/w");
+        assert!(!ro.may_write(Path::new("/w/a")));
+        assert!(ro.may_write(Path::new("/dev/null")));
+        assert!(ro.may_write(Path::new("/dev/pts/3")));
+        assert!(SandboxPolicy::new(SandboxMode::Full, "/w").may_write(Path::new("/etc/x")));
+        assert!(SandboxPolicy::new(SandboxMode::Full, "/w").network);
+    }
+
+    #[test]
+    fn json_round_trips_and_rejects_unknown_keys() {
+        let policy = SandboxPolicy::new(SandboxMode::WorkspaceWrite, "/w with space")
+            .with_writable_root("/cache")
+            .with_limits(ResourceLimits {
+                address_space_bytes: Some(1 << 30),
+                ..ResourceLimits::default()
+            });
+        let json = policy.to_json();
+        assert!(!json.contains('\n'));
+        assert_eq!(SandboxPolicy::from_json(&json).unwrap(), policy);
+        let err = SandboxPolicy::from_json(
+            r#"{"mode":"read-only","workspace":"/w","network":false,"sandbox_everything":true}"#,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("sandbox_everything"), "{err}");
+        let minimal =
+            SandboxPolicy::from_json(r#"{"mode":"read-only","workspace":"/w","network":false}"#).unwrap();
+        assert!(minimal.unix_sockets);
+        assert!(!minimal.allow_degraded);
+    }
+
+    #[test]
+    fn protected_paths_cover_every_writable_root() {
+        let policy = SandboxPolicy::new(SandboxMode::WorkspaceWrite, "/w").with_writable_root("/c");
+        let protected = policy.all_protected_paths();
+        assert!(protected.contains(&PathBuf::from("/w/.git")));
+        assert!(protected.contains(&PathBuf::from("/c/.git")));
+        assert_eq!(policy.all_writable_roots()[0], Path::new("/w"));
+    }
+}

@@ -1,0 +1,131 @@
+//! The seccomp half of the sandbox: syscalls that are always refused, and socket families that are
+//! refused while the network is off.
+//!
+//! Refused calls fail with `EPERM` (the program sees an ordinary error, not a signal). The filter
+//! also kills the process on any syscall made through another architecture's entry point (32-bit
+//! `int 0x80` on x86_64), so the argument checks below cannot be sidestepped that way.
+//!
+//! With the network off, TCP sockets (`AF_INET`/`AF_INET6`, `SOCK_STREAM`, protocol 0 or
+//! `IPPROTO_TCP`) may still be *created*: Landlock then refuses their `bind` and `connect` and
+//! the kernel logs the address, which is how a network denial becomes data. Every other family,
+//! type and protocol (UDP, raw, netlink, packet, MPTCP, SCTP…) is refused at `socket()`.
+
+use std::collections::BTreeMap;
+
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule,
+    TargetArch,
+};
+
+use crate::{SandboxError, SandboxPolicy};
+
+/// Syscalls refused in every mode: reading or steering other processes, and io_uring (whose
+/// operations bypass syscall filters, including the socket rules below).
+const ALWAYS_DENIED: &[libc::c_long] = &[
+    libc::SYS_ptrace,
+    libc::SYS_process_vm_readv,
+    libc::SYS_process_vm_writev,
+    libc::SYS_io_uring_setup,
+    libc::SYS_io_uring_enter,
+    libc::SYS_io_uring_register,
+];
+
+/// `SOCK_TYPE_MASK`: the low bits of `socket()`'s type argument (the rest are `SOCK_NONBLOCK` and
+/// `SOCK_CLOEXEC`).
+const SOCK_TYPE_MASK: u64 = 0xf;
+
+/// Compile the filter for `policy`.
+pub fn compile(policy: &SandboxPolicy) -> Result<BpfProgram, SandboxError> {
+    build(policy).map_err(|e| SandboxError::unavailable(format!("seccomp filter: {e}")))
+}
+
+/// Install a compiled filter on the calling thread (it is inherited across `execve`).
+pub fn install(program: &BpfProgram) -> Result<(), SandboxError> {
+    seccompiler::apply_filter(program).map_err(|e| SandboxError::unavailable(format!("seccomp filter: {e}")))
+}
+
+fn build(policy: &SandboxPolicy) -> Result<BpfProgram, seccompiler::BackendError> {
+    let arch = TargetArch::try_from(std::env::consts::ARCH)?;
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> =
+        ALWAYS_DENIED.iter().map(|&nr| (nr, Vec::new())).collect();
+    if !policy.network {
+        rules.insert(libc::SYS_socket, socket_rules(policy.unix_sockets)?);
+        rules.insert(libc::SYS_socketpair, socketpair_rules(policy.unix_sockets)?);
+    }
+    let filter = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::EPERM as u32),
+        arch,
+    )?;
+    filter.try_into()
+}
+
+fn arg(index: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition, seccompiler::BackendError> {
+    SeccompCondition::new(index, SeccompCmpArgLen::Dword, op, value)
+}
+
+fn family(value: libc::c_int) -> u64 {
+    u64::from(value.unsigned_abs())
+}
+
+/// Rules (any one matching refuses the call) for `socket(domain, type, protocol)`.
+fn socket_rules(unix: bool) -> Result<Vec<SeccompRule>, seccompiler::BackendError> {
+    let mut allowed_families = vec![family(libc::AF_INET), family(libc::AF_INET6)];
+    if unix {
+        allowed_families.push(family(libc::AF_UNIX));
+    }
+    // 1. Any family outside the allowed ones.
+    let other_family = allowed_families
+        .iter()
+        .map(|&f| arg(0, SeccompCmpOp::Ne, f))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut rules = vec![SeccompRule::new(other_family)?];
+    for inet in [family(libc::AF_INET), family(libc::AF_INET6)] {
+        // 2. An internet socket of any type but SOCK_STREAM (there is no masked "not equal").
+        for socket_type in (0..=SOCK_TYPE_MASK).filter(|&t| t != libc::SOCK_STREAM as u64) {
+            rules.push(SeccompRule::new(vec![
+                arg(0, SeccompCmpOp::Eq, inet)?,
+                arg(1, SeccompCmpOp::MaskedEq(SOCK_TYPE_MASK), socket_type)?,
+            ])?);
+        }
+        // 3. A stream socket of another protocol than TCP (MPTCP and SCTP escape TCP rules).
+        rules.push(SeccompRule::new(vec![
+            arg(0, SeccompCmpOp::Eq, inet)?,
+            arg(2, SeccompCmpOp::Ne, 0)?,
+            arg(2, SeccompCmpOp::Ne, libc::IPPROTO_TCP as u64)?,
+        ])?);
+    }
+    Ok(rules)
+}
+
+/// Rules for `socketpair(domain, …)`: only Unix pairs exist in practice; refuse everything else.
+fn socketpair_rules(unix: bool) -> Result<Vec<SeccompRule>, seccompiler::BackendError> {
+    if unix {
+        Ok(vec![SeccompRule::new(vec![arg(
+            0,
+            SeccompCmpOp::Ne,
+            family(libc::AF_UNIX),
+        )?])?])
+    } else {
+        Ok(Vec::new())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SandboxMode;
+
+    #[test]
+    fn filters_compile_for_every_network_setting() {
+        let base = SandboxPolicy::new(SandboxMode::WorkspaceWrite, "/w");
+        let open = compile(&base.clone().with_network(true)).unwrap();
+        let closed = compile(&base.clone()).unwrap();
+        let mut no_unix = base;
+        no_unix.unix_sockets = false;
+        let closed_no_unix = compile(&no_unix).unwrap();
+        assert!(closed.len() > open.len());
+        assert_ne!(closed, closed_no_unix);
+    }
+}
