@@ -115,7 +115,8 @@ fn alternatives(word: &str, quoted: bool) -> Result<Vec<Glob>, String> {
     }
     let inner = match (word.strip_prefix('('), word.strip_suffix(')')) {
         (Some(_), Some(_)) if word.len() >= 2 => &word[1..word.len() - 1],
-        (Some(_), None) | (None, Some(_)) if word.contains('|') => {
+        // A lone `(` or `)` is a literal argument (`find . ( -name x )`).
+        (Some(_), None) | (None, Some(_)) if word.len() > 1 => {
             return Err(format!("unbalanced parentheses in `{word}`"));
         }
         _ => word,
