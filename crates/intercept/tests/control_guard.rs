@@ -37,6 +37,8 @@ fn administration_is_denied_through_wrappers() {
         "npx shellgate approve x allow-once",
         "bash <<'EOF'\nshellgate approve x allow-always\nEOF",
         "sh <<< 'shellgate approve x deny'",
+        "echo 'shellgate approve x allow-always' | sh",
+        "printf 'shellgate jobs kill 1' | bash -s",
     ] {
         for p in [&full, &permissive] {
             let j = common::judge(p, c);

@@ -139,6 +139,15 @@ impl Walker<'_, '_> {
         if p.commands.len() > 1 {
             danger::pipe_to_interpreter(&mut self.out, &stage_starts);
         }
+        // `echo TEXT | sh` runs TEXT: judge it as a script too.
+        for pair in p.commands.windows(2) {
+            if let (Some(producer), Some(shell)) = (pair[0].as_simple(), pair[1].as_simple())
+                && let Some(text) = echoed_text(producer)
+                && shell_reads_stdin(shell)
+            {
+                self.nested(&text, shell.span.slice(src));
+            }
+        }
     }
 
     fn command(&mut self, c: &Command, src: &str) {
@@ -399,6 +408,33 @@ impl Walker<'_, '_> {
         self.out[idx].danger = danger;
         self.out[idx].control = control;
     }
+}
+
+/// The text `echo`/`printf` with static arguments writes (approximately: words joined by blanks).
+fn echoed_text(c: &SimpleCommand) -> Option<String> {
+    let argv = c.static_argv()?;
+    let (name, args) = argv.split_first()?;
+    let args: Vec<&String> = match basename(name) {
+        "echo" => args
+            .iter()
+            .skip_while(|a| matches!(a.as_str(), "-n" | "-e" | "-E" | "-ne" | "-en"))
+            .collect(),
+        "printf" => args.iter().collect(),
+        _ => return None,
+    };
+    Some(args.iter().map(|a| a.as_str()).collect::<Vec<_>>().join(" "))
+}
+
+/// Whether a pipeline stage is a shell that reads its script from stdin.
+fn shell_reads_stdin(c: &SimpleCommand) -> bool {
+    let Some(argv) = c.static_argv() else { return false };
+    let Some((name, args)) = argv.split_first() else {
+        return false;
+    };
+    wrappers::SHELLS.contains(&basename(name))
+        && args
+            .iter()
+            .all(|a| (a.starts_with('-') || a.starts_with('+')) && !a[1..].contains('c'))
 }
 
 /// The text a shell would read on stdin from a here-document or here-string, when static.

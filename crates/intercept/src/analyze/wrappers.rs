@@ -20,6 +20,13 @@ pub(super) fn dispatch(w: &mut Walker<'_, '_>, text: &str, inv: Invocation, base
         }),
         "builtin" => skip_then(w, text, inv, |_| Ok(1)),
         "command" => command(w, text, inv),
+        // `exec` without a command only applies its redirects to the shell.
+        "exec" if inv.argv.len() == 1 && !inv.open_ended => match inv.problem {
+            Some(p) => w.fail(text, p),
+            None => {
+                w.push(text, super::SegmentKind::Inert);
+            }
+        },
         "exec" => skip_then(w, text, inv, exec_options),
         "stdbuf" => skip_then(w, text, inv, stdbuf_options),
         "time" => time(w, text, inv),
