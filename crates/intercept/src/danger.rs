@@ -43,12 +43,18 @@ fn is_interpreter(name: &str) -> bool {
 }
 
 /// Why the command `argv` is dangerous, if it is.
-pub(crate) fn check(argv: &[Arg], cwd: Option<&Path>, cd_seen: bool) -> Option<String> {
+/// `workspace` is where the command starts; `here` where this part runs, when known.
+pub(crate) fn check(
+    argv: &[Arg],
+    workspace: Option<&Path>,
+    here: Option<&Path>,
+    cd_seen: bool,
+) -> Option<String> {
     let name = basename(argv.first()?.get()?);
     let args = &argv[1..];
     match name {
-        "rm" => rm(args),
-        "find" => find_delete(args, cwd, cd_seen),
+        "rm" => rm(args, here),
+        "find" => find_delete(args, workspace, here, cd_seen),
         "dd" => args.iter().find_map(|a| {
             let target = a.get()?.strip_prefix("of=")?;
             is_device(target).then(|| format!("`dd` writes to the device `{target}`"))
@@ -86,7 +92,7 @@ fn recursive(args: &[Arg]) -> bool {
     })
 }
 
-fn rm(args: &[Arg]) -> Option<String> {
+fn rm(args: &[Arg], here: Option<&Path>) -> Option<String> {
     let mut recursive = false;
     let mut no_preserve = false;
     let mut targets = Vec::new();
@@ -117,10 +123,23 @@ fn rm(args: &[Arg]) -> Option<String> {
     if !recursive {
         return None;
     }
-    targets
+    if let Some(t) = targets.iter().find_map(|t| protected_target(t)) {
+        return Some(format!("`rm -r` of `{t}` deletes a home or system directory"));
+    }
+    // Everything in the current directory, when that is `/`, a top-level or the home directory.
+    let here = here?;
+    let everything = targets
         .iter()
-        .find_map(|t| protected_target(t))
-        .map(|t| format!("`rm -r` of `{t}` deletes a home or system directory"))
+        .find(|t| matches!(t.raw.as_str(), "*" | "." | "./" | "./*" | ".*" | "./.*"))?;
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let top = here.components().count() <= 2 || home.as_deref() == Some(here);
+    top.then(|| {
+        format!(
+            "`rm -r {}` in `{}` deletes a home or system directory",
+            everything.raw,
+            here.display()
+        )
+    })
 }
 
 /// The raw text of `a` when it names `/`, a top-level directory, the home directory, the parent
@@ -152,7 +171,7 @@ fn protected_target(a: &Arg) -> Option<String> {
         .then(|| raw.to_owned())
 }
 
-fn find_delete(args: &[Arg], cwd: Option<&Path>, cd_seen: bool) -> Option<String> {
+fn find_delete(args: &[Arg], cwd: Option<&Path>, here: Option<&Path>, cd_seen: bool) -> Option<String> {
     if !args.iter().any(|a| a.is("-delete")) {
         return None;
     }
@@ -167,13 +186,18 @@ fn find_delete(args: &[Arg], cwd: Option<&Path>, cd_seen: bool) -> Option<String
     let outside = |a: &Arg| -> bool {
         let Some(v) = a.get() else { return true };
         let p = Path::new(v);
-        match cwd {
-            _ if cd_seen && !p.is_absolute() => true,
-            Some(cwd) => {
-                let abs: PathBuf = lexical_normalize(&cwd.join(p));
+        let base = if cd_seen { here } else { cwd };
+        match (cwd, base) {
+            (_, None) if cd_seen && !p.is_absolute() => true,
+            (Some(cwd), Some(base)) => {
+                let abs: PathBuf = lexical_normalize(&base.join(p));
+                let home = std::env::var_os("HOME").map(PathBuf::from);
+                if abs.components().count() <= 2 || home.as_deref() == Some(abs.as_path()) {
+                    return true;
+                }
                 !abs.starts_with(lexical_normalize(cwd))
             }
-            None => p.is_absolute() || v.split('/').any(|c| c == ".."),
+            _ => p.is_absolute() || v.split('/').any(|c| c == ".."),
         }
     };
     let dot = Arg::literal(".");
@@ -304,7 +328,13 @@ mod tests {
     }
 
     fn dangerous(s: &str) -> bool {
-        check(&args(s), Some(Path::new("/work/ws")), false).is_some()
+        check(
+            &args(s),
+            Some(Path::new("/work/ws")),
+            Some(Path::new("/work/ws")),
+            false,
+        )
+        .is_some()
     }
 
     #[test]
@@ -345,7 +375,18 @@ mod tests {
         assert!(!dangerous("find . -name '*.o' -delete"));
         assert!(!dangerous("find -name x -delete"));
         assert!(!dangerous("find /work/ws/sub -delete"));
-        assert!(check(&args("find . -delete"), Some(Path::new("/w")), true).is_some());
+        assert!(check(&args("find . -delete"), Some(Path::new("/w")), None, true).is_some());
+        assert!(
+            check(
+                &args("find . -delete"),
+                Some(Path::new("/w")),
+                Some(Path::new("/w/sub")),
+                true
+            )
+            .is_none()
+        );
+        assert!(check(&args("rm -rf *"), None, Some(Path::new("/")), false).is_some());
+        assert!(check(&args("rm -rf *"), None, Some(Path::new("/work/ws/build")), false).is_none());
     }
 
     #[test]

@@ -461,7 +461,8 @@ impl Policy {
                 segments: Vec::new(),
             };
         }
-        let cwd = ctx.cwd.as_deref();
+        let lifted = lifted_cwd(cmd, ctx);
+        let cwd = lifted.as_deref().or(ctx.cwd.as_deref());
         let is_command_name = |name: &str| {
             BUILTINS.contains(&name)
                 || safe::knows(name)
@@ -727,6 +728,25 @@ impl Policy {
             reason,
             segments,
         }
+    }
+}
+
+/// The directory a lifted leading `cd DIR &&` (SPEC N-4) names, when the caller's context does
+/// not already end in it.
+fn lifted_cwd(cmd: &Normalized, ctx: &Context) -> Option<std::path::PathBuf> {
+    let dir = cmd.cwd.as_deref()?;
+    let expanded = match dir.strip_prefix('~') {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => {
+            format!("{}{rest}", std::env::var("HOME").ok()?)
+        }
+        _ => dir.to_owned(),
+    };
+    let p = Path::new(&expanded);
+    match ctx.cwd.as_deref() {
+        Some(base) if base == p || (!p.is_absolute() && base.ends_with(p)) => None,
+        Some(base) => Some(crate::path_lookup::lexical_normalize(&base.join(p))),
+        None if p.is_absolute() => Some(p.to_path_buf()),
+        None => None,
     }
 }
 

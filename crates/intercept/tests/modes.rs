@@ -72,6 +72,27 @@ fn rm_rf_home_never_runs_under_the_default_configuration() {
 }
 
 #[test]
+fn deletions_follow_the_directory_the_command_runs_in() {
+    let p = Policy::builder().build().unwrap();
+    for c in [
+        "cd / && rm -rf *",
+        "ls; cd /; rm -rf ./*",
+        "cd / && find . -delete",
+        "{rm,-rf,~}",
+        "find .. -delete",
+    ] {
+        assert_eq!(decide(&p, c), Decision::Ask, "{c}");
+    }
+    for c in [
+        "cd build && rm -rf *",
+        "rm -rf target",
+        "find . -name '*.o' -delete",
+    ] {
+        assert_eq!(decide(&p, c), Decision::Allow, "{c}");
+    }
+}
+
+#[test]
 fn dangerous_commands_are_not_allowed_by_rules() {
     let p = Policy::builder()
         .security(Security::Allowlist)

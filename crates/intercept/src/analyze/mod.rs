@@ -12,7 +12,7 @@ mod expansions;
 mod inert;
 mod wrappers;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use shellgate_normalize::ast::{
     Command, CompoundCommand, CompoundKind, FunctionDef, List, Pipeline, Redirect, RedirectOp, Script,
@@ -79,6 +79,7 @@ pub(crate) fn analyze(script: &Script, src: &str, opts: &Options<'_>) -> Vec<Seg
         opts,
         out: Vec::new(),
         depth: 0,
+        here: opts.cwd.map(Path::to_path_buf),
         cd_seen: false,
         arith_poison: expansions::poisons_arithmetic(script),
     };
@@ -100,6 +101,9 @@ struct Walker<'o, 'a> {
     opts: &'o Options<'a>,
     out: Vec<Segment>,
     depth: usize,
+    /// The directory the next command runs in, while it is known (a `cd` to a dynamic place
+    /// makes it unknown).
+    here: Option<PathBuf>,
     /// A `cd` ran earlier: relative paths no longer name the starting directory.
     cd_seen: bool,
     /// Some word holds text that would run a command if evaluated as arithmetic (`a[$(id)]`).
@@ -371,10 +375,18 @@ impl Walker<'_, '_> {
             return;
         };
         let Some(name) = first.get() else {
+            let idx = self.out.len();
             self.fail(
                 text,
                 format!("the command name `{}` is only known when it runs", first.raw),
             );
+            // `{rm,-rf,~}`: a brace list as the command expands to a command line.
+            if let Some(mut expanded) = brace_list(&first.raw) {
+                expanded.extend(inv.argv[1..].iter().cloned());
+                self.out[idx].danger =
+                    danger::check(&expanded, self.opts.cwd, self.here.as_deref(), self.cd_seen);
+                self.out[idx].control = control::check(&expanded, inv.open_ended);
+            }
             return;
         };
         let base = basename(name).to_owned();
@@ -388,6 +400,7 @@ impl Walker<'_, '_> {
         let base = inv.argv[0].get().map(basename).unwrap_or_default().to_owned();
         if matches!(base.as_str(), "cd" | "pushd" | "popd") {
             self.cd_seen = true;
+            self.here = changed_directory(self.here.as_deref(), &inv.argv[1..]);
         }
         if !inv.elevated
             && !inv.open_ended
@@ -402,12 +415,42 @@ impl Walker<'_, '_> {
             self.push(text, kind);
             return;
         }
-        let danger = danger::check(&inv.argv, self.opts.cwd, self.cd_seen);
+        let danger = danger::check(&inv.argv, self.opts.cwd, self.here.as_deref(), self.cd_seen);
         let control = control::check(&inv.argv, inv.open_ended);
         let idx = self.push(text, SegmentKind::Run(inv));
         self.out[idx].danger = danger;
         self.out[idx].control = control;
     }
+}
+
+/// Where `cd ARGS` leads from `here`, when that is known.
+fn changed_directory(here: Option<&Path>, args: &[Arg]) -> Option<PathBuf> {
+    let target = match args {
+        [] => return std::env::var_os("HOME").map(PathBuf::from),
+        [a] => a,
+        [flag, a] if flag.get().is_some_and(|f| f.starts_with('-')) => a,
+        _ => return None,
+    };
+    match target.get() {
+        Some(t) if t.starts_with('/') => Some(crate::path_lookup::lexical_normalize(Path::new(t))),
+        Some("-") | None => {
+            if matches!(target.raw.as_str(), "~" | "~/" | "$HOME" | "\"$HOME\"") {
+                std::env::var_os("HOME").map(PathBuf::from)
+            } else {
+                None
+            }
+        }
+        Some(t) => here.map(|h| crate::path_lookup::lexical_normalize(&h.join(t))),
+    }
+}
+
+/// The words of a plain brace list `{a,b,c}` (no quotes, nesting or expansions inside).
+fn brace_list(raw: &str) -> Option<Vec<Arg>> {
+    let inner = raw.strip_prefix('{')?.strip_suffix('}')?;
+    if !inner.contains(',') || inner.contains(['{', '}', '$', '`', '\'', '"', '\\', ' ']) {
+        return None;
+    }
+    Some(inner.split(',').map(Arg::literal).collect())
 }
 
 /// The text `echo`/`printf` with static arguments writes (approximately: words joined by blanks).
