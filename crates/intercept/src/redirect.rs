@@ -8,9 +8,9 @@
 //! a write.
 
 use regex::{RegexSet, RegexSetBuilder};
+use shellgate_normalize::Normalized;
 use shellgate_normalize::ast::{Redirect, RedirectOp, Script, WordPart};
 use shellgate_normalize::visit::{self, Visitor};
-use shellgate_normalize::{Normalized, parse};
 
 use crate::RedirectRuleConfig;
 
@@ -140,8 +140,8 @@ impl RedirectRules {
             let script_mask = mask(&cmd.script, cmd.tree.as_ref().ok());
             look(set, rules, &script_mask, offset);
             if cmd.original.trim() != cmd.script {
-                let tree = parse(&cmd.original).ok();
-                look(set, rules, &mask(&cmd.original, tree.as_ref()), offset);
+                // The raw command is masked textually: parsing it again would double the cost.
+                look(set, rules, &mask(&cmd.original, None), offset);
             }
         }
         found.map(|(_, r)| (r.tool, r.message))
@@ -218,6 +218,32 @@ pub(crate) fn mask(src: &str, tree: Option<&Script>) -> String {
                     spans.push((start, i));
                     i += 1;
                 }
+                b'>' => {
+                    // `>&2`, `2>&1`, `>&-`, `> /dev/null`: no file is written.
+                    let mut j = i + 1;
+                    if b.get(j) == Some(&b'&') {
+                        j += 1;
+                        let k = j;
+                        while j < b.len() && (b[j].is_ascii_digit() || b[j] == b'-') {
+                            j += 1;
+                        }
+                        if j > k {
+                            spans.push((i, j));
+                        }
+                    } else {
+                        while j < b.len() && b[j] == b' ' {
+                            j += 1;
+                        }
+                        if src[j..].starts_with("/dev/") {
+                            let end = src[j..]
+                                .find([' ', ';', '&', '|', '\n'])
+                                .map_or(src.len(), |e| j + e);
+                            spans.push((i, end));
+                            j = end;
+                        }
+                    }
+                    i = j.max(i + 1);
+                }
                 _ => i += 1,
             }
         }
@@ -257,6 +283,16 @@ mod tests {
         assert_eq!(hit("ls | grep x"), None);
         assert_eq!(hit("cargo test"), None);
         assert_eq!(hit("sed 's/-i/x/' f"), None);
+    }
+
+    #[test]
+    fn textual_masking_without_a_tree() {
+        let m = mask("echo \"a > b\" >&2 2>/dev/null > out", None);
+        assert!(
+            !m.contains("a > b") && !m.contains(">&2") && !m.contains("/dev/null"),
+            "{m}"
+        );
+        assert!(m.ends_with("> out"), "{m}");
     }
 
     #[test]
