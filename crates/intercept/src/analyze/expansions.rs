@@ -1,0 +1,218 @@
+//! Word expansions: which run code (and must be judged), which cannot be judged, and what an
+//! argument looks like before it runs.
+
+use shellgate_normalize::ast::{Script, Word, WordPart};
+use shellgate_normalize::visit::{self, Visitor};
+
+use super::Walker;
+use crate::argv::Arg;
+
+/// Walk the parts of a word: substitutions are analysed as segments; an expansion that can run
+/// code the analysis cannot see is an error naming it.
+pub(super) fn walk_parts(w: &mut Walker<'_, '_>, parts: &[WordPart], src: &str) -> Result<(), String> {
+    let mut result = Ok(());
+    for p in parts {
+        let r = match p {
+            WordPart::DoubleQuoted { parts, .. } => walk_parts(w, parts, src),
+            WordPart::CommandSubstitution { script: Some(s), .. }
+            | WordPart::ProcessSubstitution { script: s, .. } => {
+                nested_script(w, s, src);
+                Ok(())
+            }
+            WordPart::CommandSubstitution {
+                script: None, span, ..
+            } => Err(format!(
+                "the command substitution `{}` cannot be parsed in place",
+                span.slice(src)
+            )),
+            WordPart::Arithmetic { expression, span } => {
+                let expr = expression.slice(src);
+                if text_may_execute(expr) {
+                    Err(format!(
+                        "the arithmetic `{}` contains a command substitution",
+                        span.slice(src)
+                    ))
+                } else if expr.contains('[') || w.arith_poison {
+                    Err(format!(
+                        "the arithmetic `{}` may evaluate text that runs a command",
+                        span.slice(src)
+                    ))
+                } else {
+                    Ok(())
+                }
+            }
+            WordPart::Parameter {
+                name,
+                braced: true,
+                span,
+            } => braced_parameter(name, w.arith_poison).map_err(|why| format!("`{}` {why}", span.slice(src))),
+            WordPart::Array { elements, .. } => {
+                for e in elements {
+                    w.word(e, src);
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        };
+        if result.is_ok() {
+            result = r;
+        }
+    }
+    result
+}
+
+fn nested_script(w: &mut Walker<'_, '_>, s: &Script, src: &str) {
+    if w.depth >= super::MAX_DEPTH {
+        w.fail(s.span.slice(src), "nested too deeply to judge");
+        return;
+    }
+    w.depth += 1;
+    w.list(&s.list, src);
+    w.depth -= 1;
+}
+
+/// Whether `${…}` with this inside can run code or hides code the analysis cannot parse.
+fn braced_parameter(inner: &str, arith_poison: bool) -> Result<(), &'static str> {
+    if text_may_execute(inner) {
+        return Err("hides a command substitution that cannot be judged");
+    }
+    if inner.ends_with("@P") {
+        return Err("expands its value as a prompt, which runs command substitutions");
+    }
+    let name_len = inner
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        .count();
+    let simple = name_len == inner.len()
+        || (inner.starts_with('#') && inner[1..].bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
+    if arith_poison && !simple {
+        return Err("may evaluate text that runs a command");
+    }
+    Ok(())
+}
+
+/// Whether source text contains a command or process substitution.
+pub(super) fn text_may_execute(text: &str) -> bool {
+    text.contains("$(") || text.contains('`') || text.contains("<(") || text.contains(">(")
+}
+
+/// Whether an unquoted here-document body runs code when expanded (`\$(` is literal text).
+pub(super) fn heredoc_may_execute(body: &str) -> bool {
+    let b = body.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'`' => return true,
+            b'$' if matches!(b.get(i + 1), Some(b'(' | b'[')) => return true,
+            b'$' if b.get(i + 1) == Some(&b'{') => {
+                let end = body[i..].find('}').map_or(body.len(), |e| i + e);
+                let inner = &body[i + 2..end];
+                if inner.ends_with("@P") || text_may_execute(inner) {
+                    return true;
+                }
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    false
+}
+
+/// Whether some word of the script holds text that would run a command if it were evaluated as
+/// arithmetic (`x='a[$(id)]'; echo $((x))`): then every arithmetic context fails closed.
+pub(super) fn poisons_arithmetic(script: &Script) -> bool {
+    struct Find(bool);
+    impl Visitor<'_> for Find {
+        fn word_part(&mut self, part: &WordPart) {
+            if let WordPart::Literal { value, .. }
+            | WordPart::SingleQuoted { value, .. }
+            | WordPart::AnsiC { value, .. } = part
+                && value.contains('[')
+                && (value.contains("$(") || value.contains('`'))
+            {
+                self.0 = true;
+            }
+        }
+    }
+    let mut f = Find(false);
+    visit::walk_script(&mut f, script);
+    f.0
+}
+
+/// The argument a word becomes.
+pub(super) fn arg_of(w: &Word, src: &str) -> Arg {
+    let raw = w.span.slice(src);
+    match w.static_value() {
+        Some(v) => Arg {
+            value: Some(v),
+            raw: raw.to_owned(),
+            may_be_option: false,
+        },
+        None => Arg::dynamic(raw, may_start_with_dash(&w.parts) != Some(false)),
+    }
+}
+
+/// Whether the expansion of `parts` starts with `-`: `Some(answer)` when known, `None` when it
+/// depends on a value only known at run time.
+fn may_start_with_dash(parts: &[WordPart]) -> Option<bool> {
+    for p in parts {
+        match p {
+            WordPart::Literal { value, .. }
+            | WordPart::SingleQuoted { value, .. }
+            | WordPart::AnsiC { value, .. } => {
+                if let Some(c) = value.chars().next() {
+                    return Some(c == '-');
+                }
+            }
+            WordPart::DoubleQuoted { parts, .. } => {
+                if let Some(answer) = may_start_with_dash(parts) {
+                    return Some(answer);
+                }
+                if !parts.is_empty() {
+                    return None;
+                }
+            }
+            // `~` expands to an absolute path; `<(…)` to `/dev/fd/N`.
+            WordPart::Tilde { .. } | WordPart::ProcessSubstitution { .. } => return Some(false),
+            _ => return None,
+        }
+    }
+    Some(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shellgate_normalize::parse;
+
+    fn first_word(src: &str) -> Arg {
+        let t = parse(src).unwrap();
+        let c = t.list.items[0].and_or.first.commands[0]
+            .as_simple()
+            .unwrap()
+            .clone();
+        arg_of(&c.words[1], src)
+    }
+
+    #[test]
+    fn dash_prediction() {
+        assert!(!first_word("x src/*.rs").option_like());
+        assert!(first_word("x *.rs").option_like());
+        assert!(first_word("x $a").option_like());
+        assert!(!first_word("x ~/a").option_like());
+        assert!(!first_word("x \"a$b\"").option_like());
+        assert!(first_word("x \"-$b\"").option_like());
+        assert!(first_word("x -*").option_like());
+    }
+
+    #[test]
+    fn braced_parameters() {
+        assert!(braced_parameter("x", false).is_ok());
+        assert!(braced_parameter("x:-y", false).is_ok());
+        assert!(braced_parameter("x@P", false).is_err());
+        assert!(braced_parameter("x:-$(id)", false).is_err());
+        assert!(braced_parameter("!x", true).is_err());
+        assert!(braced_parameter("#x", true).is_ok());
+    }
+}

@@ -1,0 +1,496 @@
+//! From a parse tree to the segments a policy judges.
+//!
+//! Every command that can run — in lists, pipelines, compound commands, function bodies, command
+//! and process substitutions, `sh -c` strings, `eval` arguments, `find -exec` clauses — becomes
+//! one [`Segment`]. Wrappers (`env`, `sudo`, `timeout`, `nice`, `nohup`, `command`, `builtin`,
+//! `exec`, `stdbuf`, `time`, `xargs`) are looked through: the segment carries the command that
+//! finally runs. What cannot be seen through (a dynamic command name, an unparsable `$( … )`, an
+//! expansion that can execute, too deep a nesting) becomes an [`SegmentKind::Unjudgeable`]
+//! segment, so the policy fails closed on it.
+
+mod expansions;
+mod inert;
+mod wrappers;
+
+use std::path::{Path, PathBuf};
+
+use shellgate_normalize::ast::{
+    Command, CompoundCommand, CompoundKind, FunctionDef, List, Pipeline, Redirect, RedirectOp, Script,
+    SimpleCommand, Terminator, Word,
+};
+
+use crate::argv::{Arg, basename};
+use crate::{control, danger};
+
+/// How deeply wrappers, `sh -c` strings and `eval` may nest before the analysis gives up.
+pub(crate) const MAX_DEPTH: usize = 12;
+
+/// One judgeable piece of a command.
+#[derive(Debug, Clone)]
+pub(crate) struct Segment {
+    /// The source text of the piece.
+    pub text: String,
+    /// What it is.
+    pub kind: SegmentKind,
+    /// Why it is dangerous (SPEC I-4), if it is.
+    pub danger: Option<String>,
+    /// Why it drives the engine's own administration (SPEC I-5), if it does.
+    pub control: Option<String>,
+}
+
+/// What a segment is.
+#[derive(Debug, Clone)]
+pub(crate) enum SegmentKind {
+    /// A program or builtin that a rule must allow.
+    Run(Invocation),
+    /// Nothing that a rule must allow runs (an assignment, `cd`, a test, arithmetic).
+    Inert,
+    /// It cannot be judged without running it.
+    Unjudgeable(String),
+}
+
+/// A command after its wrappers were looked through.
+#[derive(Debug, Clone)]
+pub(crate) struct Invocation {
+    /// The command that runs.
+    pub argv: Vec<Arg>,
+    /// The command as written, wrappers included.
+    pub written: Vec<Arg>,
+    /// More arguments are appended when it runs (`xargs`).
+    pub open_ended: bool,
+    /// Run through `sudo`/`doas`.
+    pub elevated: bool,
+    /// Something that fails the segment whatever the rules say (a file-writing redirect, an
+    /// assignment to `PATH`).
+    pub problem: Option<String>,
+}
+
+/// Facts the analysis may depend on.
+pub(crate) struct Options<'a> {
+    /// The directory the command starts in.
+    pub cwd: Option<&'a Path>,
+    /// Whether a name denotes a command (a function of that name would shadow it).
+    pub is_command_name: &'a dyn Fn(&str) -> bool,
+}
+
+/// Analyse `script` (spans index `src`).
+pub(crate) fn analyze(script: &Script, src: &str, opts: &Options<'_>) -> Vec<Segment> {
+    let mut w = Walker {
+        opts,
+        out: Vec::new(),
+        depth: 0,
+        here: opts.cwd.map(Path::to_path_buf),
+        cd_seen: false,
+        arith_poison: expansions::poisons_arithmetic(script),
+    };
+    w.list(&script.list, src);
+    w.out
+}
+
+/// Analyse a command string that failed to parse or is otherwise opaque.
+pub(crate) fn unjudgeable(text: &str, reason: impl Into<String>) -> Segment {
+    Segment {
+        text: text.to_owned(),
+        kind: SegmentKind::Unjudgeable(reason.into()),
+        danger: None,
+        control: None,
+    }
+}
+
+struct Walker<'o, 'a> {
+    opts: &'o Options<'a>,
+    out: Vec<Segment>,
+    depth: usize,
+    /// The directory the next command runs in, while it is known (a `cd` to a dynamic place
+    /// makes it unknown).
+    here: Option<PathBuf>,
+    /// A `cd` ran earlier: relative paths no longer name the starting directory.
+    cd_seen: bool,
+    /// Some word holds text that would run a command if evaluated as arithmetic (`a[$(id)]`).
+    arith_poison: bool,
+}
+
+impl Walker<'_, '_> {
+    fn push(&mut self, text: &str, kind: SegmentKind) -> usize {
+        self.out.push(Segment {
+            text: text.to_owned(),
+            kind,
+            danger: None,
+            control: None,
+        });
+        self.out.len() - 1
+    }
+
+    fn fail(&mut self, text: &str, reason: impl Into<String>) {
+        self.push(text, SegmentKind::Unjudgeable(reason.into()));
+    }
+
+    fn list(&mut self, list: &List, src: &str) {
+        for item in &list.items {
+            let background = item.terminator == Some(Terminator::Background);
+            for p in item.and_or.pipelines() {
+                self.pipeline(p, src, background);
+            }
+        }
+    }
+
+    fn pipeline(&mut self, p: &Pipeline, src: &str, _background: bool) {
+        let mut stage_starts = Vec::with_capacity(p.commands.len());
+        for c in &p.commands {
+            stage_starts.push(self.out.len());
+            self.command(c, src);
+        }
+        if p.commands.len() > 1 {
+            danger::pipe_to_interpreter(&mut self.out, &stage_starts);
+        }
+        // `echo TEXT | sh` runs TEXT: judge it as a script too.
+        for pair in p.commands.windows(2) {
+            if let (Some(producer), Some(shell)) = (pair[0].as_simple(), pair[1].as_simple())
+                && let Some(text) = echoed_text(producer)
+                && shell_reads_stdin(shell)
+            {
+                self.nested(&text, shell.span.slice(src));
+            }
+        }
+    }
+
+    fn command(&mut self, c: &Command, src: &str) {
+        match c {
+            Command::Simple(s) => self.simple(s, src),
+            Command::Compound(cc) => self.compound(cc, src),
+            Command::Function(f) => self.function(f, src),
+        }
+    }
+
+    fn function(&mut self, f: &FunctionDef, src: &str) {
+        let text = f.span.slice(src);
+        let idx = if (self.opts.is_command_name)(&f.name) {
+            self.push(
+                text,
+                SegmentKind::Unjudgeable(format!(
+                    "the function `{}` would replace the command of that name",
+                    f.name
+                )),
+            )
+        } else {
+            self.push(text, SegmentKind::Inert)
+        };
+        if danger::is_fork_bomb(f) {
+            self.out[idx].danger = Some(format!("`{}` is a fork bomb", f.name));
+        }
+        self.compound(&f.body, src);
+    }
+
+    fn compound(&mut self, cc: &CompoundCommand, src: &str) {
+        match &cc.kind {
+            CompoundKind::Subshell(l) | CompoundKind::Group(l) => self.list(l, src),
+            CompoundKind::If { branches, else_body } => {
+                for (cond, body) in branches {
+                    self.list(cond, src);
+                    self.list(body, src);
+                }
+                if let Some(e) = else_body {
+                    self.list(e, src);
+                }
+            }
+            CompoundKind::While { condition, body } | CompoundKind::Until { condition, body } => {
+                self.list(condition, src);
+                self.list(body, src);
+            }
+            CompoundKind::For { words, body, .. } => {
+                for w in words.iter().flatten() {
+                    self.word(w, src);
+                }
+                self.list(body, src);
+            }
+            CompoundKind::ArithmeticFor { header, body } => {
+                self.arithmetic(header.slice(src), header.slice(src));
+                self.list(body, src);
+            }
+            CompoundKind::Case { subject, arms } => {
+                self.word(subject, src);
+                for arm in arms {
+                    for p in &arm.patterns {
+                        self.word(p, src);
+                    }
+                    self.list(&arm.body, src);
+                }
+            }
+            CompoundKind::Arithmetic { expression } => {
+                let text = cc.span.slice(src);
+                if self.arithmetic(expression.slice(src), text) {
+                    self.push(text, SegmentKind::Inert);
+                }
+            }
+            CompoundKind::Conditional { expression } => {
+                let text = cc.span.slice(src);
+                let expr = expression.slice(src);
+                if expansions::text_may_execute(expr) {
+                    self.fail(
+                        text,
+                        "a `[[ … ]]` test containing a substitution cannot be judged",
+                    );
+                } else if self.arith_poison {
+                    self.fail(text, "a `[[ … ]]` test may evaluate text that runs a command");
+                } else {
+                    self.push(text, SegmentKind::Inert);
+                }
+            }
+        }
+        let mut problem = None;
+        for r in &cc.redirects {
+            self.redirect(r, src, &mut problem);
+        }
+        if let Some(problem) = problem {
+            let text = cc.span.slice(src);
+            let idx = self.push(text, SegmentKind::Unjudgeable(problem.clone()));
+            if let Some(d) = danger::device_write(&cc.redirects, src) {
+                self.out[idx].danger = Some(d);
+            }
+        }
+    }
+
+    /// Check an arithmetic expression; `false` (after recording a failure) when it may execute.
+    fn arithmetic(&mut self, expr: &str, text: &str) -> bool {
+        if expansions::text_may_execute(expr) {
+            self.fail(
+                text,
+                "arithmetic containing a command substitution cannot be judged",
+            );
+            false
+        } else if expr.contains('[') || self.arith_poison {
+            self.fail(text, "arithmetic with array subscripts may run a command");
+            false
+        } else {
+            true
+        }
+    }
+
+    /// Walk a word's expansions (nested commands become segments) and return it as an argument.
+    fn word(&mut self, w: &Word, src: &str) -> Arg {
+        let text = w.span.slice(src);
+        if let Err(reason) = expansions::walk_parts(self, &w.parts, src) {
+            self.fail(text, reason);
+        }
+        expansions::arg_of(w, src)
+    }
+
+    /// A nested script (substitution, `sh -c` string, `eval` text) with its own source.
+    fn nested(&mut self, text: &str, outer_text: &str) {
+        if self.depth >= MAX_DEPTH {
+            self.fail(outer_text, "nested too deeply to judge");
+            return;
+        }
+        match shellgate_normalize::parse(text) {
+            Ok(script) => {
+                self.depth += 1;
+                let poison = self.arith_poison;
+                self.arith_poison |= expansions::poisons_arithmetic(&script);
+                self.list(&script.list, text);
+                self.arith_poison = poison;
+                self.depth -= 1;
+            }
+            Err(e) => self.fail(outer_text, format!("the inner command does not parse: {e}")),
+        }
+    }
+
+    fn redirect(&mut self, r: &Redirect, src: &str, problem: &mut Option<String>) {
+        let target = self.word(&r.target, src);
+        if let Some(h) = &r.heredoc
+            && !h.quoted
+            && expansions::heredoc_may_execute(&h.body)
+        {
+            self.fail(
+                r.span.slice(src),
+                "a here-document with command substitutions cannot be judged",
+            );
+        }
+        if !r.op.may_write() {
+            return;
+        }
+        let harmless = match (r.op, target.get()) {
+            (RedirectOp::DupOutput, Some(t)) => t == "-" || t.bytes().all(|b| b.is_ascii_digit()),
+            (_, Some(t)) => matches!(
+                t,
+                "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/fd/1" | "/dev/fd/2" | "/dev/tty"
+            ),
+            (_, None) => false,
+        };
+        if !harmless && problem.is_none() {
+            *problem = Some(format!("`{}` writes to a file", r.span.slice(src).trim()));
+        }
+    }
+
+    fn simple(&mut self, s: &SimpleCommand, src: &str) {
+        let text = s.span.slice(src);
+        let mut problem = None;
+        for a in &s.assignments {
+            self.word(&a.word, src);
+            if crate::env::is_injection_key(&a.name) {
+                problem = Some(format!("assigning `{}` changes what the command runs", a.name));
+            }
+        }
+        let argv: Vec<Arg> = s.words.iter().map(|w| self.word(w, src)).collect();
+        for r in &s.redirects {
+            self.redirect(r, src, &mut problem);
+        }
+        let device = danger::device_write(&s.redirects, src);
+        if argv.is_empty() {
+            let kind = match problem {
+                Some(p) => SegmentKind::Unjudgeable(p),
+                None => SegmentKind::Inert,
+            };
+            let idx = self.push(text, kind);
+            self.out[idx].danger = device;
+            return;
+        }
+        let heredoc = s.redirects.iter().find_map(|r| stdin_text(r, src));
+        let start = self.out.len();
+        self.invoke(
+            text,
+            Invocation {
+                written: argv.clone(),
+                argv,
+                open_ended: false,
+                elevated: false,
+                problem,
+            },
+            heredoc.as_deref(),
+        );
+        if let Some(d) = device
+            && let Some(seg) = self.out.get_mut(start)
+        {
+            seg.danger.get_or_insert(d);
+        }
+    }
+
+    /// Record `inv` (after looking through its wrappers).
+    fn invoke(&mut self, text: &str, inv: Invocation, stdin: Option<&str>) {
+        if self.depth >= MAX_DEPTH {
+            self.fail(text, "wrappers nested too deeply to judge");
+            return;
+        }
+        let Some(first) = inv.argv.first() else {
+            self.push(text, SegmentKind::Inert);
+            return;
+        };
+        let Some(name) = first.get() else {
+            let idx = self.out.len();
+            self.fail(
+                text,
+                format!("the command name `{}` is only known when it runs", first.raw),
+            );
+            // `{rm,-rf,~}`: a brace list as the command expands to a command line.
+            if let Some(mut expanded) = brace_list(&first.raw) {
+                expanded.extend(inv.argv[1..].iter().cloned());
+                self.out[idx].danger =
+                    danger::check(&expanded, self.opts.cwd, self.here.as_deref(), self.cd_seen);
+                self.out[idx].control = control::check(&expanded, inv.open_ended);
+            }
+            return;
+        };
+        let base = basename(name).to_owned();
+        self.depth += 1;
+        wrappers::dispatch(self, text, inv, &base, stdin);
+        self.depth -= 1;
+    }
+
+    /// Record a command that is not a wrapper.
+    fn record(&mut self, text: &str, inv: Invocation) {
+        let base = inv.argv[0].get().map(basename).unwrap_or_default().to_owned();
+        if matches!(base.as_str(), "cd" | "pushd" | "popd") {
+            self.cd_seen = true;
+            self.here = changed_directory(self.here.as_deref(), &inv.argv[1..]);
+        }
+        if !inv.elevated
+            && !inv.open_ended
+            && inv.problem.is_none()
+            && inv.argv[0].get().is_some_and(|n| !n.contains('/'))
+            && let Some(result) = inert::check(&inv.argv)
+        {
+            let kind = match result {
+                Ok(()) => SegmentKind::Inert,
+                Err(why) => SegmentKind::Unjudgeable(why),
+            };
+            self.push(text, kind);
+            return;
+        }
+        let danger = danger::check(&inv.argv, self.opts.cwd, self.here.as_deref(), self.cd_seen);
+        let control = control::check(&inv.argv, inv.open_ended);
+        let idx = self.push(text, SegmentKind::Run(inv));
+        self.out[idx].danger = danger;
+        self.out[idx].control = control;
+    }
+}
+
+/// Where `cd ARGS` leads from `here`, when that is known.
+fn changed_directory(here: Option<&Path>, args: &[Arg]) -> Option<PathBuf> {
+    let target = match args {
+        [] => return std::env::var_os("HOME").map(PathBuf::from),
+        [a] => a,
+        [flag, a] if flag.get().is_some_and(|f| f.starts_with('-')) => a,
+        _ => return None,
+    };
+    match target.get() {
+        Some(t) if t.starts_with('/') => Some(crate::path_lookup::lexical_normalize(Path::new(t))),
+        Some("-") | None => {
+            if matches!(target.raw.as_str(), "~" | "~/" | "$HOME" | "\"$HOME\"") {
+                std::env::var_os("HOME").map(PathBuf::from)
+            } else {
+                None
+            }
+        }
+        Some(t) => here.map(|h| crate::path_lookup::lexical_normalize(&h.join(t))),
+    }
+}
+
+/// The words of a plain brace list `{a,b,c}` (no quotes, nesting or expansions inside).
+fn brace_list(raw: &str) -> Option<Vec<Arg>> {
+    let inner = raw.strip_prefix('{')?.strip_suffix('}')?;
+    if !inner.contains(',') || inner.contains(['{', '}', '$', '`', '\'', '"', '\\', ' ']) {
+        return None;
+    }
+    Some(inner.split(',').map(Arg::literal).collect())
+}
+
+/// The text `echo`/`printf` with static arguments writes (approximately: words joined by blanks).
+fn echoed_text(c: &SimpleCommand) -> Option<String> {
+    let argv = c.static_argv()?;
+    let (name, args) = argv.split_first()?;
+    let args: Vec<&String> = match basename(name) {
+        "echo" => args
+            .iter()
+            .skip_while(|a| matches!(a.as_str(), "-n" | "-e" | "-E" | "-ne" | "-en"))
+            .collect(),
+        "printf" => args.iter().collect(),
+        _ => return None,
+    };
+    Some(args.iter().map(|a| a.as_str()).collect::<Vec<_>>().join(" "))
+}
+
+/// Whether a pipeline stage is a shell that reads its script from stdin.
+fn shell_reads_stdin(c: &SimpleCommand) -> bool {
+    let Some(argv) = c.static_argv() else { return false };
+    let Some((name, args)) = argv.split_first() else {
+        return false;
+    };
+    wrappers::SHELLS.contains(&basename(name))
+        && args
+            .iter()
+            .all(|a| (a.starts_with('-') || a.starts_with('+')) && !a[1..].contains('c'))
+}
+
+/// The text a shell would read on stdin from a here-document or here-string, when static.
+fn stdin_text(r: &Redirect, src: &str) -> Option<String> {
+    match r.op {
+        RedirectOp::Heredoc | RedirectOp::HeredocStripTabs => {
+            let h = r.heredoc.as_ref()?;
+            (h.quoted || !expansions::heredoc_may_execute(&h.body)).then(|| h.body.clone())
+        }
+        RedirectOp::HereString => r.target.static_value(),
+        _ => {
+            let _ = src;
+            None
+        }
+    }
+}

@@ -1,0 +1,418 @@
+//! Dangerous commands (SPEC I-4): asked about under every security mode, denied when asking is
+//! off, and never made acceptable by a rule.
+
+use std::path::{Path, PathBuf};
+
+use shellgate_normalize::ast::{Command, FunctionDef, Redirect};
+use shellgate_normalize::visit::{self, Visitor};
+
+use crate::analyze::{Segment, SegmentKind};
+use crate::argv::{Arg, basename};
+use crate::getopt::long_may_be;
+use crate::path_lookup::lexical_normalize;
+
+/// Programs that fetch from the network.
+pub(crate) const DOWNLOADERS: &[&str] = &["curl", "wget", "fetch", "aria2c", "http", "xh"];
+
+/// Programs that run the code they read on stdin.
+const INTERPRETERS: &[&str] = &[
+    "sh",
+    "bash",
+    "dash",
+    "zsh",
+    "ksh",
+    "mksh",
+    "ash",
+    "fish",
+    "perl",
+    "ruby",
+    "node",
+    "php",
+    "lua",
+    "deno",
+    "bun",
+    "osascript",
+    "pwsh",
+];
+
+/// The engine's own name: killing it ends the service that judges commands.
+const ENGINE: &str = "shellgate";
+
+fn is_interpreter(name: &str) -> bool {
+    INTERPRETERS.contains(&name) || name.starts_with("python") || name.starts_with("pypy")
+}
+
+/// Why the command `argv` is dangerous, if it is.
+/// `workspace` is where the command starts; `here` where this part runs, when known.
+pub(crate) fn check(
+    argv: &[Arg],
+    workspace: Option<&Path>,
+    here: Option<&Path>,
+    cd_seen: bool,
+) -> Option<String> {
+    let name = basename(argv.first()?.get()?);
+    let args = &argv[1..];
+    match name {
+        "rm" => rm(args, here),
+        "find" => find_delete(args, workspace, here, cd_seen),
+        "dd" => args.iter().find_map(|a| {
+            let target = a.get()?.strip_prefix("of=")?;
+            is_device(target).then(|| format!("`dd` writes to the device `{target}`"))
+        }),
+        "kill" => kill(args),
+        "pkill" | "killall" => {
+            let hits = args.iter().any(|a| a.raw.to_ascii_lowercase().contains(ENGINE));
+            let everyone = args
+                .iter()
+                .any(|a| a.is("-u") || a.is("--user") || a.get().is_some_and(|v| v.starts_with("--user=")));
+            (hits || everyone).then(|| format!("`{name}` would stop the engine itself"))
+        }
+        "killall5" => Some("`killall5` signals every process".into()),
+        "shutdown" | "reboot" | "halt" | "poweroff" => Some(format!("`{name}` stops the machine")),
+        "wipefs" | "shred" if args.iter().any(|a| a.get().is_some_and(is_device)) => {
+            Some(format!("`{name}` destroys a device"))
+        }
+        n if n.starts_with("mkfs") || n == "mke2fs" || n == "mkswap" => {
+            Some(format!("`{n}` formats a file system"))
+        }
+        "chmod" | "chown" | "chgrp"
+            if recursive(args) && args.iter().any(|a| protected_target(a).is_some()) =>
+        {
+            Some(format!("`{name} -R` on a top-level directory"))
+        }
+        _ => None,
+    }
+}
+
+fn recursive(args: &[Arg]) -> bool {
+    args.iter().any(|a| match a.get() {
+        Some(v) if v.starts_with("--") => long_may_be(&v[2..], "recursive") && v.len() > 4,
+        Some(v) if v.starts_with('-') => v[1..].contains(['r', 'R']),
+        _ => false,
+    })
+}
+
+fn rm(args: &[Arg], here: Option<&Path>) -> Option<String> {
+    let mut recursive = false;
+    let mut no_preserve = false;
+    let mut targets = Vec::new();
+    let mut options_done = false;
+    for a in args {
+        match a.get() {
+            Some("--") if !options_done => options_done = true,
+            Some(v) if !options_done && v.starts_with("--") => {
+                let n = &v[2..];
+                if n.len() >= 3 && long_may_be(n, "recursive") {
+                    recursive = true;
+                }
+                if n.len() >= 3 && long_may_be(n, "no-preserve-root") {
+                    no_preserve = true;
+                }
+            }
+            Some(v) if !options_done && v.starts_with('-') && v.len() > 1 => {
+                if v[1..].contains(['r', 'R']) {
+                    recursive = true;
+                }
+            }
+            _ => targets.push(a),
+        }
+    }
+    if no_preserve {
+        return Some("`rm --no-preserve-root`".into());
+    }
+    if !recursive {
+        return None;
+    }
+    if let Some(t) = targets.iter().find_map(|t| protected_target(t)) {
+        return Some(format!("`rm -r` of `{t}` deletes a home or system directory"));
+    }
+    // Everything in the current directory, when that is `/`, a top-level or the home directory.
+    let here = here?;
+    let everything = targets
+        .iter()
+        .find(|t| matches!(t.raw.as_str(), "*" | "." | "./" | "./*" | ".*" | "./.*"))?;
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let top = here.components().count() <= 2 || home.as_deref() == Some(here);
+    top.then(|| {
+        format!(
+            "`rm -r {}` in `{}` deletes a home or system directory",
+            everything.raw,
+            here.display()
+        )
+    })
+}
+
+/// The raw text of `a` when it names `/`, a top-level directory, the home directory, the parent
+/// directory, or everything in one of them.
+fn protected_target(a: &Arg) -> Option<String> {
+    let raw = a.raw.as_str();
+    // Quotes do not change which directory is named; keep `$HOME` and `~` symbolic.
+    let mut t: String = raw.chars().filter(|c| !matches!(c, '\'' | '"' | '\\')).collect();
+    t = t.replace("${HOME}", "$HOME");
+    // Strip what selects "everything inside": trailing `/`, `/*`, `/.*`, `/.`.
+    loop {
+        let before = t.len();
+        for suffix in ["/*", "/.*", "/.", "/"] {
+            if (t.len() > suffix.len() || (suffix == "/" && t.len() > 1))
+                && let Some(s) = t.strip_suffix(suffix)
+            {
+                t = s.to_owned();
+            }
+        }
+        if t.len() == before {
+            break;
+        }
+    }
+    let t = t.as_str();
+    let top_level = t.starts_with('/') && !t[1..].contains('/');
+    let home = matches!(t, "~" | "$HOME") || (t.starts_with('~') && !t.contains('/'));
+    let parent = t == ".." || t.ends_with("/..") || t == "*" && raw.starts_with('/');
+    (t.is_empty() || t == "/" || t == "/*" || top_level || home || parent || t.starts_with("/*"))
+        .then(|| raw.to_owned())
+}
+
+fn find_delete(args: &[Arg], cwd: Option<&Path>, here: Option<&Path>, cd_seen: bool) -> Option<String> {
+    if !args.iter().any(|a| a.is("-delete")) {
+        return None;
+    }
+    let starts: Vec<&Arg> = args
+        .iter()
+        .take_while(|a| {
+            a.is_dynamic()
+                || a.get()
+                    .is_some_and(|v| !v.starts_with('-') && v != "(" && v != "!")
+        })
+        .collect();
+    let outside = |a: &Arg| -> bool {
+        let Some(v) = a.get() else { return true };
+        let p = Path::new(v);
+        let base = if cd_seen { here } else { cwd };
+        match (cwd, base) {
+            (_, None) if cd_seen && !p.is_absolute() => true,
+            (Some(cwd), Some(base)) => {
+                let abs: PathBuf = lexical_normalize(&base.join(p));
+                let home = std::env::var_os("HOME").map(PathBuf::from);
+                if abs.components().count() <= 2 || home.as_deref() == Some(abs.as_path()) {
+                    return true;
+                }
+                !abs.starts_with(lexical_normalize(cwd))
+            }
+            _ => p.is_absolute() || v.split('/').any(|c| c == ".."),
+        }
+    };
+    let dot = Arg::literal(".");
+    let starts = if starts.is_empty() { vec![&dot] } else { starts };
+    starts
+        .into_iter()
+        .find(|a| outside(a))
+        .map(|a| format!("`find {} -delete` deletes outside the workspace", a.raw))
+}
+
+fn kill(args: &[Arg]) -> Option<String> {
+    let mut i = 0;
+    match args.first().and_then(Arg::get) {
+        Some("-l" | "-L" | "--list" | "--table") => return None,
+        Some("-s" | "-n" | "--signal") => i = 2,
+        Some(v) if v.starts_with('-') && v != "--" => i = 1,
+        _ => {}
+    }
+    if args.get(i).is_some_and(|a| a.is("--")) {
+        i += 1;
+    }
+    args.get(i..)?.iter().find_map(|a| {
+        let raw = a.raw.trim_matches(['"', '\'']);
+        let hit = match a.get() {
+            Some(v) => {
+                v == "0" || v == "-1" || (v.starts_with('-') && v[1..].bytes().all(|b| b.is_ascii_digit()))
+            }
+            None => {
+                matches!(raw, "$PPID" | "${PPID}" | "$$" | "${$}" | "-$$" | "$BASHPID")
+                    || raw.contains("PPID")
+                    || raw.to_ascii_lowercase().contains(ENGINE)
+            }
+        };
+        hit.then(|| format!("`kill {}` would stop the engine itself", a.raw))
+    })
+}
+
+fn is_device(path: &str) -> bool {
+    let Some(dev) = path.strip_prefix("/dev/") else {
+        return false;
+    };
+    [
+        "sd", "hd", "vd", "xvd", "nvme", "mmcblk", "disk", "md", "dm-", "loop", "mapper/", "root",
+    ]
+    .iter()
+    .any(|p| dev.starts_with(p))
+}
+
+/// A redirect that writes to a block device.
+pub(crate) fn device_write(redirects: &[Redirect], src: &str) -> Option<String> {
+    redirects.iter().find_map(|r| {
+        let t = r.target.static_value()?;
+        (r.op.may_write() && is_device(&t))
+            .then(|| format!("`{}` writes to a disk device", r.span.slice(src)))
+    })
+}
+
+/// Mark a later pipeline stage that is an interpreter fed by an earlier downloader stage.
+pub(crate) fn pipe_to_interpreter(out: &mut [Segment], stage_starts: &[usize]) {
+    let name_at = |seg: &Segment| match &seg.kind {
+        SegmentKind::Run(inv) => inv
+            .argv
+            .first()
+            .and_then(Arg::get)
+            .map(|n| basename(n).to_owned()),
+        _ => None,
+    };
+    let mut downloaded = false;
+    for (k, &start) in stage_starts.iter().enumerate() {
+        let end = stage_starts.get(k + 1).copied().unwrap_or(out.len());
+        let mut stage_downloads = false;
+        for seg in &mut out[start..end] {
+            let Some(name) = name_at(seg) else { continue };
+            if downloaded && is_interpreter(&name) {
+                seg.danger
+                    .get_or_insert_with(|| format!("pipes a download into `{name}`"));
+            }
+            if DOWNLOADERS.contains(&name.as_str()) {
+                stage_downloads = true;
+            }
+        }
+        downloaded |= stage_downloads;
+    }
+}
+
+/// `:(){ :|:& };:` and its renamed variants: a function that starts itself more than once at a
+/// time.
+pub(crate) fn is_fork_bomb(f: &FunctionDef) -> bool {
+    struct Calls<'n> {
+        name: &'n str,
+        count: usize,
+        piped_or_background: bool,
+    }
+    impl Visitor<'_> for Calls<'_> {
+        fn pipeline(&mut self, p: &shellgate_normalize::ast::Pipeline) {
+            let calls = p
+                .commands
+                .iter()
+                .filter(|c| matches!(c, Command::Simple(s) if s.words.first().is_some_and(|w| w.is_literal(self.name))))
+                .count();
+            if calls >= 2 {
+                self.piped_or_background = true;
+            }
+        }
+        fn simple_command(&mut self, c: &shellgate_normalize::ast::SimpleCommand) {
+            if c.words.first().is_some_and(|w| w.is_literal(self.name)) {
+                self.count += 1;
+            }
+        }
+    }
+    let mut calls = Calls {
+        name: &f.name,
+        count: 0,
+        piped_or_background: false,
+    };
+    // Walk the body's lists; a background call is visible in the source text as `name &`.
+    let body = shellgate_normalize::ast::Command::Compound(f.body.clone());
+    visit::walk_command(&mut calls, &body);
+    calls.piped_or_background || calls.count >= 2
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<Arg> {
+        s.split_whitespace().map(Arg::literal).collect()
+    }
+
+    fn dangerous(s: &str) -> bool {
+        check(
+            &args(s),
+            Some(Path::new("/work/ws")),
+            Some(Path::new("/work/ws")),
+            false,
+        )
+        .is_some()
+    }
+
+    #[test]
+    fn rm_of_root_and_home_in_any_spelling() {
+        for c in [
+            "rm -rf /",
+            "rm -fr /",
+            "rm -Rf /",
+            "rm -r -f /",
+            "rm --recursive --force /",
+            "rm -rf /*",
+            "rm -rf ~",
+            "rm -rf ~/",
+            "rm -rf $HOME",
+            "rm -rf ..",
+            "rm -rf /usr",
+            "rm -r --force -- /",
+            "rm --rec -f /etc/",
+            "rm --no-preserve-root -rf /",
+        ] {
+            assert!(dangerous(c), "{c}");
+        }
+        for c in [
+            "rm -rf build",
+            "rm -f /tmp/x",
+            "rm x",
+            "rm -rf ./target",
+            "rm -rf /tmp/x/y",
+        ] {
+            assert!(!dangerous(c), "{c}");
+        }
+    }
+
+    #[test]
+    fn find_delete_outside_the_workspace() {
+        assert!(dangerous("find / -name x -delete"));
+        assert!(dangerous("find .. -delete"));
+        assert!(!dangerous("find . -name '*.o' -delete"));
+        assert!(!dangerous("find -name x -delete"));
+        assert!(!dangerous("find /work/ws/sub -delete"));
+        assert!(check(&args("find . -delete"), Some(Path::new("/w")), None, true).is_some());
+        assert!(
+            check(
+                &args("find . -delete"),
+                Some(Path::new("/w")),
+                Some(Path::new("/w/sub")),
+                true
+            )
+            .is_none()
+        );
+        assert!(check(&args("rm -rf *"), None, Some(Path::new("/")), false).is_some());
+        assert!(check(&args("rm -rf *"), None, Some(Path::new("/work/ws/build")), false).is_none());
+    }
+
+    #[test]
+    fn engine_killers_and_disks() {
+        for c in [
+            "kill 0",
+            "kill -9 -1",
+            "kill -- -1",
+            "kill -s KILL 0",
+            "pkill shellgate",
+            "killall -9 shellgate",
+            "pkill -u me",
+            "mkfs.ext4 /dev/sda1",
+            "dd if=/dev/zero of=/dev/sda",
+        ] {
+            assert!(dangerous(c), "{c}");
+        }
+        for c in [
+            "kill 1234",
+            "kill -1 1234",
+            "kill -l",
+            "pkill -f myserver",
+            "dd if=a of=b",
+            "pgrep shellgate",
+        ] {
+            assert!(!dangerous(c), "{c}");
+        }
+    }
+}

@@ -1,0 +1,303 @@
+//! `git`: the read-only subcommands, without the options that run programs (`-c`, `--exec-path`,
+//! `--ext-diff`, `--textconv`, pagers) or write files (`--output`).
+
+use crate::argv::Arg;
+use crate::getopt::long_may_be;
+
+/// Subcommands that only read, whatever their (non-refused) options.
+const READ_ONLY: &[&str] = &[
+    "status",
+    "log",
+    "diff",
+    "show",
+    "blame",
+    "annotate",
+    "shortlog",
+    "rev-parse",
+    "ls-files",
+    "ls-tree",
+    "describe",
+    "rev-list",
+    "merge-base",
+    "name-rev",
+    "show-ref",
+    "for-each-ref",
+    "count-objects",
+    "diff-tree",
+    "diff-files",
+    "diff-index",
+    "whatchanged",
+    "grep",
+    "check-ignore",
+    "check-attr",
+    "version",
+    "cat-file",
+    "cherry",
+    "range-diff",
+    "show-branch",
+    "verify-commit",
+    "var",
+];
+
+/// Options (of any subcommand) that run a program or write a file.
+const REFUSED_LONG: &[&str] = &[
+    "output",
+    "ext-diff",
+    "textconv",
+    "exec",
+    "paginate",
+    "open-files-in-pager",
+    "filters",
+    "upload-pack",
+    "receive-pack",
+];
+
+pub(super) fn check(args: &[Arg]) -> Result<(), String> {
+    let mut i = 0;
+    // Global options.
+    while let Some(a) = args.get(i) {
+        let Some(v) = a.get() else {
+            return Err(format!(
+                "the `git` argument `{}` is only known when it runs",
+                a.raw
+            ));
+        };
+        match v {
+            "-C" => {
+                if args.get(i + 1).is_none_or(Arg::is_dynamic) {
+                    return Err("the `git -C` directory is only known when it runs".into());
+                }
+                i += 2;
+            }
+            "--no-pager"
+            | "-P"
+            | "--no-optional-locks"
+            | "--literal-pathspecs"
+            | "--glob-pathspecs"
+            | "--noglob-pathspecs"
+            | "--icase-pathspecs"
+            | "--no-replace-objects"
+            | "--bare"
+            | "--no-lazy-fetch"
+            | "--no-advice" => i += 1,
+            "--version" | "--help" if i + 1 == args.len() => return Ok(()),
+            _ if v.starts_with('-') => {
+                return Err(format!(
+                    "the `git` option `{v}` can run programs or change which repository is read"
+                ));
+            }
+            _ => break,
+        }
+    }
+    let Some(sub) = args.get(i).and_then(Arg::get) else {
+        return Err("`git` without a subcommand".into());
+    };
+    let rest = &args[i + 1..];
+    for a in rest {
+        match a.get() {
+            None if a.may_be_option => {
+                return Err(format!(
+                    "the `git {sub}` argument `{}` may expand to an option",
+                    a.raw
+                ));
+            }
+            Some(v) if v.starts_with("--") => {
+                let name = v[2..].split('=').next().unwrap_or("");
+                if name.len() >= 3 && REFUSED_LONG.iter().any(|l| long_may_be(name, l)) {
+                    return Err(format!("`git {sub} {v}` runs a program or writes a file"));
+                }
+            }
+            Some("-p") if sub == "grep" => {}
+            Some(v) if sub == "grep" && v.starts_with('-') && !v.starts_with("--") && v.contains('O') => {
+                return Err("`git grep -O` opens a pager program".into());
+            }
+            _ => {}
+        }
+    }
+    let positionals = || {
+        rest.iter()
+            .filter(|a| a.get().is_none_or(|v| !v.starts_with('-')))
+            .count()
+    };
+    let has = |flags: &[&str]| {
+        rest.iter().any(|a| {
+            a.get()
+                .is_some_and(|v| flags.iter().any(|f| v == *f || v.starts_with(&format!("{f}="))))
+        })
+    };
+    match sub {
+        s if READ_ONLY.contains(&s) => Ok(()),
+        "branch" => {
+            let writes = [
+                "-d",
+                "-D",
+                "-m",
+                "-M",
+                "-c",
+                "-C",
+                "-f",
+                "-u",
+                "-t",
+                "--delete",
+                "--move",
+                "--copy",
+                "--force",
+                "--set-upstream-to",
+                "--unset-upstream",
+                "--edit-description",
+                "--track",
+                "--no-track",
+                "--create-reflog",
+            ];
+            if rest.iter().any(|a| {
+                a.get().is_some_and(|v| {
+                    writes.iter().any(|w| v == *w || v.starts_with(&format!("{w}=")))
+                        || (v.starts_with('-')
+                            && !v.starts_with("--")
+                            && v[1..].contains(['d', 'D', 'm', 'M', 'c', 'C', 'f', 'u', 't']))
+                })
+            }) {
+                return Err("`git branch` with that option changes branches".into());
+            }
+            if positionals() > 0
+                && !has(&[
+                    "--list",
+                    "-l",
+                    "--contains",
+                    "--no-contains",
+                    "--merged",
+                    "--no-merged",
+                    "--points-at",
+                    "--sort",
+                    "--format",
+                ])
+            {
+                return Err("`git branch NAME` creates a branch".into());
+            }
+            Ok(())
+        }
+        "tag" => {
+            if positionals() == 0
+                && rest.iter().all(|a| {
+                    a.get().is_some_and(|v| {
+                        matches!(v, "-l" | "--list" | "-n")
+                            || v.starts_with("--sort")
+                            || v.starts_with("--format")
+                            || v.starts_with("--contains")
+                            || v.starts_with("--merged")
+                            || v.starts_with("--points-at")
+                    })
+                })
+                || (has(&["-l", "--list"]) && !has(&["-d", "--delete", "-a", "-s", "-m", "-f", "-F", "-u"]))
+            {
+                Ok(())
+            } else {
+                Err("`git tag` with arguments creates or deletes tags".into())
+            }
+        }
+        "remote" => match rest.first().and_then(Arg::get) {
+            None | Some("-v" | "--verbose") if rest.len() <= 1 => Ok(()),
+            Some("get-url") => Ok(()),
+            _ => Err("`git remote` with that subcommand changes or contacts remotes".into()),
+        },
+        "config" => {
+            let reads = [
+                "--get",
+                "--get-all",
+                "--get-regexp",
+                "--get-urlmatch",
+                "--list",
+                "-l",
+                "get",
+                "list",
+            ];
+            if rest.iter().any(|a| a.get().is_some_and(|v| reads.contains(&v)))
+                && !has(&[
+                    "--add",
+                    "--unset",
+                    "--unset-all",
+                    "--replace-all",
+                    "--rename-section",
+                    "--remove-section",
+                    "-e",
+                    "--edit",
+                    "set",
+                    "unset",
+                ])
+            {
+                Ok(())
+            } else {
+                Err("`git config` without `--get`/`--list` changes configuration".into())
+            }
+        }
+        "stash" => match rest.first().and_then(Arg::get) {
+            Some("list" | "show") => Ok(()),
+            _ => Err("`git stash` changes the stash".into()),
+        },
+        "worktree" => match rest.first().and_then(Arg::get) {
+            Some("list") => Ok(()),
+            _ => Err("`git worktree` changes worktrees".into()),
+        },
+        "reflog" => match rest.first().and_then(Arg::get) {
+            None | Some("show") => Ok(()),
+            Some(v) if v.starts_with('-') => Ok(()),
+            _ => Err("`git reflog` with that subcommand changes the reflog".into()),
+        },
+        _ => Err(format!("`git {sub}` is not in the read-only profile")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check;
+    use crate::argv::Arg;
+
+    fn ok(s: &str) -> bool {
+        let a: Vec<Arg> = s.split_whitespace().map(Arg::literal).collect();
+        check(&a).is_ok()
+    }
+
+    #[test]
+    fn git_read_only() {
+        for c in [
+            "status",
+            "log --oneline -5",
+            "diff HEAD~1",
+            "-C sub status",
+            "show HEAD:x",
+            "branch -a",
+            "branch --list 'f*'",
+            "rev-parse HEAD",
+            "config --get user.name",
+            "remote -v",
+            "tag -l",
+            "stash list",
+            "--no-pager log",
+        ] {
+            assert!(ok(c), "{c}");
+        }
+        for c in [
+            "-c core.pager=sh log",
+            "--config-env=a=b log",
+            "--exec-path=/x status",
+            "diff --output=f",
+            "diff --out=f",
+            "log --ext-diff",
+            "show --textconv",
+            "-p log",
+            "--paginate log",
+            "branch -D x",
+            "branch new",
+            "push",
+            "commit -m x",
+            "tag v1",
+            "config user.name x",
+            "grep -O x",
+            "--git-dir=/x log",
+            "stash",
+            "remote add x y",
+        ] {
+            assert!(!ok(c), "{c}");
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! Environment policy: each refusal rule, inherited-secret removal and redaction.
+
+use std::collections::BTreeMap;
+
+use shellgate_intercept::{EnvConfig, EnvPolicy, redact};
+
+fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect()
+}
+
+#[test]
+fn blocked_keys_and_prefixes_are_refused_by_name() {
+    let p = EnvPolicy::default();
+    for key in [
+        "LD_PRELOAD",
+        "LD_LIBRARY_PATH",
+        "DYLD_INSERT_LIBRARIES",
+        "BASH_ENV",
+        "ENV",
+        "BASH_FUNC_ls%%",
+        "PROMPT_COMMAND",
+        "IFS",
+        "PS4",
+        "SHELLOPTS",
+        "BASHOPTS",
+        "NODE_OPTIONS",
+        "PYTHONPATH",
+        "PYTHONSTARTUP",
+        "PERL5LIB",
+        "PERL5OPT",
+        "RUBYOPT",
+        "RUBYLIB",
+        "GIT_SSH_COMMAND",
+        "GIT_CONFIG_PARAMETERS",
+        "GIT_EXTERNAL_DIFF",
+        "JAVA_TOOL_OPTIONS",
+    ] {
+        let err = p.check_request(&env(&[(key, "x"), ("OK_VAR", "1")])).unwrap_err();
+        let shown = key.trim();
+        assert!(
+            err.blocked.iter().any(|k| k == shown) || err.invalid.iter().any(|k| k == shown),
+            "{key}: {err:?}"
+        );
+        assert!(err.to_string().contains(shown), "{key}: {err}");
+    }
+}
+
+#[test]
+fn path_overrides_are_refused() {
+    let err = EnvPolicy::default()
+        .check_request(&env(&[("PATH", "/tmp/evil:/usr/bin")]))
+        .unwrap_err();
+    assert_eq!(err.blocked, ["PATH"]);
+    assert!(err.to_string().contains("PATH"));
+    assert!(
+        EnvPolicy::default()
+            .check_request(&env(&[("path", "x")]))
+            .is_err()
+    );
+}
+
+#[test]
+fn ordinary_variables_pass() {
+    assert!(
+        EnvPolicy::default()
+            .check_request(&env(&[("RUST_LOG", "debug"), ("CI", "1"), ("LANG", "C.UTF-8")]))
+            .is_ok()
+    );
+}
+
+#[test]
+fn several_refusals_are_all_named() {
+    let err = EnvPolicy::default()
+        .check_request(&env(&[("LD_PRELOAD", "x"), ("BASH_ENV", "y"), ("bad key", "z")]))
+        .unwrap_err();
+    assert_eq!(err.blocked, ["BASH_ENV", "LD_PRELOAD"]);
+    assert_eq!(err.invalid, ["bad key"]);
+    let text = err.to_string();
+    assert!(
+        text.contains("BASH_ENV") && text.contains("LD_PRELOAD") && text.contains("bad key"),
+        "{text}"
+    );
+}
+
+#[test]
+fn inherited_secrets_are_removed_unless_allowlisted() {
+    let p = EnvPolicy::new(&EnvConfig {
+        allow_secrets: vec!["GITHUB_TOKEN".into()],
+        redact: vec!["MY_SERVICE_KEY".into()],
+    });
+    let inherited = env(&[
+        ("ANTHROPIC_API_KEY", "a"),
+        ("AWS_SECRET_ACCESS_KEY", "b"),
+        ("NPM_TOKEN", "c"),
+        ("DB_PASSWORD", "d"),
+        ("GITHUB_TOKEN", "e"),
+        ("MY_SERVICE_KEY", "f"),
+        ("BASH_ENV", "g"),
+        ("PATH", "/usr/bin"),
+        ("HOME", "/home/u"),
+        ("LANG", "C"),
+    ]);
+    assert_eq!(
+        p.inherited_removals(&inherited),
+        [
+            "ANTHROPIC_API_KEY",
+            "AWS_SECRET_ACCESS_KEY",
+            "BASH_ENV",
+            "DB_PASSWORD",
+            "MY_SERVICE_KEY",
+            "NPM_TOKEN"
+        ]
+    );
+}
+
+#[test]
+fn configured_values_are_redacted() {
+    let p = EnvPolicy::new(&EnvConfig {
+        allow_secrets: Vec::new(),
+        redact: vec!["MY_SERVICE_KEY".into(), "PIN".into()],
+    });
+    let vars = env(&[
+        ("MY_SERVICE_KEY", "s3cr3t-value"),
+        ("PIN", "123"),
+        ("OTHER", "s3cr3t-value"),
+    ]);
+    let r = p.redactions(&vars);
+    assert_eq!(
+        r,
+        [("MY_SERVICE_KEY".to_owned(), "s3cr3t-value".to_owned())],
+        "short values are not redacted"
+    );
+    assert_eq!(
+        redact("token=s3cr3t-value; again s3cr3t-value", &r),
+        "token=[REDACTED:MY_SERVICE_KEY]; again [REDACTED:MY_SERVICE_KEY]"
+    );
+}
