@@ -43,6 +43,14 @@ enum Command {
 }
 
 fn main() -> std::process::ExitCode {
+    // The sandbox helper mode (`shellgate sandbox-exec --policy JSON -- argv…`), reached only through the
+    // sandbox launch layer: it confines itself and execs the command, before any runtime or thread
+    // exists.
+    let mut args = std::env::args_os();
+    if args.nth(1).is_some_and(|a| a == "sandbox-exec") {
+        let code = shellgate_sandbox::helper_main(std::env::args_os().skip(2));
+        return std::process::ExitCode::from(u8::try_from(code.clamp(0, 255)).unwrap_or(255));
+    }
     let cli = Cli::parse();
     // Descendants that detach (setsid, double fork, nohup) stay ours, so a run can always stop its tree.
     if let Err(e) = shellgate::executor::init_subreaper() {

@@ -40,6 +40,19 @@ pub(crate) enum EscState {
     SingleShift,
 }
 
+/// An edit of the current line that a CSI sequence asks for (the parameter defaults applied).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LineEdit {
+    /// `CSI n K`: erase in line, mode `n` (0 to the end, 1 to the start, 2 all).
+    Erase(u16),
+    /// `CSI n G`: the cursor to column `n` (1-based).
+    Column(u16),
+    /// `CSI n C`: the cursor `n` columns to the right.
+    Forward(u16),
+    /// `CSI n D`: the cursor `n` columns to the left (not past the start).
+    Back(u16),
+}
+
 /// The parser's verdict on one byte.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Step {
@@ -47,8 +60,9 @@ pub(crate) enum Step {
     Continue,
     /// The byte completed a sequence.
     Done,
-    /// The byte completed `CSI n K` (erase in line) with mode `n`.
-    EraseLine(u16),
+    /// The byte completed a sequence that edits the current line: erase in line, or a cursor move
+    /// along it.
+    Edit(LineEdit),
     /// The sequence was abandoned; the byte is not part of it and must be handled as ground text.
     Reprocess,
 }
@@ -158,10 +172,13 @@ impl EscState {
             }
             0x40..=0x7e => {
                 *self = EscState::Ground;
-                if b == b'K' && !unusual {
-                    Step::EraseLine(param)
-                } else {
-                    Step::Done
+                match (b, unusual) {
+                    (b'K', false) => Step::Edit(LineEdit::Erase(param)),
+                    // CHA (`G`), HPA (`` ` ``): to column n (1-based); CUF/CUB: n columns right or left.
+                    (b'G' | b'`', false) => Step::Edit(LineEdit::Column(param.max(1))),
+                    (b'C' | b'a', false) => Step::Edit(LineEdit::Forward(param.max(1))),
+                    (b'D', false) => Step::Edit(LineEdit::Back(param.max(1))),
+                    _ => Step::Done,
                 }
             }
             ESC => {
@@ -208,8 +225,13 @@ mod tests {
 
     #[test]
     fn erase_in_line_is_reported_with_its_mode() {
-        assert_eq!(run(b"[K").1.last(), Some(&Step::EraseLine(0)));
-        assert_eq!(run(b"[2K").1.last(), Some(&Step::EraseLine(2)));
+        assert_eq!(run(b"[K").1.last(), Some(&Step::Edit(LineEdit::Erase(0))));
+        assert_eq!(run(b"[2K").1.last(), Some(&Step::Edit(LineEdit::Erase(2))));
+        assert_eq!(run(b"[G").1.last(), Some(&Step::Edit(LineEdit::Column(1))));
+        assert_eq!(run(b"[12G").1.last(), Some(&Step::Edit(LineEdit::Column(12))));
+        assert_eq!(run(b"[3C").1.last(), Some(&Step::Edit(LineEdit::Forward(3))));
+        assert_eq!(run(b"[D").1.last(), Some(&Step::Edit(LineEdit::Back(1))));
+        assert_eq!(run(b"[1;2D").1.last(), Some(&Step::Done));
         assert_eq!(run(b"[?2K").1.last(), Some(&Step::Done));
     }
 

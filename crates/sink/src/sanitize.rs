@@ -11,7 +11,7 @@
 
 use memchr::{memchr, memchr_iter, memchr3, memrchr};
 
-use crate::escape::{EscState, Step};
+use crate::escape::{EscState, LineEdit, Step};
 use crate::line::LineEditor;
 use crate::scan::{ChunkHints, count_newlines, first_long_line, is_utf8, text_run};
 use crate::utf8::{Resumed, Utf8Carry};
@@ -224,9 +224,17 @@ impl Sanitizer {
                     self.stats.escape_sequences += 1;
                     return i + 1;
                 }
-                Step::EraseLine(mode) => {
+                Step::Edit(edit) => {
                     self.stats.escape_sequences += 1;
-                    self.line.erase(mode);
+                    match edit {
+                        LineEdit::Erase(mode) => self.line.erase(mode),
+                        LineEdit::Column(n) => self.line.move_to_column(usize::from(n) - 1),
+                        LineEdit::Forward(n) => self.line.move_to_column(self.line.column() + usize::from(n)),
+                        LineEdit::Back(n) => {
+                            self.line
+                                .move_to_column(self.line.column().saturating_sub(usize::from(n)));
+                        }
+                    }
                     return i + 1;
                 }
                 Step::Reprocess => return i,

@@ -525,18 +525,35 @@ impl ProcessTool {
             }
             since.unwrap_or(st.cursor)
         };
+        // Once news arrived, the answer waits for it to settle: a line ended, or no new byte for the
+        // quiet period (one `print` can arrive as several writes), within a bound.
+        let settle = config.poll_settle;
+        let mut settle_end: Option<tokio::time::Instant> = None;
+        let mut quiet_end: Option<tokio::time::Instant> = None;
         loop {
             {
                 let st = job.state();
                 let done = st.status != JobStatus::Running;
                 // Without a wait, never touch the timer (it would round up to its next tick).
-                if done || !waiting || st.output.read_since(from, 1, false).end > from {
+                if done || !waiting {
                     break;
+                }
+                if st.output.read_since(from, 1, false).end > from {
+                    let now = tokio::time::Instant::now();
+                    if settle.is_zero() || st.output.ends_line() {
+                        break;
+                    }
+                    let bound = *settle_end.get_or_insert(now + settle * 10);
+                    if now >= bound {
+                        break;
+                    }
+                    quiet_end = Some((now + settle).min(bound));
                 }
             }
             tokio::select! {
                 changed = changes.changed() => if changed.is_err() { break },
                 () = tokio::time::sleep_until(deadline) => break,
+                () = crate::jobs::sleep_until_opt(quiet_end), if quiet_end.is_some() => break,
             }
         }
         let mut st = job.state();

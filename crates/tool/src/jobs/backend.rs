@@ -216,7 +216,7 @@ async fn drive_pty(
     }
 }
 
-async fn sleep_until_opt(at: Option<tokio::time::Instant>) {
+pub(crate) async fn sleep_until_opt(at: Option<tokio::time::Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,

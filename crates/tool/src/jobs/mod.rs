@@ -30,6 +30,7 @@ use std::time::Duration;
 
 use shellgate_sink::{ArtifactStore, WindowConfig};
 
+pub(crate) use backend::sleep_until_opt;
 pub(crate) use backend::{HeadLimit, JobIo};
 pub(crate) use job::Job;
 pub use job::{JobExit, JobInfo, JobStatus};
@@ -76,6 +77,10 @@ pub struct JobConfig {
     pub max_yield: Duration,
     /// Largest `wait_ms` of a poll.
     pub max_poll_wait: Duration,
+    /// A waiting poll (or input action) that saw new output returns once a line ended or no new byte
+    /// came for this long (at most ten times this after the first new byte); zero returns at the
+    /// first byte.
+    pub poll_settle: Duration,
     /// Most output bytes one poll returns (the newest part when more is pending).
     pub poll_max_bytes: usize,
     /// Lines `log` returns when neither `offset` nor `limit` is given.
@@ -115,6 +120,7 @@ impl Default for JobConfig {
             min_yield: Duration::from_millis(10),
             max_yield: Duration::from_secs(120),
             max_poll_wait: Duration::from_secs(120),
+            poll_settle: Duration::from_millis(25),
             poll_max_bytes: 64 * 1024,
             log_default_lines: 200,
             write_timeout: Duration::from_secs(5),

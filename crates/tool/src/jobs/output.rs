@@ -135,6 +135,11 @@ impl JobOutput {
         }
     }
 
+    /// Whether the stream so far ends with a complete line.
+    pub fn ends_line(&self) -> bool {
+        self.last_byte == Some(b'\n')
+    }
+
     /// Bytes held in memory for this job (ring plus window).
     pub fn retained_bytes(&self) -> usize {
         self.ring.len() + 70 * 1024
