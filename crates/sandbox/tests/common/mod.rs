@@ -46,7 +46,14 @@ pub fn collector() -> Option<DenialCollector> {
 
 /// A scratch directory outside `/tmp` (which sandboxed commands may write).
 pub fn scratch() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("scratch dir")
+    // Never under `/tmp`: that is a writable root of the test policies, so "outside" would be writable.
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let base = if target.starts_with("/tmp") {
+        Path::new("/var/tmp")
+    } else {
+        target
+    };
+    tempfile::tempdir_in(base).expect("scratch dir")
 }
 
 /// A workspace-write policy around `workspace` with `/tmp` as the only other writable root
