@@ -1,6 +1,7 @@
 //! The pipe executor: a new session, stdin from `/dev/null`, stdout and stderr merged into one pipe,
 //! the whole process tree stopped on timeout, cancel and completion.
 
+use std::os::fd::AsRawFd;
 use std::os::unix::process::ExitStatusExt;
 use std::time::{Duration, Instant};
 
@@ -122,11 +123,12 @@ impl PipeExecutor {
         let mut notices = Vec::new();
         let deadline = spec.timeout.map(|t| tokio::time::Instant::from_std(start + t));
         let mut kill_at: Option<tokio::time::Instant> = None;
-        let output_link = crate::tree::own_fd_link(std::os::fd::AsRawFd::as_raw_fd(&output));
         // Dropped (closing our end) once the sink has seen enough; `eof` is then set too.
         let mut output = Some(output);
         // While the output is closed but the command runs on: when to SIGPIPE the stages still holding it.
         let mut sigpipe_at: Option<tokio::time::Instant> = None;
+        // The output's `/proc` link text, read when the sink stops (not on every run).
+        let mut output_link = None;
         let mut eof = false;
         let mut stopped = false;
         let exit_status;
@@ -147,6 +149,7 @@ impl PipeExecutor {
                     Ok(0) | Err(_) => eof = true,
                     Ok(n) => if sink.write(&buf[..n]).is_stop() {
                         eof = true;
+                        output_link = output.as_ref().and_then(|o| crate::tree::own_fd_link(o.as_raw_fd()));
                         stopped = output.take().is_some_and(|o| !close_for_sink(o, &mut buf, sink));
                         sigpipe_at = Some(tokio::time::Instant::now() + SIGPIPE_AFTER);
                     },

@@ -71,11 +71,6 @@ impl<S: Sink> LineLimit<S> {
         self.total_bytes
     }
 
-    /// The limit, if any.
-    pub fn limit(&self) -> Option<u64> {
-        self.limit
-    }
-
     /// Lines passed on: the limit, or every line when the stream was shorter.
     pub fn kept_lines(&self) -> u64 {
         self.limit
@@ -85,11 +80,6 @@ impl<S: Sink> LineLimit<S> {
     /// The wrapped sink.
     pub fn inner(&self) -> &S {
         &self.inner
-    }
-
-    /// The wrapped sink, mutably.
-    pub fn inner_mut(&mut self) -> &mut S {
-        &mut self.inner
     }
 
     /// The limit is full: stop now, or once the grace has passed.

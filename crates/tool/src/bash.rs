@@ -404,11 +404,8 @@ impl BashTool {
 /// would in bash's pipeline: a builtin loop there (`while :; do echo; done`) then meets the closed
 /// output, not the session's shell.
 fn session_text(normalized: &Normalized) -> std::borrow::Cow<'_, str> {
-    let single_stage = normalized.tree.as_ref().is_ok_and(|tree| {
-        tree.list.items.len() == 1
-            && tree.list.items[0].and_or.rest.is_empty()
-            && tree.list.items[0].and_or.first.commands.len() == 1
-    });
+    let single_stage = crate::shape::last_pipeline(normalized)
+        .is_some_and(|(pipeline, whole)| whole && pipeline.commands.len() == 1);
     if normalized.limits.is_empty() || !single_stage {
         return normalized.script.as_str().into();
     }

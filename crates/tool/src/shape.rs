@@ -5,6 +5,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use shellgate_executor::{ExecOutcome, RunStatus, SIGPIPE_STATUS};
+use shellgate_normalize::ast::Pipeline;
 use shellgate_normalize::{Limits, Normalized, apply_limits};
 use shellgate_sink::OutputWindow;
 
@@ -51,15 +52,20 @@ impl StreamFacts {
     }
 }
 
+/// The script's last top-level pipeline, and whether it is the whole script.
+pub(crate) fn last_pipeline(normalized: &Normalized) -> Option<(&Pipeline, bool)> {
+    let tree = normalized.tree.as_ref().ok()?;
+    let item = tree.list.items.last()?;
+    let pipeline = item.and_or.pipelines().last()?;
+    Some((
+        pipeline,
+        tree.list.items.len() == 1 && item.and_or.rest.is_empty(),
+    ))
+}
+
 /// The first word of each stage of the script's last top-level pipeline (`…` where it is not static).
 fn last_pipeline_names(normalized: &Normalized) -> Vec<String> {
-    let Ok(tree) = &normalized.tree else {
-        return Vec::new();
-    };
-    let Some(item) = tree.list.items.last() else {
-        return Vec::new();
-    };
-    let Some(pipeline) = item.and_or.pipelines().last() else {
+    let Some((pipeline, _)) = last_pipeline(normalized) else {
         return Vec::new();
     };
     pipeline

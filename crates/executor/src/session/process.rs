@@ -340,7 +340,6 @@ impl ShellProcess {
         let mut output = Some(pipe::OpenOptions::new().open_receiver(&out_path)?);
         let mut stopped = false;
         let mut sigpipe_at: Option<tokio::time::Instant> = None;
-        let output_link = out_path.to_string_lossy().into_owned();
         // Our own write end keeps the FIFO from reading as EOF before the shell opens it; it is dropped
         // when the shell reports the command done, so EOF then means every writer is gone.
         let mut holder = Some(
@@ -406,7 +405,7 @@ impl ShellProcess {
                 },
                 () = sleep_until_opt(sigpipe_at), if sigpipe_at.is_some() => {
                     // The session's shell stays: only the stages it runs meet the closed pipe.
-                    self.tree.sigpipe_output_holders(&output_link, Some(self.pid));
+                    self.tree.sigpipe_output_holders(&out_path.to_string_lossy(), Some(self.pid));
                     sigpipe_at = Some(tokio::time::Instant::now() + crate::pipe::SIGPIPE_AFTER);
                 }
                 read = self.resp.read(&mut ctl) => match read {

@@ -98,7 +98,7 @@ pub(crate) fn start_pipe(
     let stdin = running.take_stdin();
     let stdin_link = stdin
         .as_ref()
-        .and_then(|s| super::input_wait::own_fd_link(s.as_raw_fd()));
+        .and_then(|s| shellgate_executor::tree::own_fd_link(s.as_raw_fd()));
     let handle = running.handle();
     job.attach(JobIo::Pipe {
         handle: handle.clone(),

@@ -12,13 +12,6 @@ const READ_SYSCALLS: &[i64] = &[63, 65, 67];
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 const READ_SYSCALLS: &[i64] = &[];
 
-/// The `/proc` link text of one of our own descriptors (`pipe:[12345]`).
-pub fn own_fd_link(fd: i32) -> Option<String> {
-    fs::read_link(format!("/proc/self/fd/{fd}"))
-        .ok()
-        .map(|p| p.to_string_lossy().into_owned())
-}
-
 /// Whether any of `pids` is blocked reading the pipe whose link text is `pipe`. `None` when the
 /// kernel does not say (no permission to read `/proc/<pid>/syscall`, unknown architecture).
 pub fn reading_pipe(pids: impl IntoIterator<Item = u32>, pipe: &str) -> Option<bool> {
