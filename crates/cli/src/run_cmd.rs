@@ -70,7 +70,9 @@ pub fn parse_env(pairs: &[String]) -> anyhow::Result<BTreeMap<String, String>> {
 
 /// Run the command and return the process exit status.
 pub async fn run(args: RunArgs) -> anyhow::Result<i32> {
-    let config = crate::rpc::load_config(args.config.as_deref()).context("loading configuration")?;
+    let mut config = crate::rpc::load_config(args.config.as_deref()).context("loading configuration")?;
+    // This process exits with the command's result, so a foreground run is waited for to its end.
+    config.auto_yield = None;
     let tool = BashTool::new(config);
     let params = BashParams {
         command: args.command.join(" "),

@@ -5,17 +5,18 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use shellgate_executor::{
-    DynExecutor, LaunchSpec, PipeExecutor, SessionCommand, SessionKey, SessionManager, StateFile,
-    non_interactive, shell_spec, shell_spec_reporting_status,
+    DynExecutor, LaunchSpec, PipeExecutor, SessionKey, SessionManager, StateFile, non_interactive,
+    shell_spec, shell_spec_reporting_status,
 };
 use shellgate_intercept::{AllowAll, Context, Interceptor, Verdict};
 use shellgate_normalize::{Limits, NormalizeContext, Normalized, Normalizer, StandardNormalizer};
-use shellgate_pty::{PtyExecutor, PtyOptions, pty_selected};
-use shellgate_sink::{ArtifactSpill, LineLimit, OutputWindow, Sink, Tee};
+use shellgate_pty::pty_selected;
+use shellgate_sink::{ArtifactSpill, OutputWindow};
 use tokio_util::sync::CancellationToken;
 
+use crate::foreground::{Foreground, Runner};
 use crate::live::LiveFeed;
-use crate::shape::{StreamFacts, shape};
+use crate::shape::StreamFacts;
 use crate::{BashParams, Blocked, ToolConfig, ToolResult, ToolStatus};
 
 /// The `bash` tool: runs one command through every stage.
@@ -185,58 +186,45 @@ impl BashTool {
                 .await;
         }
 
-        let mut window = match &self.config.artifacts {
+        let window = match &self.config.artifacts {
             Some(store) => {
                 OutputWindow::with_spill(self.config.window.clone(), ArtifactSpill::new(store.clone()))
             }
             None => OutputWindow::new(self.config.window.clone()),
         };
-        let mut facts = StreamFacts::new(&normalized, Self::limits(&params, &normalized));
-        let mut live_sink = live.map(|feed| feed.sink(self.config.window.max_column));
-        let mut sink = LineLimit::new(Tee::new(&mut window, live_sink.as_mut()), facts.limits.head)
-            .with_grace(self.config.head_grace)
-            .stopping(normalized.limits.head.is_some());
-        let outcome = match &session {
-            // A foreground run returns its transcript, not a screen: skip emulation (much faster output).
-            _ if use_pty => {
-                let options = PtyOptions {
-                    emulate_screen: false,
-                    ..PtyOptions::default()
-                };
-                let outcome = PtyExecutor::with_options(options)
-                    .run_dyn(spec, &mut sink, cancel)
-                    .await;
-                drop(state_file);
-                outcome
-            }
-            None => self.executor.run_dyn(spec, &mut sink, cancel).await,
-            Some(key) => {
+        let runner = match session {
+            _ if use_pty => Runner::Pty,
+            None => Runner::Pipe(Arc::clone(&self.executor)),
+            Some(key) => Runner::Session {
+                sessions: self.sessions.clone(),
+                text: session_text(&normalized).into_owned(),
                 // A new session starts in the tool's directory; a live one keeps its own.
-                let text = session_text(&normalized);
-                let command = SessionCommand {
-                    text: &text,
-                    cwd: (requested_cwd.is_some() || live_cwd.is_none()).then_some(cwd.as_path()),
-                    env: &params.env,
-                    timeout,
-                    report_status: !normalized.limits.is_empty(),
-                };
-                self.sessions.run_command(key, &command, &mut sink, cancel).await
-            }
+                cwd: (requested_cwd.is_some() || live_cwd.is_none()).then(|| cwd.clone()),
+                env: params.env.clone(),
+                report_status: !normalized.limits.is_empty(),
+                key,
+            },
         };
-        sink.finish();
-        if facts.limits.head.is_some() {
-            facts.stream = Some((sink.total_lines(), sink.total_bytes()));
-        }
-        let mut result = shape(outcome, &window, &facts, &cwd, timeout, notices);
-        if result.truncation.is_some()
-            && self.config.artifacts.is_none()
-            && let Some(error) = &self.config.artifacts_error
-        {
-            result
-                .notices
-                .push(format!("Full output could not be saved: {error}"));
-        }
-        result
+        let run = Foreground {
+            runner,
+            spec,
+            state_file,
+            facts: StreamFacts::new(&normalized, Self::limits(&params, &normalized)),
+            head_stops: normalized.limits.head.is_some(),
+            head_grace: self.config.head_grace,
+            live: live.map(|feed| feed.sink(self.config.window.max_column)),
+            cwd,
+            timeout,
+            notices,
+            command: params.command.clone(),
+            artifacts_error: self
+                .config
+                .artifacts
+                .is_none()
+                .then(|| self.config.artifacts_error.clone())
+                .flatten(),
+        };
+        Box::pin(run.run(window, &self.jobs, self.config.auto_yield, cancel)).await
     }
 
     /// The limits of a call: explicit ones, else those lifted out of the command (N-5).

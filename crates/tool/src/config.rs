@@ -46,6 +46,10 @@ pub struct ToolConfig {
     /// After a lifted `| head -n N` has its lines, keep counting the output this long before closing
     /// it (default 0: closed at once, exactly as `head` does).
     pub head_grace: Duration,
+    /// A foreground call still running after this long returns `running` with a job id and goes on as
+    /// that job (SPEC J-1; default 10 s; `None` waits to the end, as `shellgate run` does). A request's
+    /// own `yield_ms` or `background` wins.
+    pub auto_yield: Option<Duration>,
 }
 
 impl Default for ToolConfig {
@@ -69,6 +73,7 @@ impl Default for ToolConfig {
             default_session: DEFAULT_SESSION.to_owned(),
             sessions: SessionOptions::default(),
             head_grace: Duration::ZERO,
+            auto_yield: Some(Duration::from_secs(10)),
         }
     }
 }

@@ -21,6 +21,7 @@
 mod bash;
 mod config;
 mod file_config;
+mod foreground;
 pub mod jobs;
 mod live;
 mod params;

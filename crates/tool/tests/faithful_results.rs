@@ -168,3 +168,77 @@ async fn a_yielded_job_applies_head_to_the_full_stream() {
         r.notices
     );
 }
+
+fn auto_yield_tools(after_ms: u64) -> (shellgate::BashTool, shellgate::ProcessTool) {
+    let mut config = test_config();
+    config.auto_yield = Some(Duration::from_millis(after_ms));
+    tools_with(config)
+}
+
+#[tokio::test]
+async fn a_long_foreground_call_becomes_a_job_after_the_auto_yield() {
+    for session in ["none", "default"] {
+        let (bash, process) = auto_yield_tools(1200);
+        let mut params = BashParams::new("echo start; sleep 3; echo end; exit 3");
+        params.session = Some(session.to_owned());
+        let started = Instant::now();
+        let r = bash.call(params, CancellationToken::new()).await;
+        assert!(
+            started.elapsed() < Duration::from_millis(2800),
+            "{session}: answered before the end"
+        );
+        assert_eq!(r.status, ToolStatus::Running, "{session}: {r:?}");
+        assert_eq!(r.output, "start\n", "{session}: the output so far");
+        let id = r.job_id.clone().expect("a job id");
+        assert!(
+            r.model_text()
+                .contains(&format!("Command still running (job {id}"))
+        );
+        let (last, seen) = poll_to_end(&process, &id).await;
+        assert_eq!(seen, "end\n", "{session}: later output through poll");
+        assert_eq!(last.exit_code, Some(3), "{session}: {last:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_session_command_gone_to_the_background_keeps_the_session_busy_and_can_be_killed() {
+    let (bash, process) = auto_yield_tools(1500);
+    let call = |command: &str| {
+        let mut params = BashParams::new(command);
+        params.session = Some("busy".to_owned());
+        bash.call(params, CancellationToken::new())
+    };
+    // Starting the session takes a moment; it must not be what goes to the background.
+    let first = call("export MARK=kept").await;
+    assert_eq!(first.status, ToolStatus::Completed, "{first:?}");
+    let r = call("sleep 30").await;
+    assert_eq!(r.status, ToolStatus::Running, "{r:?}");
+    let id = r.job_id.unwrap();
+    // The session's shell is busy: the next command runs in a fresh shell from its state.
+    let next = call("echo $MARK").await;
+    assert_eq!(next.output, "kept\n");
+    assert!(next.notices.iter().any(|n| n.contains("was busy")), "{next:?}");
+    let started = Instant::now();
+    let killed = act(&process, shellgate::ProcessAction::Kill, &id).await;
+    assert_eq!(killed.status, Some(shellgate::JobStatus::Killed), "{killed:?}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    // A cancelled session command loses its shell; the session comes back from its saved state.
+    let after = call("echo $MARK").await;
+    assert_eq!(after.output, "kept\n", "{after:?}");
+}
+
+#[tokio::test]
+async fn cancelling_the_caller_before_the_auto_yield_stops_the_run() {
+    let (bash, _) = auto_yield_tools(5_000);
+    let cancel = CancellationToken::new();
+    let canceller = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        canceller.cancel();
+    });
+    let mut params = BashParams::new("echo partial; sleep 30");
+    params.session = Some("none".to_owned());
+    let r = bash.call(params, cancel).await;
+    assert_eq!(r.status, ToolStatus::Cancelled, "{r:?}");
+    assert_eq!(r.output, "partial\n");
+}

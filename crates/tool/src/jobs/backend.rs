@@ -27,6 +27,15 @@ pub(crate) enum JobIo {
     },
     /// A pseudo-terminal.
     Pty(Arc<PtyProcess>),
+    /// A foreground run that outlived the auto-yield and went on as a job (SPEC J-1): its process is
+    /// owned by the run's task; stopping it cancels the run, which stops the whole tree. Its stdin is
+    /// `/dev/null`.
+    Detached {
+        /// Cancels the run.
+        cancel: tokio_util::sync::CancellationToken,
+        /// Process id of its shell, when known.
+        pid: Option<u32>,
+    },
 }
 
 impl std::fmt::Debug for JobIo {
@@ -34,6 +43,7 @@ impl std::fmt::Debug for JobIo {
         match self {
             Self::Pipe { handle, .. } => f.debug_tuple("Pipe").field(&handle.pid()).finish(),
             Self::Pty(p) => f.debug_tuple("Pty").field(&p.pid()).finish(),
+            Self::Detached { pid, .. } => f.debug_tuple("Detached").field(pid).finish(),
         }
     }
 }
@@ -224,11 +234,12 @@ pub(crate) async fn sleep_until_opt(at: Option<tokio::time::Instant>) {
 }
 
 impl JobIo {
-    /// Process id of the job's leader.
-    pub fn pid(&self) -> u32 {
+    /// Process id of the job's leader, when known.
+    pub fn pid(&self) -> Option<u32> {
         match self {
-            Self::Pipe { handle, .. } => handle.pid(),
-            Self::Pty(p) => p.pid(),
+            Self::Pipe { handle, .. } => Some(handle.pid()),
+            Self::Pty(p) => Some(p.pid()),
+            Self::Detached { pid, .. } => *pid,
         }
     }
 
@@ -237,6 +248,11 @@ impl JobIo {
         match self {
             Self::Pipe { handle, .. } => handle.signal(signal).is_ok(),
             Self::Pty(p) => p.kill(signal),
+            // Its tree is the run's: any stopping signal stops the run, as a timeout would.
+            Self::Detached { cancel, .. } => {
+                cancel.cancel();
+                true
+            }
         }
     }
 
@@ -247,6 +263,7 @@ impl JobIo {
             Self::Pty(p) => {
                 p.kill(Signal::SIGTERM);
             }
+            Self::Detached { cancel, .. } => cancel.cancel(),
         }
     }
 
@@ -260,6 +277,7 @@ impl JobIo {
             Self::Pty(p) => {
                 p.kill(Signal::SIGKILL);
             }
+            Self::Detached { cancel, .. } => cancel.cancel(),
         }
     }
 
@@ -304,6 +322,9 @@ impl JobIo {
                 }
                 Ok(data.len())
             }
+            Self::Detached { .. } => {
+                Err("it was started in the foreground, so its stdin is /dev/null".to_owned())
+            }
             Self::Pty(p) => {
                 let mut bytes = data.to_vec();
                 if eof {
@@ -346,7 +367,7 @@ impl JobIo {
     pub fn screen(&self) -> Option<ScreenSnapshot> {
         match self {
             Self::Pty(p) => p.screen(),
-            Self::Pipe { .. } => None,
+            Self::Pipe { .. } | Self::Detached { .. } => None,
         }
     }
 
@@ -354,7 +375,7 @@ impl JobIo {
     pub fn resize(&self, cols: u16, rows: u16) -> Option<Result<TermSize, String>> {
         match self {
             Self::Pty(p) => Some(p.resize(cols, rows).map_err(|e| e.to_string())),
-            Self::Pipe { .. } => None,
+            Self::Pipe { .. } | Self::Detached { .. } => None,
         }
     }
 
@@ -362,6 +383,7 @@ impl JobIo {
     pub fn waiting_for_input(&self) -> Option<bool> {
         match self {
             Self::Pty(p) => p.waiting_for_input(),
+            Self::Detached { .. } => Some(false),
             Self::Pipe {
                 handle,
                 stdin,

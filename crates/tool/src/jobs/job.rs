@@ -184,7 +184,7 @@ impl Job {
 
     /// Process id of the job's leader.
     pub fn pid(&self) -> Option<u32> {
-        self.io().map(JobIo::pid)
+        self.io().and_then(JobIo::pid)
     }
 
     /// The state, even if a holder panicked (the state stays consistent field by field).

@@ -9,6 +9,7 @@ use shellgate_pty::TermSize;
 use tokio::sync::broadcast;
 
 use super::JobConfig;
+use super::JobIo;
 use super::backend::{self, Drain, HeadLimit};
 use super::job::{Job, JobExit, JobInfo, JobStatus};
 use super::output::{JobOutput, SpillTarget};
@@ -153,6 +154,57 @@ impl JobRegistry {
                     return Err(e);
                 }
             }
+        }
+    }
+
+    /// Take over a foreground run that outlived its auto-yield (SPEC J-1): a backgrounded job whose
+    /// process the run's task owns; `cancel` stops it. The task feeds its output and records its end
+    /// ([`Job::push_output`], [`JobRegistry::finish_detached`]).
+    pub(crate) fn adopt(
+        &self,
+        command: &str,
+        cwd: &std::path::Path,
+        timeout: Option<Duration>,
+        cancel: tokio_util::sync::CancellationToken,
+        pid: Option<u32>,
+    ) -> Result<Arc<Job>, String> {
+        self.prune();
+        self.make_room()?;
+        self.start_sweeper();
+        let config = &self.inner.config;
+        let mut jobs = self.jobs();
+        let id = new_job_id(|candidate| jobs.contains_key(candidate));
+        let output = JobOutput::new(
+            &id,
+            config.ring_bytes,
+            config.window.clone(),
+            self.spill_target(),
+            config.max_spill_bytes,
+        );
+        let job = Job::new(
+            id.clone(),
+            command.to_owned(),
+            cwd.display().to_string(),
+            false,
+            output,
+            true,
+            timeout,
+        );
+        job.attach(JobIo::Detached { cancel, pid });
+        jobs.insert(id, Arc::clone(&job));
+        Ok(job)
+    }
+
+    /// Record the end of an adopted run and announce it (once, see [`Job::finish`]).
+    pub(crate) fn finish_detached(
+        &self,
+        job: &Job,
+        exit_code: Option<i32>,
+        signal: Option<String>,
+        notices: Vec<String>,
+    ) {
+        if let Some(event) = job.finish(exit_code, signal, notices) {
+            let _ = self.inner.exits.send(event);
         }
     }
 

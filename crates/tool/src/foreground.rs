@@ -1,0 +1,290 @@
+//! A foreground run (SPEC J-1): the command runs on its own task, into the output window and the live
+//! feed. The call waits for it — or, once it has run for the auto-yield time, hands it to the job
+//! registry and answers `running` with a job id; the command goes on as that job (its later output
+//! through `process poll/log`, its end as an exit event, its full output as the window's artifact).
+//! A session command handed over keeps its session busy, so later calls in that session run in a
+//! fresh shell started from the session's state (SPEC E-10).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use shellgate_executor::{
+    DynExecutor, LaunchSpec, RunStatus, SessionCommand, SessionKey, SessionManager, StateFile,
+};
+use shellgate_pty::{PtyExecutor, PtyOptions};
+use shellgate_sink::{Flow, LineLimit, OutputWindow, Sink, Tee};
+use tokio_util::sync::CancellationToken;
+
+use crate::jobs::{Job, JobRegistry};
+use crate::live::LiveSink;
+use crate::shape::{StreamFacts, shape};
+use crate::{ToolResult, ToolStatus};
+
+/// What runs the command.
+pub(crate) enum Runner {
+    /// A one-shot process through the tool's executor.
+    Pipe(Arc<dyn DynExecutor>),
+    /// A pseudo-terminal (transcript only, no screen emulation).
+    Pty,
+    /// A persistent session.
+    Session {
+        sessions: SessionManager,
+        key: SessionKey,
+        text: String,
+        cwd: Option<PathBuf>,
+        env: BTreeMap<String, String>,
+        report_status: bool,
+    },
+}
+
+/// Everything one foreground run needs, owned, so it can outlive the call.
+pub(crate) struct Foreground {
+    pub runner: Runner,
+    pub spec: LaunchSpec,
+    /// Kept until the run ends (the shell reads the session state from it).
+    pub state_file: Option<StateFile>,
+    pub facts: StreamFacts,
+    /// The head limit came from the command's own `| head`: the output is closed once it is full.
+    pub head_stops: bool,
+    pub head_grace: Duration,
+    pub live: Option<LiveSink>,
+    pub cwd: PathBuf,
+    pub timeout: Duration,
+    pub notices: Vec<String>,
+    /// The command as given (the job's name once it is handed over).
+    pub command: String,
+    /// Why the artifact store is missing, for a truncated result.
+    pub artifacts_error: Option<String>,
+}
+
+/// State shared by the run's task and the waiting call.
+struct Shared {
+    window: OutputWindow,
+    /// The job the run became, once handed over: later output goes to it too.
+    job: Option<Arc<Job>>,
+    /// The run has ended; it can no longer be handed over.
+    finished: bool,
+}
+
+type SharedState = Arc<Mutex<Shared>>;
+
+fn lock(shared: &Mutex<Shared>) -> MutexGuard<'_, Shared> {
+    shared.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Writes into the shared window, and into the job once the run became one.
+struct SharedSink(SharedState);
+
+impl Sink for SharedSink {
+    fn write(&mut self, chunk: &[u8]) -> Flow {
+        let mut shared = lock(&self.0);
+        let flow = shared.window.write(chunk);
+        if let Some(job) = &shared.job {
+            job.push_output(chunk);
+        }
+        flow
+    }
+
+    fn finish(&mut self) {
+        lock(&self.0).window.finish();
+    }
+}
+
+impl Foreground {
+    /// Run to the end, or hand over to `jobs` after `auto_yield`. `cancel` stops the run while the
+    /// call waits for it; a run handed over is stopped through `process kill` only (SPEC J-5).
+    pub(crate) async fn run(
+        self,
+        window: OutputWindow,
+        jobs: &JobRegistry,
+        auto_yield: Option<Duration>,
+        cancel: CancellationToken,
+    ) -> ToolResult {
+        let shared = Arc::new(Mutex::new(Shared {
+            window,
+            job: None,
+            finished: false,
+        }));
+        let Some(after) = auto_yield.filter(|d| !d.is_zero()) else {
+            // Nothing to hand over: run on this task (no spawn).
+            return Box::pin(self.execute(shared, cancel, None)).await;
+        };
+        let command = self.command.clone();
+        let cwd = self.cwd.clone();
+        let timeout = self.timeout;
+        let session_pid = self.session_pid();
+        let run_cancel = CancellationToken::new();
+        let mut task =
+            tokio::spawn(self.execute(Arc::clone(&shared), run_cancel.clone(), Some(jobs.clone())));
+        let yield_at = tokio::time::sleep(after);
+        tokio::pin!(yield_at);
+        loop {
+            tokio::select! {
+                done = &mut task => return done.unwrap_or_else(|e| panicked(&e, &cwd)),
+                () = cancel.cancelled(), if !run_cancel.is_cancelled() => run_cancel.cancel(),
+                () = &mut yield_at => break,
+            }
+        }
+        // Hand over, unless the run ended in the meantime.
+        let handed = {
+            let mut state = lock(&shared);
+            if state.finished {
+                None
+            } else {
+                Some(
+                    jobs.adopt(&command, &cwd, Some(timeout), run_cancel.clone(), session_pid)
+                        .map(|job| {
+                            state.job = Some(Arc::clone(&job));
+                            (job, state.window.summary())
+                        }),
+                )
+            }
+        };
+        let (job, summary) = match handed {
+            Some(Ok(handed)) => handed,
+            None => return task.await.unwrap_or_else(|e| panicked(&e, &cwd)),
+            Some(Err(reason)) => {
+                // No room for another job: keep waiting, as without auto-yield.
+                let mut result = task.await.unwrap_or_else(|e| panicked(&e, &cwd));
+                result.notices.push(format!(
+                    "The command could not go on as a background job: {reason}"
+                ));
+                return result;
+            }
+        };
+        let mut result = ToolResult::not_run(ToolStatus::Running, summary.text, cwd.display().to_string());
+        result.is_error = false;
+        result.job_id = Some(job.id.clone());
+        result.pid = job.pid();
+        result.duration_ms = job.started.elapsed().as_millis() as u64;
+        result.timeout_secs = timeout.as_secs();
+        result.notices.push(format!(
+            "Still running after {} s, so it goes on as a background job; this reply shows its output so \
+             far, later output comes through process poll/log, and its full output is kept for the end.",
+            after.as_secs_f64()
+        ));
+        result
+    }
+
+    fn session_pid(&self) -> Option<u32> {
+        match &self.runner {
+            Runner::Session { sessions, key, .. } => sessions
+                .list()
+                .into_iter()
+                .find(|s| s.name == key.name)
+                .and_then(|s| s.pid),
+            _ => None,
+        }
+    }
+
+    /// Run the command into `shared`'s window; shape the result. When the run was handed over to a
+    /// job meanwhile, record the end in that job (through `jobs`).
+    async fn execute(
+        self,
+        shared: SharedState,
+        cancel: CancellationToken,
+        jobs: Option<JobRegistry>,
+    ) -> ToolResult {
+        let Self {
+            runner,
+            spec,
+            state_file,
+            mut facts,
+            head_stops,
+            head_grace,
+            mut live,
+            cwd,
+            timeout,
+            notices,
+            command: _,
+            artifacts_error,
+        } = self;
+        let mut sink = LineLimit::new(
+            Tee::new(SharedSink(Arc::clone(&shared)), live.as_mut()),
+            facts.limits.head,
+        )
+        .with_grace(head_grace)
+        .stopping(head_stops);
+        let outcome = match runner {
+            Runner::Pty => {
+                let options = PtyOptions {
+                    emulate_screen: false,
+                    ..PtyOptions::default()
+                };
+                PtyExecutor::with_options(options)
+                    .run_dyn(spec, &mut sink, cancel)
+                    .await
+            }
+            Runner::Pipe(executor) => executor.run_dyn(spec, &mut sink, cancel).await,
+            Runner::Session {
+                sessions,
+                key,
+                text,
+                cwd,
+                env,
+                report_status,
+            } => {
+                let command = SessionCommand {
+                    text: &text,
+                    cwd: cwd.as_deref(),
+                    env: &env,
+                    timeout,
+                    report_status,
+                };
+                sessions.run_command(&key, &command, &mut sink, cancel).await
+            }
+        };
+        drop(state_file);
+        sink.finish();
+        if facts.limits.head.is_some() {
+            facts.stream = Some((sink.total_lines(), sink.total_bytes()));
+        }
+        let mut state = lock(&shared);
+        state.finished = true;
+        let job = state.job.take();
+        let (exit_code, signal, status) = (outcome.exit_code, outcome.signal.clone(), outcome.status);
+        let mut result = shape(outcome, &state.window, &facts, &cwd, timeout, notices);
+        drop(state);
+        if result.truncation.is_some()
+            && result.artifact.is_none()
+            && let Some(error) = &artifacts_error
+        {
+            result
+                .notices
+                .push(format!("Full output could not be saved: {error}"));
+        }
+        if let (Some(job), Some(jobs)) = (job, jobs) {
+            record_end(&jobs, &job, &result, exit_code, signal, status);
+        }
+        result
+    }
+}
+
+/// The end of a run that became a job: its status, and where its full output is.
+fn record_end(
+    jobs: &JobRegistry,
+    job: &Job,
+    result: &ToolResult,
+    exit_code: Option<i32>,
+    signal: Option<String>,
+    status: RunStatus,
+) {
+    let mut notices = result.notices.clone();
+    if let Some(artifact) = &result.artifact {
+        notices.push(format!("Full output of the whole run: {artifact}"));
+    }
+    if status == RunStatus::TimedOut {
+        job.state().timed_out = true;
+    }
+    jobs.finish_detached(job, exit_code, signal, notices);
+}
+
+fn panicked(error: &tokio::task::JoinError, cwd: &std::path::Path) -> ToolResult {
+    ToolResult::not_run(
+        ToolStatus::FailedToStart,
+        format!("The run failed inside the engine: {error}"),
+        cwd.display().to_string(),
+    )
+}
