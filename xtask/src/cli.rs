@@ -78,7 +78,15 @@ pub enum Command {
 /// The minimum latency sample count: p99 over fewer samples is mostly noise.
 pub const MIN_LATENCY_RUNS: usize = 500;
 
-const BENCH_SECTIONS: &[&str] = &["criterion", "latency", "throughput", "parse", "jobs", "pty"];
+const BENCH_SECTIONS: &[&str] = &[
+    "criterion",
+    "latency",
+    "limiter",
+    "throughput",
+    "parse",
+    "jobs",
+    "pty",
+];
 const STRESS_CHECKS: &[&str] = &["flood", "concurrent", "forkbomb", "sigkill", "pty"];
 
 /// Parse the arguments after `cargo xtask`.

@@ -6,6 +6,7 @@ mod drivers;
 mod jobs;
 mod keystroke;
 mod latency;
+mod limiter;
 mod parse;
 mod pty;
 
@@ -103,6 +104,10 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
         let (section, raw_true) = latency::run(&mut ctx);
         spawn_true_us = raw_true;
         timed(section, t);
+    }
+    if options.wants("limiter") {
+        let t = Instant::now();
+        timed(limiter::run(&mut ctx), t);
     }
     if options.wants("throughput") {
         let t = Instant::now();
