@@ -347,3 +347,51 @@ fn rpc_streams_live_output_before_the_result() {
     assert_eq!(last["id"], 7, "the result comes after every notification");
     assert_eq!(last["result"]["output"], "one\ntwo\n");
 }
+
+#[test]
+fn endless_producers_under_a_lifted_head_end_at_once_with_bash_statuses() {
+    for (command, output, stages) in [
+        ("yes | cat | head -n 3", "y\ny\ny\n", vec![141, 141, 0]),
+        (
+            "python3 -c 'while True: print(1)' | head -n 2",
+            "1\n1\n",
+            vec![1, 0],
+        ),
+        ("cat /dev/zero | od -v | head -n 2", "", vec![141, 141, 0]),
+    ] {
+        let started = Instant::now();
+        let v = run_json(&["--timeout", "60", command]);
+        assert!(started.elapsed() < Duration::from_secs(10), "{command}");
+        assert_eq!(v["status"], "completed", "{command}: {v}");
+        assert_eq!(v["exit_code"], 0, "{command}: {v}");
+        assert_eq!(v["pipeline_status"], serde_json::json!(stages), "{command}");
+        if !output.is_empty() {
+            assert_eq!(v["output"], output, "{command}");
+        }
+    }
+}
+
+#[test]
+fn a_lifted_tail_reports_the_status_bash_would() {
+    let v = run_json(&["sh -c 'echo out; exit 3' | tail -1"]);
+    assert_eq!(
+        (v["exit_code"].clone(), v["output"].clone()),
+        (serde_json::json!(0), serde_json::json!("out\n"))
+    );
+    assert_eq!(v["pipeline_status"], serde_json::json!([3, 0]));
+    let notices = v["notices"].to_string();
+    assert!(notices.contains("exited with code 3"), "{notices}");
+}
+
+#[test]
+fn terminal_redraws_and_long_lines_reach_the_model_whole() {
+    let v = run_json(&[r"printf '\033[31mred\033[0m plain \033[2K\033[1Gdone\n'"]);
+    assert_eq!(v["output"], "done\n");
+    let v = run_json(&[r#"python3 -c "import sys; sys.stderr.write('x'*3000000); print('OUT')""#]);
+    let output = v["output"].as_str().unwrap();
+    assert!(
+        output.trim_end().ends_with("OUT"),
+        "{}",
+        &output[output.len().saturating_sub(100)..]
+    );
+}

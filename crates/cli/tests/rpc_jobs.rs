@@ -324,3 +324,28 @@ fn many_concurrent_jobs_account_for_every_line() {
     }
     rpc.close();
 }
+
+#[test]
+fn a_lifted_head_in_the_default_session_ends_its_producer_and_the_session_goes_on() {
+    let mut rpc = Rpc::start();
+    let r = rpc.call("bash", &json!({"command": "export KEPT=1; cd /tmp"}));
+    assert_eq!(r["exit_code"], 0, "{r}");
+    let started = Instant::now();
+    let r = rpc.call("bash", &json!({"command": "yes | cat | head -n 3"}));
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(
+        (r["exit_code"].clone(), r["output"].clone()),
+        (json!(0), json!("y\ny\ny\n")),
+        "{r}"
+    );
+    assert_eq!(r["pipeline_status"], json!([141, 141, 0]));
+    let r = rpc.call(
+        "bash",
+        &json!({"command": "while :; do echo 1; done | head -n 2"}),
+    );
+    assert_eq!(r["pipeline_status"], json!([141, 0]), "{r}");
+    let r = rpc.call("bash", &json!({"command": "echo $KEPT $PWD"}));
+    assert_eq!(r["output"], "1 /tmp\n", "{r}");
+    assert!(!r["notices"].to_string().contains("restarted"), "{r}");
+    rpc.close();
+}
