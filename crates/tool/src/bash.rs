@@ -49,6 +49,7 @@ impl BashTool {
     pub fn new(config: ToolConfig) -> Self {
         let mut session_options = config.sessions.clone();
         session_options.kill_grace = config.kill_grace;
+        session_options.layers = config.layers.clone();
         Self {
             jobs: crate::JobRegistry::new(crate::jobs::job_config_for(&config)),
             sessions: SessionManager::new(session_options),
@@ -157,21 +158,18 @@ impl BashTool {
                     .into(),
             );
         }
-        let (mut spec, state_file) = self.launch_spec(
-            session.as_ref(),
-            &params,
-            &normalized,
-            &cwd,
-            use_pty,
-            &mut notices,
-        );
-        spec.pty = use_pty;
-        spec.env.extend(params.env.clone());
-        spec.timeout = Some(timeout);
-        spec.kill_grace = self.config.kill_grace;
-        let spec = non_interactive(spec);
+        let launch = |notices: &mut Vec<String>| {
+            let (mut spec, state_file) =
+                self.launch_spec(session.as_ref(), &params, &normalized, &cwd, use_pty, notices);
+            spec.pty = use_pty;
+            spec.env.extend(params.env.clone());
+            spec.timeout = Some(timeout);
+            spec.kill_grace = self.config.kill_grace;
+            (self.config.layers.apply(non_interactive(spec)), state_file)
+        };
 
         if params.background || params.yield_ms.is_some() {
+            let (spec, state_file) = launch(&mut notices);
             return self
                 .call_as_job(
                     spec,
@@ -192,9 +190,15 @@ impl BashTool {
             }
             None => OutputWindow::new(self.config.window.clone()),
         };
+        // A session command is text for the session's shell: only the other runs launch a process.
+        let mut state_file = None;
         let runner = match session {
-            _ if use_pty => Runner::Pty,
-            None => Runner::Pipe(Arc::clone(&self.executor)),
+            _ if use_pty => {
+                let (spec, file) = launch(&mut notices);
+                state_file = file;
+                Runner::Pty(spec)
+            }
+            None => Runner::Pipe(Arc::clone(&self.executor), launch(&mut notices).0),
             Some(key) => Runner::Session {
                 sessions: self.sessions.clone(),
                 text: session_text(&normalized).into_owned(),
@@ -207,7 +211,6 @@ impl BashTool {
         };
         let run = Foreground {
             runner,
-            spec,
             state_file,
             facts: StreamFacts::new(&normalized, Self::limits(&params, &normalized)),
             head_stops: normalized.limits.head.is_some(),

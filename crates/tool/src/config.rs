@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use shellgate_executor::{SessionOptions, ShellConfig};
+use shellgate_executor::{LayerStack, SessionOptions, ShellConfig};
 use shellgate_sink::{ArtifactStore, WindowConfig};
 
 /// The session a call runs in when it names none.
@@ -50,6 +50,9 @@ pub struct ToolConfig {
     /// that job (SPEC J-1; default 10 s; `None` waits to the end, as `shellgate run` does). A request's
     /// own `yield_ms` or `background` wins.
     pub auto_yield: Option<Duration>,
+    /// Wrappers applied to every launch — one-shot, terminal and job runs, and session shells at their
+    /// start and respawn (a sandbox helper, a prefix, …).
+    pub layers: LayerStack,
 }
 
 impl Default for ToolConfig {
@@ -74,6 +77,7 @@ impl Default for ToolConfig {
             sessions: SessionOptions::default(),
             head_grace: Duration::ZERO,
             auto_yield: Some(Duration::from_secs(10)),
+            layers: LayerStack::default(),
         }
     }
 }

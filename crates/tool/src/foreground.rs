@@ -25,9 +25,9 @@ use crate::{ToolResult, ToolStatus};
 /// What runs the command.
 pub(crate) enum Runner {
     /// A one-shot process through the tool's executor.
-    Pipe(Arc<dyn DynExecutor>),
+    Pipe(Arc<dyn DynExecutor>, LaunchSpec),
     /// A pseudo-terminal (transcript only, no screen emulation).
-    Pty,
+    Pty(LaunchSpec),
     /// A persistent session.
     Session {
         sessions: SessionManager,
@@ -42,7 +42,6 @@ pub(crate) enum Runner {
 /// Everything one foreground run needs, owned, so it can outlive the call.
 pub(crate) struct Foreground {
     pub runner: Runner,
-    pub spec: LaunchSpec,
     /// Kept until the run ends (the shell reads the session state from it).
     pub state_file: Option<StateFile>,
     pub facts: StreamFacts,
@@ -189,7 +188,6 @@ impl Foreground {
     ) -> ToolResult {
         let Self {
             runner,
-            spec,
             state_file,
             mut facts,
             head_stops,
@@ -208,7 +206,7 @@ impl Foreground {
         .with_grace(head_grace)
         .stopping(head_stops);
         let outcome = match runner {
-            Runner::Pty => {
+            Runner::Pty(spec) => {
                 let options = PtyOptions {
                     emulate_screen: false,
                     ..PtyOptions::default()
@@ -217,7 +215,7 @@ impl Foreground {
                     .run_dyn(spec, &mut sink, cancel)
                     .await
             }
-            Runner::Pipe(executor) => executor.run_dyn(spec, &mut sink, cancel).await,
+            Runner::Pipe(executor, spec) => executor.run_dyn(spec, &mut sink, cancel).await,
             Runner::Session {
                 sessions,
                 key,

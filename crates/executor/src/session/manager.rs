@@ -104,6 +104,10 @@ pub struct SessionOptions {
     /// Directory for the sessions' private FIFOs and state files; default `$XDG_RUNTIME_DIR`, else
     /// `/dev/shm` (memory-backed, which keeps the per-command state save cheap), else the temp dir.
     pub runtime_dir: Option<PathBuf>,
+    /// Wrappers applied to every session shell's launch spec, at its start and at every respawn. The
+    /// shell reads its protocol from FIFOs in `runtime_dir`, so a wrapper must keep that directory
+    /// reachable (a sandbox helper does; a remote host does not).
+    pub layers: crate::LayerStack,
 }
 
 impl Default for SessionOptions {
@@ -116,6 +120,7 @@ impl Default for SessionOptions {
             respond_timeout: Duration::from_secs(5),
             snapshot_timeout: Duration::from_secs(5),
             runtime_dir: None,
+            layers: crate::LayerStack::default(),
         }
     }
 }
@@ -568,6 +573,7 @@ impl SessionManager {
             state,
             parent_dir: &self.inner.dir,
             ready_timeout: self.inner.options.respond_timeout,
+            layers: &self.inner.options.layers,
         };
         let shell = ShellProcess::spawn(&plan).await?;
         let notice = if want_snapshot_notice {
@@ -592,6 +598,7 @@ impl SessionManager {
                 env,
                 &self.inner.dir,
                 self.inner.options.snapshot_timeout,
+                &self.inner.options.layers,
             )
         })
         .await

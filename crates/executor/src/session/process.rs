@@ -43,6 +43,8 @@ pub(crate) struct SpawnPlan<'a> {
     pub state: Option<&'a [u8]>,
     pub parent_dir: &'a Path,
     pub ready_timeout: Duration,
+    /// Wrappers of the shell's launch spec (sandbox helper, prefix, …).
+    pub layers: &'a crate::LayerStack,
 }
 
 /// Limits for one command.
@@ -138,8 +140,15 @@ impl ShellProcess {
             plan.cwd,
         );
         spec.env = plan.env.clone();
-        let spec = non_interactive(spec);
+        // The shell is launched like any other process: whatever wraps launch specs wraps it too.
+        let spec = plan.layers.apply(non_interactive(spec));
         let mut cmd = tokio::process::Command::new(&spec.program);
+        if spec.env_clear {
+            cmd.env_clear();
+        }
+        for key in &spec.env_remove {
+            cmd.env_remove(key);
+        }
         cmd.args(&spec.args).current_dir(&spec.cwd).envs(&spec.env);
         cmd.env(RUN_MARKER_VAR, &marker);
         cmd.stdin(Stdio::null())

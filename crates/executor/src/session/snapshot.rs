@@ -30,6 +30,7 @@ pub(crate) async fn capture(
     env: &BTreeMap<String, String>,
     dir: &Path,
     timeout: Duration,
+    layers: &crate::LayerStack,
 ) -> Snapshot {
     let home = env
         .get("HOME")
@@ -46,7 +47,7 @@ pub(crate) async fn capture(
     };
     let raw = work.join("raw");
     let err = work.join("stderr");
-    let result = run_capture(program, kind, env, &raw, &err, timeout).await;
+    let result = run_capture(program, kind, env, &raw, &err, timeout, layers).await;
     let stderr = std::fs::read(&err).unwrap_or_default();
     let stderr = String::from_utf8_lossy(&stderr);
     let problem = rc_errors(&stderr);
@@ -103,6 +104,7 @@ async fn run_capture(
     raw: &Path,
     err: &Path,
     timeout: Duration,
+    layers: &crate::LayerStack,
 ) -> Result<bool, String> {
     let _ = tree::init_subreaper();
     let mut spec = LaunchSpec::new(
@@ -115,10 +117,17 @@ async fn run_capture(
         std::env::temp_dir(),
     );
     spec.env = env.clone();
-    let spec = non_interactive(spec);
+    // The user's rc runs wrapped like every other process (a sandbox confines it too).
+    let spec = layers.apply(non_interactive(spec));
     let marker = tree::new_run_marker();
     let err_file = std::fs::File::create(err).map_err(|e| e.to_string())?;
     let mut cmd = tokio::process::Command::new(&spec.program);
+    if spec.env_clear {
+        cmd.env_clear();
+    }
+    for key in &spec.env_remove {
+        cmd.env_remove(key);
+    }
     cmd.args(&spec.args)
         .current_dir(&spec.cwd)
         .envs(&spec.env)
