@@ -178,6 +178,8 @@ fn shell_command_spec(config: &ShellConfig, command: &str, cwd: PathBuf, always_
         args.push("-l".to_owned());
     }
     args.push("-c".to_owned());
+    // `--`: a command that starts with `-` is the command, not an option of the shell.
+    args.push("--".to_owned());
     args.push(script);
     let mut spec = LaunchSpec::new(shell.to_string_lossy().into_owned(), args, cwd);
     spec.status_report = status_report;
@@ -222,7 +224,7 @@ mod tests {
         };
         let spec = shell_spec(&config, "ls", "/tmp");
         assert_eq!(spec.program, "/bin/bash");
-        assert_eq!(spec.args, ["-l", "-c", "nice ls"]);
+        assert_eq!(spec.args, ["-l", "-c", "--", "nice ls"]);
         assert_eq!(spec.cwd, PathBuf::from("/tmp"));
     }
 
@@ -234,7 +236,7 @@ mod tests {
         };
         let spec = shell_spec(&bash, "a | b", "/");
         assert!(spec.status_report);
-        assert!(spec.args[1].starts_with("a | b\n__shellgate_ps="));
+        assert!(spec.args[2].starts_with("a | b\n__shellgate_ps="));
         assert!(!shell_spec(&bash, "cat <<EOF | x\nhi\nEOF", "/").status_report);
         assert!(!shell_spec(&bash, "echo hi", "/").status_report);
         let sh = ShellConfig {
