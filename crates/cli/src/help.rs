@@ -7,6 +7,7 @@ Examples:
   shellgate run 'cargo test 2>&1 | tail -n 50'
   shellgate run --json -- ls -la
   shellgate mcp                      # register this command with an MCP client
+  shellgate jobs list                # the jobs of the running rpc/mcp server
   shellgate completions bash > ~/.local/share/bash-completion/completions/shellgate";
 
 /// `shellgate run`.
@@ -73,3 +74,40 @@ Examples:
   shellgate completions bash > ~/.local/share/bash-completion/completions/shellgate
   shellgate completions zsh > \"${fpath[1]}/_shellgate\"
   shellgate completions fish > ~/.config/fish/completions/shellgate.fish";
+
+/// `shellgate jobs`.
+pub const JOBS: &str = "\
+Talks to the private control socket of a running `shellgate rpc` or `shellgate mcp` server
+($XDG_RUNTIME_DIR/shellgate/<pid>.sock, else /tmp/shellgate-<uid>/<pid>.sock). With one server
+running it is found by itself; with several, name it with --server PID.
+
+Examples:
+  shellgate jobs list
+  shellgate jobs log calm-reef --limit 50
+  shellgate jobs poll calm-reef --wait-ms 5000
+  shellgate jobs kill calm-reef
+  shellgate jobs --server 4242 list --json";
+
+/// `shellgate jobs list`.
+pub const JOBS_LIST: &str = "\
+Examples:
+  shellgate jobs list
+  shellgate jobs list --json";
+
+/// `shellgate jobs log`.
+pub const JOBS_LOG: &str = "\
+Examples:
+  shellgate jobs log calm-reef
+  shellgate jobs log calm-reef --offset 0 --limit 20";
+
+/// `shellgate jobs poll`.
+pub const JOBS_POLL: &str = "\
+Examples:
+  shellgate jobs poll calm-reef
+  shellgate jobs poll calm-reef --wait-ms 10000";
+
+/// `shellgate jobs kill`.
+pub const JOBS_KILL: &str = "\
+Examples:
+  shellgate jobs kill calm-reef
+  shellgate jobs kill calm-reef --signal SIGTERM";

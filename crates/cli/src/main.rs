@@ -4,7 +4,9 @@ mod artifact_cmd;
 #[cfg(test)]
 mod cli_tests;
 mod completions;
+mod control_socket;
 mod help;
+mod jobs_cmd;
 mod live_view;
 mod mcp;
 mod render;
@@ -43,6 +45,9 @@ enum Command {
     /// Read and list spilled outputs (`artifact://<id>`).
     #[command(subcommand, after_help = help::ARTIFACT)]
     Artifact(artifact_cmd::ArtifactCommand),
+    /// List, read, poll and kill the background jobs of a running `rpc` or `mcp` server.
+    #[command(after_help = help::JOBS)]
+    Jobs(jobs_cmd::JobsArgs),
     /// Print a shell completion script (bash, zsh or fish) to stdout.
     #[command(after_help = help::COMPLETIONS)]
     Completions {
@@ -87,6 +92,7 @@ fn main() -> std::process::ExitCode {
             Command::Rpc { config } => rpc::serve(config.as_deref()).await.map(|()| 0),
             Command::Mcp { config } => mcp::serve(config.as_deref()).await.map(|()| 0),
             Command::Completions { shell } => completions::print(shell),
+            Command::Jobs(args) => Ok(jobs_cmd::run(args)),
             Command::Artifact(cmd) => artifact_cmd::run(cmd),
             Command::Config { config } => rpc::load_config(config.as_deref()).map(|c| {
                 print!("{}", shellgate::FileConfig::effective(&c).to_toml());

@@ -76,6 +76,11 @@ fn every_subcommand_help_shows_examples() {
         &["artifact", "list"],
         &["config"],
         &["completions"],
+        &["jobs"],
+        &["jobs", "list"],
+        &["jobs", "log"],
+        &["jobs", "poll"],
+        &["jobs", "kill"],
     ] {
         let out = shellgate().args(sub).arg("--help").output().unwrap();
         assert!(out.status.success(), "{sub:?}");
