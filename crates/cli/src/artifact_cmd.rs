@@ -21,6 +21,7 @@ pub(crate) const RPC_MAX_BYTES: u64 = 1 << 20;
 #[derive(Debug, clap::Subcommand)]
 pub enum ArtifactCommand {
     /// Print an artifact: its raw bytes, a line range, a byte range, or the lines matching a regex.
+    #[command(after_help = crate::help::ARTIFACT_READ)]
     Read {
         /// `artifact://<n>` or `<n>`.
         id: String,
@@ -39,6 +40,7 @@ pub enum ArtifactCommand {
         dir: Option<PathBuf>,
     },
     /// List the artifacts in the store.
+    #[command(after_help = crate::help::ARTIFACT_LIST)]
     List {
         /// Print JSON (one array) instead of a table.
         #[arg(long)]

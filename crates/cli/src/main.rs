@@ -1,7 +1,15 @@
 //! The `shellgate` command-line program: run one command, or serve JSON-RPC or MCP on stdio.
 
 mod artifact_cmd;
+#[cfg(test)]
+mod cli_tests;
+mod completions;
+mod control_socket;
+mod help;
+mod jobs_cmd;
+mod live_view;
 mod mcp;
+mod render;
 mod rpc;
 mod run_cmd;
 
@@ -9,7 +17,7 @@ use clap::{Parser, Subcommand};
 
 /// The engine under an AI agent's bash tool.
 #[derive(Debug, Parser)]
-#[command(name = "shellgate", version, about)]
+#[command(name = "shellgate", version, about, after_help = help::MAIN)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -18,23 +26,36 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run one command and print its result.
+    #[command(after_help = help::RUN)]
     Run(run_cmd::RunArgs),
     /// Serve JSON-RPC 2.0 on stdin/stdout (one JSON object per line).
+    #[command(after_help = help::RPC)]
     Rpc {
         /// Configuration file (TOML).
         #[arg(long, value_name = "FILE")]
         config: Option<std::path::PathBuf>,
     },
     /// Serve the Model Context Protocol on stdin/stdout (tools `bash`, `process`, `artifact`).
+    #[command(after_help = help::MCP)]
     Mcp {
         /// Configuration file (TOML).
         #[arg(long, value_name = "FILE")]
         config: Option<std::path::PathBuf>,
     },
     /// Read and list spilled outputs (`artifact://<id>`).
-    #[command(subcommand)]
+    #[command(subcommand, after_help = help::ARTIFACT)]
     Artifact(artifact_cmd::ArtifactCommand),
+    /// List, read, poll and kill the background jobs of a running `rpc` or `mcp` server.
+    #[command(after_help = help::JOBS)]
+    Jobs(jobs_cmd::JobsArgs),
+    /// Print a shell completion script (bash, zsh or fish) to stdout.
+    #[command(after_help = help::COMPLETIONS)]
+    Completions {
+        /// The shell to complete for.
+        shell: clap_complete::Shell,
+    },
     /// Print the effective configuration (defaults, then the configuration file) as TOML.
+    #[command(after_help = help::CONFIG)]
     Config {
         /// Configuration file (TOML).
         #[arg(long, value_name = "FILE")]
@@ -70,6 +91,8 @@ fn main() -> std::process::ExitCode {
             Command::Run(args) => run_cmd::run(args).await,
             Command::Rpc { config } => rpc::serve(config.as_deref()).await.map(|()| 0),
             Command::Mcp { config } => mcp::serve(config.as_deref()).await.map(|()| 0),
+            Command::Completions { shell } => completions::print(shell),
+            Command::Jobs(args) => Ok(jobs_cmd::run(args)),
             Command::Artifact(cmd) => artifact_cmd::run(cmd),
             Command::Config { config } => rpc::load_config(config.as_deref()).map(|c| {
                 print!("{}", shellgate::FileConfig::effective(&c).to_toml());

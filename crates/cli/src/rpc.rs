@@ -9,13 +9,13 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use shellgate::{BashParams, BashTool, CancellationToken, LiveFeed, ProcessParams, ProcessTool, ToolConfig};
+use shellgate::{BashParams, BashTool, CancellationToken, LiveFeed, ProcessTool, ToolConfig};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 /// JSON-RPC error codes.
-mod code {
+pub(crate) mod code {
     pub const PARSE_ERROR: i64 = -32700;
     pub const INVALID_REQUEST: i64 = -32600;
     pub const METHOD_NOT_FOUND: i64 = -32601;
@@ -73,13 +73,7 @@ impl Server {
     /// `process`: inspect and control background jobs (SPEC J-3). Failures such as an unknown job are
     /// results with `is_error: true`; only malformed parameters are JSON-RPC errors.
     async fn process(&self, params: Value) -> Result<Value, RpcError> {
-        let params: ProcessParams = serde_json::from_value(params)
-            .map_err(|e| (code::INVALID_PARAMS, format!("invalid process params: {e}")))?;
-        let result = self.process.call(params).await;
-        let text = result.model_text();
-        let mut value = serde_json::to_value(result).map_err(|e| (code::INVALID_REQUEST, e.to_string()))?;
-        value["text"] = Value::String(text);
-        Ok(value)
+        crate::control_socket::process_call(&self.process, params).await
     }
 
     async fn bash(&self, id: Option<&Value>, params: Value) -> Result<Value, RpcError> {
@@ -172,7 +166,7 @@ impl LiveNotifier {
 }
 
 /// Split a line into (id, method, params), or the error response to send.
-fn parse_request(line: &str) -> Result<(Option<Value>, String, Value), (Value, RpcError)> {
+pub(crate) fn parse_request(line: &str) -> Result<(Option<Value>, String, Value), (Value, RpcError)> {
     let value: Value = serde_json::from_str(line)
         .map_err(|e| (Value::Null, (code::PARSE_ERROR, format!("parse error: {e}"))))?;
     let Value::Object(mut obj) = value else {
@@ -236,6 +230,8 @@ pub async fn serve(config_file: Option<&Path>) -> anyhow::Result<()> {
         out: out_tx,
     });
     let exit_notifier = spawn_exit_notifier(&server);
+    // `shellgate jobs` reaches this server's jobs through its private socket while it runs.
+    let control = crate::control_socket::start_or_warn(server.process.clone());
 
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     let mut in_flight = JoinSet::new();
@@ -268,6 +264,7 @@ pub async fn serve(config_file: Option<&Path>) -> anyhow::Result<()> {
         while in_flight.try_join_next().is_some() {}
     }
     // The client is gone: no job outlives the server. Killing the jobs also ends polls waiting on them.
+    drop(control);
     exit_notifier.abort();
     server.tool.jobs().shutdown().await;
     server.tool.sessions().shutdown();

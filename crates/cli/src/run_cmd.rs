@@ -1,11 +1,15 @@
-//! `shellgate run`: one command, printed as model text (exit code mirrors the command) or as JSON.
+//! `shellgate run`: one command, printed as model text (exit code mirrors the command) or as JSON; on a
+//! terminal, with a live view while it runs and a collapsed preview and footer after.
 
 use std::collections::BTreeMap;
 
 use anyhow::{Context as _, bail};
 use std::io::{IsTerminal as _, Write as _};
 
-use shellgate::{BashParams, BashTool, CancellationToken, LiveFeed, LiveText, ToolResult, ToolStatus};
+use shellgate::{BashParams, BashTool, CancellationToken, LiveFeed, ToolResult, ToolStatus};
+
+use crate::live_view::{LiveView, REDRAW_INTERVAL};
+use crate::render::{self, Style};
 
 /// Arguments of `shellgate run`.
 #[derive(Debug, clap::Args)]
@@ -43,14 +47,25 @@ pub struct RunArgs {
     /// Configuration file (TOML).
     #[arg(long, value_name = "FILE")]
     config: Option<std::path::PathBuf>,
-    /// The command; several words are joined with spaces.
+    /// On a terminal, print every line of the output at the end instead of the last 20.
+    #[arg(long)]
+    full: bool,
+    /// The command; several words are joined with spaces. Options go before it; everything from its
+    /// first word on belongs to the command (`--` first when it starts with `-`).
     #[arg(
         required = true,
         trailing_var_arg = true,
-        allow_hyphen_values = true,
-        value_name = "COMMAND"
+        value_name = "COMMAND",
+        value_hint = clap::ValueHint::CommandWithArguments
     )]
     command: Vec<String>,
+}
+
+impl RunArgs {
+    /// The command as given: one word, or several to be joined with spaces.
+    pub fn command_words(&self) -> &[String] {
+        &self.command
+    }
 }
 
 /// Parse `K=V` pairs.
@@ -75,7 +90,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<i32> {
     config.auto_yield = None;
     let tool = BashTool::new(config);
     let params = BashParams {
-        command: args.command.join(" "),
+        command: args.command_words().join(" "),
         cwd: args.cwd,
         env: parse_env(&args.env)?,
         timeout: args.timeout,
@@ -104,67 +119,60 @@ pub async fn run(args: RunArgs) -> anyhow::Result<i32> {
         println!("{}", result.model_text());
         return Ok(exit_status(&result));
     }
-    // A person is watching: stream the clean output as it comes, then the trailer and a footer.
+    // A person is watching: the live view on stderr while it runs, then the collapsed preview, the
+    // trailer and the footer.
+    let result = if std::io::stderr().is_terminal() && cursor_motion_allowed() {
+        run_with_live_view(&tool, params, cancel).await
+    } else {
+        tool.call_live(params, cancel, None).await
+    };
+    print!(
+        "{}",
+        render::final_text(&result, args.full, Style::new(render::colors_wanted(true)))
+    );
+    let _ = std::io::stdout().flush();
+    eprintln!(
+        "{}",
+        render::footer(
+            &result,
+            Style::new(render::colors_wanted(std::io::stderr().is_terminal()))
+        )
+    );
+    Ok(exit_status(&result))
+}
+
+/// A `dumb` terminal cannot move the cursor, so it gets no live view.
+fn cursor_motion_allowed() -> bool {
+    std::env::var_os("TERM").is_none_or(|t| t != "dumb")
+}
+
+/// Run with the live view drawn on stderr every [`REDRAW_INTERVAL`], erased before returning.
+async fn run_with_live_view(tool: &BashTool, params: BashParams, cancel: CancellationToken) -> ToolResult {
     let feed = LiveFeed::default();
     let stop = CancellationToken::new();
-    let printer = tokio::spawn({
+    let drawer = tokio::spawn({
         let (feed, stop) = (feed.clone(), stop.clone());
         async move {
-            let mut tick = tokio::time::interval(shellgate::sink::DEFAULT_INTERVAL);
+            let mut view = LiveView::new(Style::new(render::colors_wanted(true)));
+            let mut tick = tokio::time::interval(REDRAW_INTERVAL);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
-                let stopping = tokio::select! {
-                    () = stop.cancelled() => true,
-                    _ = tick.tick() => false,
-                };
+                tokio::select! {
+                    () = stop.cancelled() => break,
+                    _ = tick.tick() => {}
+                }
                 if let Some(live) = feed.take() {
-                    print_live(&live);
+                    view.push(&live);
                 }
-                if stopping {
-                    break;
-                }
+                view.draw();
             }
+            view.clear();
         }
     });
     let result = tool.call_live(params, cancel, Some(&feed)).await;
     stop.cancel();
-    let _ = printer.await;
-    if result.job_id.is_none() && result.output.is_empty() {
-        println!("(no output)");
-    }
-    if result.job_id.is_some() {
-        println!("{}", result.model_text());
-    } else {
-        print!("{}", result.trailer_text());
-    }
-    eprintln!("{}", footer(&result));
-    Ok(exit_status(&result))
-}
-
-fn print_live(live: &LiveText) {
-    let mut stdout = std::io::stdout().lock();
-    if live.skipped > 0 {
-        let _ = writeln!(stdout, "[… {} bytes not shown live …]", live.skipped);
-    }
-    let _ = stdout.write_all(live.text.as_bytes());
-    let _ = stdout.flush();
-}
-
-/// The human footer: `Wall | Timeout | Artifact | Exit`.
-pub fn footer(result: &ToolResult) -> String {
-    let exit = match (result.status, result.exit_code, &result.signal) {
-        (ToolStatus::Completed, Some(code), _) => code.to_string(),
-        (ToolStatus::Completed, None, Some(sig)) => sig.clone(),
-        (status, _, _) => serde_json::to_value(status)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_default(),
-    };
-    format!(
-        "Wall {:.1}s | Timeout {}s | Artifact {} | Exit {exit}",
-        result.duration_ms as f64 / 1000.0,
-        result.timeout_secs,
-        result.artifact.as_deref().unwrap_or("-"),
-    )
+    let _ = drawer.await;
+    result
 }
 
 /// The exit status `shellgate run` mirrors for a result.
@@ -196,21 +204,6 @@ mod tests {
         assert_eq!(env["C"], "");
         assert!(parse_env(&["NOEQUALS".into()]).is_err());
         assert!(parse_env(&["=v".into()]).is_err());
-    }
-
-    #[test]
-    fn footer_names_wall_timeout_artifact_and_exit() {
-        let mut r = ToolResult::not_run(ToolStatus::Completed, "", "/");
-        r.exit_code = Some(2);
-        r.duration_ms = 1500;
-        r.timeout_secs = 300;
-        r.artifact = Some("artifact://4".into());
-        assert_eq!(
-            footer(&r),
-            "Wall 1.5s | Timeout 300s | Artifact artifact://4 | Exit 2"
-        );
-        r.status = ToolStatus::TimedOut;
-        assert!(footer(&r).ends_with("Exit timed_out"));
     }
 
     #[test]

@@ -27,6 +27,8 @@ pub async fn serve(config_file: Option<&Path>) -> anyhow::Result<()> {
     init_stderr_logging();
     let config = crate::rpc::load_config(config_file)?;
     let server = Arc::new(McpServer::new(shellgate::BashTool::new(config)));
+    // `shellgate jobs` reaches this server's jobs through its private socket while it runs.
+    let control = crate::control_socket::start_or_warn(shellgate::ProcessTool::for_bash(server.tool()));
     let running = Arc::clone(&server)
         .serve(rmcp::transport::stdio_pipes())
         .await
@@ -35,6 +37,7 @@ pub async fn serve(config_file: Option<&Path>) -> anyhow::Result<()> {
     let quit = running.waiting().await;
     tracing::info!(?quit, "MCP session ended");
     // The client is gone: no job outlives the server.
+    drop(control);
     exits.abort();
     server.tool().jobs().shutdown().await;
     server.tool().sessions().shutdown();

@@ -1,0 +1,234 @@
+//! The private control socket of a running `shellgate rpc` or `shellgate mcp` server, through which
+//! `shellgate jobs` lists, polls and kills that server's background jobs.
+//!
+//! The socket is `<dir>/<pid>.sock`, where `<dir>` is `$XDG_RUNTIME_DIR/shellgate` (else
+//! `/tmp/shellgate-<uid>`): a directory of mode 0700 owned by the user, holding sockets of mode 0600.
+//! A directory that is a symlink, belongs to someone else or is open to others is refused, by the
+//! server and by the client alike. The socket speaks the JSON-RPC line protocol of `shellgate rpc`, for
+//! the `process` method only: one request per line, answered in order, one response per line.
+
+use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _, PermissionsExt as _};
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use shellgate::{ProcessParams, ProcessTool};
+use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
+use tokio::net::{UnixListener, UnixStream};
+use tokio_util::sync::CancellationToken;
+
+use crate::rpc::{code, parse_request};
+
+/// Why the control socket could not be set up or reached.
+#[derive(Debug, thiserror::Error)]
+pub enum ControlError {
+    /// The socket directory could not be created or inspected.
+    #[error("socket directory {path}: {source}")]
+    Dir {
+        /// The directory.
+        path: PathBuf,
+        /// What failed.
+        source: std::io::Error,
+    },
+    /// The socket directory exists but is not private to this user.
+    #[error("socket directory {path} is not private: {reason}")]
+    NotPrivate {
+        /// The directory.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The socket could not be bound.
+    #[error("cannot listen on {path}: {source}")]
+    Bind {
+        /// The socket.
+        path: PathBuf,
+        /// What failed.
+        source: std::io::Error,
+    },
+}
+
+/// The directory holding the control sockets: `$XDG_RUNTIME_DIR/shellgate`, else `/tmp/shellgate-<uid>`.
+pub fn socket_dir() -> PathBuf {
+    match std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from) {
+        Some(runtime) if runtime.is_absolute() => runtime.join("shellgate"),
+        _ => std::env::temp_dir().join(format!("shellgate-{}", rustix::process::getuid().as_raw())),
+    }
+}
+
+/// The control socket of the server with process id `pid`.
+pub fn socket_path(dir: &Path, pid: u32) -> PathBuf {
+    dir.join(format!("{pid}.sock"))
+}
+
+/// Check that `dir` is a real directory of this user that nobody else can enter.
+pub fn check_private(dir: &Path) -> Result<(), ControlError> {
+    let meta = std::fs::symlink_metadata(dir).map_err(|source| ControlError::Dir {
+        path: dir.to_owned(),
+        source,
+    })?;
+    let not_private = |reason: String| ControlError::NotPrivate {
+        path: dir.to_owned(),
+        reason,
+    };
+    if !meta.file_type().is_dir() {
+        return Err(not_private("not a directory (or a symlink)".into()));
+    }
+    let uid = rustix::process::getuid().as_raw();
+    if meta.uid() != uid {
+        return Err(not_private(format!("owned by uid {}, not {uid}", meta.uid())));
+    }
+    if meta.mode() & 0o077 != 0 {
+        return Err(not_private(format!(
+            "mode {:o}, expected 700",
+            meta.mode() & 0o777
+        )));
+    }
+    Ok(())
+}
+
+/// Create the socket directory (mode 0700) when missing, and check it.
+fn ensure_private_dir(dir: &Path) -> Result<(), ControlError> {
+    if let Some(parent) = dir.parent() {
+        std::fs::create_dir_all(parent).map_err(|source| ControlError::Dir {
+            path: parent.to_owned(),
+            source,
+        })?;
+    }
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(source) => {
+            return Err(ControlError::Dir {
+                path: dir.to_owned(),
+                source,
+            });
+        }
+    }
+    check_private(dir)
+}
+
+/// A listening control socket; the socket file is removed when it is dropped.
+#[derive(Debug)]
+pub struct ControlSocket {
+    path: PathBuf,
+    stop: CancellationToken,
+}
+
+impl ControlSocket {
+    /// Listen on this process's socket in [`socket_dir`] and serve `process` calls on `process`.
+    pub fn start(process: ProcessTool) -> Result<Self, ControlError> {
+        Self::start_in(&socket_dir(), process)
+    }
+
+    /// Listen on this process's socket in `dir`.
+    pub fn start_in(dir: &Path, process: ProcessTool) -> Result<Self, ControlError> {
+        ensure_private_dir(dir)?;
+        let path = socket_path(dir, std::process::id());
+        // A file left by an earlier process with our pid (it cannot be running: the pid is ours).
+        let _ = std::fs::remove_file(&path);
+        let bind_error = |source| ControlError::Bind {
+            path: path.clone(),
+            source,
+        };
+        let listener = UnixListener::bind(&path).map_err(bind_error)?;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).map_err(bind_error)?;
+        let stop = CancellationToken::new();
+        tokio::spawn(accept_loop(listener, process, stop.clone()));
+        Ok(Self { path, stop })
+    }
+
+    /// Where it listens.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for ControlSocket {
+    fn drop(&mut self) {
+        self.stop.cancel();
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Start the control socket of a server, or say on stderr why there is none (the server runs on).
+pub fn start_or_warn(process: ProcessTool) -> Option<ControlSocket> {
+    match ControlSocket::start(process) {
+        Ok(socket) => {
+            tracing::debug!(path = %socket.path().display(), "control socket listening");
+            Some(socket)
+        }
+        Err(e) => {
+            eprintln!("shellgate: warning: no control socket for `shellgate jobs`: {e}");
+            None
+        }
+    }
+}
+
+async fn accept_loop(listener: UnixListener, process: ProcessTool, stop: CancellationToken) {
+    loop {
+        let stream = tokio::select! {
+            () = stop.cancelled() => return,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    tracing::warn!("control socket: accept failed: {e}");
+                    continue;
+                }
+            },
+        };
+        let (process, stop) = (process.clone(), stop.clone());
+        tokio::spawn(async move {
+            tokio::select! {
+                () = stop.cancelled() => {}
+                () = serve_connection(stream, &process) => {}
+            }
+        });
+    }
+}
+
+/// Answer one connection's requests in order until it closes.
+async fn serve_connection(stream: UnixStream, process: &ProcessTool) {
+    let (read, mut write) = stream.into_split();
+    let mut lines = BufReader::new(read).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let (id, outcome) = match parse_request(&line) {
+            Err((id, error)) => (id, Err(error)),
+            Ok((id, method, params)) => {
+                let outcome = if method == "process" {
+                    process_call(process, params).await
+                } else {
+                    Err((
+                        code::METHOD_NOT_FOUND,
+                        format!("the control socket serves only `process`, not {method:?}"),
+                    ))
+                };
+                (id.unwrap_or(Value::Null), outcome)
+            }
+        };
+        let message = match outcome {
+            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            Err((code, message)) => {
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+            }
+        };
+        let mut text = message.to_string();
+        text.push('\n');
+        if write.write_all(text.as_bytes()).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// A `process` call, answered as `shellgate rpc` answers it: the result's fields and its `text`.
+pub async fn process_call(process: &ProcessTool, params: Value) -> Result<Value, (i64, String)> {
+    let params: ProcessParams = serde_json::from_value(params)
+        .map_err(|e| (code::INVALID_PARAMS, format!("invalid process params: {e}")))?;
+    let result = process.call(params).await;
+    let text = result.model_text();
+    let mut value = serde_json::to_value(result).map_err(|e| (code::INVALID_REQUEST, e.to_string()))?;
+    value["text"] = Value::String(text);
+    Ok(value)
+}
