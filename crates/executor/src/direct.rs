@@ -47,14 +47,22 @@ const EXIT_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Reap `command`, a guard's command left as a zombie when the guard (`guard`, its process group) was
 /// killed: only if it is now the engine's zombie in that group, so no other child is ever reaped.
-fn reap_orphaned_command(command: libc::pid_t, guard: libc::pid_t) {
-    let Some(info) = crate::tree::read_proc(command as u32) else {
-        return;
-    };
-    if info.is_zombie() && info.ppid == std::process::id() && info.pgid == guard as u32 {
-        let mut status = 0;
-        // SAFETY: reaping a zombie child of ours that belongs to this run.
-        unsafe { libc::waitpid(command, &raw mut status, libc::WNOHANG) };
+async fn reap_orphaned_command(command: libc::pid_t, guard: libc::pid_t) {
+    // The command may still be on its way out when its guard is reaped: look again a few times.
+    for _ in 0..40 {
+        let Some(info) = crate::tree::read_proc(command as u32) else {
+            return;
+        };
+        if info.ppid != std::process::id() || info.pgid != guard as u32 {
+            return;
+        }
+        if info.is_zombie() {
+            let mut status = 0;
+            // SAFETY: reaping a zombie child of ours that belongs to this run.
+            unsafe { libc::waitpid(command, &raw mut status, libc::WNOHANG) };
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
 }
 
@@ -183,7 +191,7 @@ impl DirectChild {
             unsafe { libc::kill(self.pid, libc::SIGKILL) };
             let _ = self.wait().await;
             if let Some(command) = command {
-                reap_orphaned_command(command, self.pid);
+                reap_orphaned_command(command, self.pid).await;
             }
         });
     }
