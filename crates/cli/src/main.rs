@@ -1,6 +1,8 @@
 //! The `shellgate` command-line program: run one command, or serve JSON-RPC or MCP on stdio.
 
 mod artifact_cmd;
+mod check_cmd;
+mod config_cmd;
 mod mcp;
 mod rpc;
 mod run_cmd;
@@ -35,11 +37,9 @@ enum Command {
     #[command(subcommand)]
     Artifact(artifact_cmd::ArtifactCommand),
     /// Print the effective configuration (defaults, then the configuration file) as TOML.
-    Config {
-        /// Configuration file (TOML).
-        #[arg(long, value_name = "FILE")]
-        config: Option<std::path::PathBuf>,
-    },
+    Config(config_cmd::ConfigArgs),
+    /// Print the policy's verdict for a command without running it (exit 0 allow, 1 ask, 2 deny).
+    Check(check_cmd::CheckArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -71,10 +71,8 @@ fn main() -> std::process::ExitCode {
             Command::Rpc { config } => rpc::serve(config.as_deref()).await.map(|()| 0),
             Command::Mcp { config } => mcp::serve(config.as_deref()).await.map(|()| 0),
             Command::Artifact(cmd) => artifact_cmd::run(cmd),
-            Command::Config { config } => rpc::load_config(config.as_deref()).map(|c| {
-                print!("{}", shellgate::FileConfig::effective(&c).to_toml());
-                0
-            }),
+            Command::Config(args) => config_cmd::run(&args),
+            Command::Check(args) => check_cmd::run(&args),
         }
     });
     // Do not wait for stray blocking reads (stdin) at shutdown.

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use shellgate_executor::{SessionOptions, ShellConfig};
+use shellgate_intercept::{EnvConfig, Policy};
 use shellgate_sink::{ArtifactStore, WindowConfig};
 
 /// The session a call runs in when it names none.
@@ -46,6 +47,22 @@ pub struct ToolConfig {
     /// After a lifted `| head -n N` has its lines, keep counting the output this long before closing
     /// it (default 0: closed at once, exactly as `head` does).
     pub head_grace: Duration,
+    /// The command policy every call is judged by (default: `security = "full"`, `ask = "on-miss"`:
+    /// ordinary commands run, dangerous ones await approval, control commands are blocked).
+    /// `None` judges nothing (every command the custom interceptor, if any, allows runs): for
+    /// embedders that judge commands elsewhere.
+    pub policy: Option<Policy>,
+    /// The environment policy: request variables that are refused, inherited secrets removed from
+    /// children, values redacted from output. Applied whether or not `policy` is set.
+    pub env: EnvConfig,
+}
+
+/// The policy of the default configuration.
+pub fn default_policy() -> Policy {
+    // No rules and no rule entries: building cannot fail.
+    Policy::builder()
+        .build()
+        .expect("the default policy has no rules that could fail")
 }
 
 impl Default for ToolConfig {
@@ -69,6 +86,8 @@ impl Default for ToolConfig {
             default_session: DEFAULT_SESSION.to_owned(),
             sessions: SessionOptions::default(),
             head_grace: Duration::ZERO,
+            policy: Some(default_policy()),
+            env: EnvConfig::default(),
         }
     }
 }

@@ -27,8 +27,8 @@ pub async fn serve(config_file: Option<&Path>) -> anyhow::Result<()> {
     init_stderr_logging();
     let config = crate::rpc::load_config(config_file)?;
     let server = Arc::new(McpServer::new(shellgate::BashTool::new(config)));
-    let running = Arc::clone(&server)
-        .serve(rmcp::transport::stdio_pipes())
+    // The protocol handshake's future is large: keep it off the caller's stack.
+    let running = Box::pin(Arc::clone(&server).serve(rmcp::transport::stdio_pipes()))
         .await
         .map_err(|e| anyhow::anyhow!("MCP session did not start: {e}"))?;
     let exits = spawn_exit_notifier(&server, running.peer().clone());

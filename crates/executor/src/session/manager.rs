@@ -104,6 +104,10 @@ pub struct SessionOptions {
     /// Directory for the sessions' private FIFOs and state files; default `$XDG_RUNTIME_DIR`, else
     /// `/dev/shm` (memory-backed, which keeps the per-command state save cheap), else the temp dir.
     pub runtime_dir: Option<PathBuf>,
+    /// Inherited variables removed from every session shell's environment (the engine's secrets),
+    /// as [`crate::LaunchSpec::env_remove`] does for one-shot runs; a session's own `env` still sets
+    /// them.
+    pub env_remove: Vec<String>,
 }
 
 impl Default for SessionOptions {
@@ -116,6 +120,7 @@ impl Default for SessionOptions {
             respond_timeout: Duration::from_secs(5),
             snapshot_timeout: Duration::from_secs(5),
             runtime_dir: None,
+            env_remove: Vec::new(),
         }
     }
 }
@@ -563,6 +568,7 @@ impl SessionManager {
             kind: slot.kind,
             login: key.shell.login,
             env: &key.env,
+            env_remove: &self.inner.options.env_remove,
             cwd,
             snapshot: snap.as_ref().and_then(|s| s.path.as_deref()),
             state,

@@ -38,6 +38,8 @@ pub(crate) struct SpawnPlan<'a> {
     pub kind: ShellKind,
     pub login: bool,
     pub env: &'a BTreeMap<String, String>,
+    /// Inherited variables the shell must not see.
+    pub env_remove: &'a [String],
     pub cwd: &'a Path,
     pub snapshot: Option<&'a Path>,
     pub state: Option<&'a [u8]>,
@@ -140,6 +142,9 @@ impl ShellProcess {
         spec.env = plan.env.clone();
         let spec = non_interactive(spec);
         let mut cmd = tokio::process::Command::new(&spec.program);
+        for key in plan.env_remove {
+            cmd.env_remove(key);
+        }
         cmd.args(&spec.args).current_dir(&spec.cwd).envs(&spec.env);
         cmd.env(RUN_MARKER_VAR, &marker);
         cmd.stdin(Stdio::null())
