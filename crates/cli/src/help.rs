@@ -66,7 +66,15 @@ Examples:
 pub const CONFIG: &str = "\
 Examples:
   shellgate config
+  shellgate config --sources
   shellgate config --config ./shellgate.toml";
+
+/// `shellgate check`.
+pub const CHECK: &str = "\
+Examples:
+  shellgate check -- 'git status && rm -rf build'
+  shellgate check --json -- 'find . -name x -exec rm {} +'
+  shellgate check --config policy.toml -- 'cargo test --all'";
 
 /// `shellgate completions`.
 pub const COMPLETIONS: &str = "\

@@ -1,9 +1,11 @@
 //! The `shellgate` command-line program: run one command, or serve JSON-RPC or MCP on stdio.
 
 mod artifact_cmd;
+mod check_cmd;
 #[cfg(test)]
 mod cli_tests;
 mod completions;
+mod config_cmd;
 mod control_socket;
 mod help;
 mod jobs_cmd;
@@ -56,11 +58,10 @@ enum Command {
     },
     /// Print the effective configuration (defaults, then the configuration file) as TOML.
     #[command(after_help = help::CONFIG)]
-    Config {
-        /// Configuration file (TOML).
-        #[arg(long, value_name = "FILE")]
-        config: Option<std::path::PathBuf>,
-    },
+    Config(config_cmd::ConfigArgs),
+    /// Print the policy's verdict for a command without running it (exit 0 allow, 1 ask, 2 deny).
+    #[command(after_help = help::CHECK)]
+    Check(check_cmd::CheckArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -94,10 +95,8 @@ fn main() -> std::process::ExitCode {
             Command::Completions { shell } => completions::print(shell),
             Command::Jobs(args) => Ok(jobs_cmd::run(args)),
             Command::Artifact(cmd) => artifact_cmd::run(cmd),
-            Command::Config { config } => rpc::load_config(config.as_deref()).map(|c| {
-                print!("{}", shellgate::FileConfig::effective(&c).to_toml());
-                0
-            }),
+            Command::Config(args) => config_cmd::run(&args),
+            Command::Check(args) => check_cmd::run(&args),
         }
     });
     // Do not wait for stray blocking reads (stdin) at shutdown.

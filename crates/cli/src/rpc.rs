@@ -24,7 +24,16 @@ pub(crate) mod code {
 
 /// Load the tool configuration (explicit file, or the default search path).
 pub fn load_config(explicit: Option<&Path>) -> anyhow::Result<ToolConfig> {
-    Ok(shellgate::load_tool_config(explicit)?)
+    let config = shellgate::load_tool_config(explicit)?;
+    // Skipped redirect rules (an invalid regular expression) are worth a word on stderr.
+    for warning in config
+        .policy
+        .iter()
+        .flat_map(shellgate::intercept::Policy::warnings)
+    {
+        eprintln!("shellgate: warning: {warning}");
+    }
+    Ok(config)
 }
 
 /// State shared by every request of one server.

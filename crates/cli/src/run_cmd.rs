@@ -101,6 +101,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<i32> {
         yield_ms: args.yield_ms,
         // One command per process: a persistent session only when one is named.
         session: Some(args.session.unwrap_or_else(|| shellgate::NO_SESSION.to_owned())),
+        ..BashParams::default()
     };
     let cancel = CancellationToken::new();
     let on_interrupt = cancel.clone();

@@ -226,9 +226,8 @@ fn kill(args: &[Arg]) -> Option<String> {
                 v == "0" || v == "-1" || (v.starts_with('-') && v[1..].bytes().all(|b| b.is_ascii_digit()))
             }
             None => {
-                matches!(raw, "$PPID" | "${PPID}" | "$$" | "${$}" | "-$$" | "$BASHPID")
-                    || raw.contains("PPID")
-                    || raw.to_ascii_lowercase().contains(ENGINE)
+                // `$$` is the command's own shell, behind a guard process: not the engine.
+                raw.contains("PPID") || raw.to_ascii_lowercase().contains(ENGINE)
             }
         };
         hit.then(|| format!("`kill {}` would stop the engine itself", a.raw))

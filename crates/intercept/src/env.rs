@@ -394,7 +394,9 @@ impl EnvPolicy {
                 let u = upper(k);
                 u != "PATH"
                     && (self.is_secret(k)
-                        || BLOCKED_PREFIXES.iter().any(|p| u.starts_with(p))
+                        // Inherited exported functions change what a name runs; an inherited
+                        // `LD_LIBRARY_PATH` is the user's own set-up (conda, CUDA) and stays.
+                        || u.starts_with("BASH_FUNC_")
                         || matches!(
                             u.as_str(),
                             "BASH_ENV"
@@ -490,7 +492,8 @@ mod tests {
         ]);
         assert_eq!(
             p.inherited_removals(&vars),
-            ["LD_PRELOAD", "MY_SERVICE", "OPENAI_API_KEY"]
+            ["MY_SERVICE", "OPENAI_API_KEY"],
+            "an inherited LD_* is the user's own set-up; only a request may not set it"
         );
     }
 

@@ -160,6 +160,9 @@ struct Inner {
     preflight: bool,
     tools: Vec<String>,
     warnings: Vec<String>,
+    /// The sections this policy was built from (what `shellgate config` prints).
+    policy_config: PolicyConfig,
+    intercept_config: InterceptConfig,
 }
 
 /// The command policy: security and ask modes, allow and deny rules, the `@safe` profile,
@@ -307,6 +310,8 @@ impl PolicyBuilder {
                 preflight: self.intercept.preflight,
                 tools: self.intercept.available_tools.clone(),
                 warnings,
+                policy_config: self.policy.clone(),
+                intercept_config: self.intercept.clone(),
             }),
             security: self.policy.security,
             ask: self.policy.ask,
@@ -404,6 +409,20 @@ impl Policy {
     /// Warnings from loading (skipped redirect rules).
     pub fn warnings(&self) -> &[String] {
         &self.inner.warnings
+    }
+
+    /// The `[policy]` section this policy was built from, with the modes in force.
+    pub fn policy_config(&self) -> PolicyConfig {
+        PolicyConfig {
+            security: self.security,
+            ask: self.ask,
+            ..self.inner.policy_config.clone()
+        }
+    }
+
+    /// The `[intercept]` section this policy was built from.
+    pub fn intercept_config(&self) -> &InterceptConfig {
+        &self.inner.intercept_config
     }
 
     /// This policy with a request's `security`/`ask` applied — only if each is at least as strict

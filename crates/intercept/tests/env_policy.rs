@@ -99,6 +99,8 @@ fn inherited_secrets_are_removed_unless_allowlisted() {
         ("GITHUB_TOKEN", "e"),
         ("MY_SERVICE_KEY", "f"),
         ("BASH_ENV", "g"),
+        ("BASH_FUNC_ls%%", "() { rm -rf x; }"),
+        ("LD_LIBRARY_PATH", "/opt/cuda/lib"),
         ("PATH", "/usr/bin"),
         ("HOME", "/home/u"),
         ("LANG", "C"),
@@ -109,6 +111,7 @@ fn inherited_secrets_are_removed_unless_allowlisted() {
             "ANTHROPIC_API_KEY",
             "AWS_SECRET_ACCESS_KEY",
             "BASH_ENV",
+            "BASH_FUNC_ls%%",
             "DB_PASSWORD",
             "MY_SERVICE_KEY",
             "NPM_TOKEN"

@@ -8,16 +8,17 @@ use shellgate_executor::{
     DynExecutor, LaunchSpec, PipeExecutor, SessionKey, SessionManager, StateFile, non_interactive,
     shell_spec, shell_spec_reporting_status,
 };
-use shellgate_intercept::{AllowAll, Context, Interceptor, Verdict};
+use shellgate_intercept::{AllowAll, Context, Interceptor};
 use shellgate_normalize::{Limits, NormalizeContext, Normalized, Normalizer, StandardNormalizer};
 use shellgate_pty::pty_selected;
 use shellgate_sink::{ArtifactSpill, OutputWindow};
 use tokio_util::sync::CancellationToken;
 
 use crate::foreground::{Foreground, Runner};
+use crate::gate::EnvGate;
 use crate::live::LiveFeed;
 use crate::shape::StreamFacts;
-use crate::{BashParams, Blocked, ToolConfig, ToolResult, ToolStatus};
+use crate::{BashParams, ToolConfig, ToolResult, ToolStatus};
 
 /// The `bash` tool: runs one command through every stage.
 #[derive(Clone)]
@@ -25,6 +26,7 @@ pub struct BashTool {
     config: ToolConfig,
     normalizer: Arc<dyn Normalizer + Send + Sync>,
     interceptor: Arc<dyn Interceptor>,
+    env_gate: Arc<EnvGate>,
     executor: Arc<dyn DynExecutor>,
     jobs: crate::JobRegistry,
     sessions: SessionManager,
@@ -50,12 +52,17 @@ impl BashTool {
         let mut session_options = config.sessions.clone();
         session_options.kill_grace = config.kill_grace;
         session_options.layers = config.layers.clone();
+        let env_gate = EnvGate::new(&config.env);
+        session_options
+            .env_remove
+            .extend(env_gate.removals.iter().cloned());
         Self {
             jobs: crate::JobRegistry::new(crate::jobs::job_config_for(&config)),
             sessions: SessionManager::new(session_options),
             config,
             normalizer: Arc::new(StandardNormalizer::default()),
             interceptor: Arc::new(AllowAll),
+            env_gate: Arc::new(env_gate),
             executor: Arc::new(PipeExecutor::default()),
         }
     }
@@ -67,7 +74,8 @@ impl BashTool {
         self
     }
 
-    /// Replace the interceptor.
+    /// Judge commands with `interceptor` too, after the configured policy ([`ToolConfig::policy`]):
+    /// the first deny wins, otherwise the stricter verdict.
     #[must_use]
     pub fn with_interceptor(mut self, interceptor: impl Interceptor + 'static) -> Self {
         self.interceptor = Arc::new(interceptor);
@@ -145,8 +153,15 @@ impl BashTool {
             tool_names: self.config.tool_names.clone(),
             cwd: Some(cwd.clone()),
         };
-        if let Some(result) = self.judge(&normalized, &ctx, &cwd) {
-            return result;
+        let call = crate::gate::Call {
+            params: &params,
+            normalized: &normalized,
+            ctx: &ctx,
+            cwd: &cwd,
+        };
+        match self.judge(&call) {
+            Ok(judged) => notices.extend(judged),
+            Err(result) => return self.env_gate.redacted(*result),
         }
 
         let (timeout, clamp_notice) = self.clamp_timeout(params.timeout);
@@ -163,6 +178,7 @@ impl BashTool {
                 self.launch_spec(session.as_ref(), &params, &normalized, &cwd, use_pty, notices);
             spec.pty = use_pty;
             spec.env.extend(params.env.clone());
+            spec.env_remove.extend(self.env_gate.removals.iter().cloned());
             spec.timeout = Some(timeout);
             spec.kill_grace = self.config.kill_grace;
             (self.config.layers.apply(non_interactive(spec)), state_file)
@@ -170,7 +186,7 @@ impl BashTool {
 
         if params.background || params.yield_ms.is_some() {
             let (spec, state_file) = launch(&mut notices);
-            return self
+            let result = self
                 .call_as_job(
                     spec,
                     state_file,
@@ -182,6 +198,7 @@ impl BashTool {
                     cancel,
                 )
                 .await;
+            return self.env_gate.redacted(result);
         }
 
         let window = match &self.config.artifacts {
@@ -227,7 +244,8 @@ impl BashTool {
                 .then(|| self.config.artifacts_error.clone())
                 .flatten(),
         };
-        Box::pin(run.run(window, &self.jobs, self.config.auto_yield, cancel)).await
+        let result = Box::pin(run.run(window, &self.jobs, self.config.auto_yield, cancel)).await;
+        self.env_gate.redacted(result)
     }
 
     /// The limits of a call: explicit ones, else those lifted out of the command (N-5).
@@ -239,35 +257,15 @@ impl BashTool {
         .or(normalized.limits)
     }
 
-    fn judge(&self, normalized: &Normalized, ctx: &Context, cwd: &Path) -> Option<ToolResult> {
-        let cwd = cwd.display().to_string();
-        match self.interceptor.inspect(normalized, ctx) {
-            Verdict::Allow => None,
-            Verdict::Deny {
-                rule,
-                reason,
-                suggested_tool,
-            } => {
-                let message = format!("Blocked: {reason}\nCommand: {}", normalized.original);
-                let mut result = ToolResult::not_run(ToolStatus::Blocked, message.clone(), cwd);
-                result.blocked = Some(Blocked {
-                    rule,
-                    message,
-                    suggested_tool,
-                });
-                Some(result)
-            }
-            Verdict::Ask { rule, reason } => {
-                let message = format!("Approval required: {reason}\nCommand: {}", normalized.original);
-                let mut result = ToolResult::not_run(ToolStatus::ApprovalPending, message.clone(), cwd);
-                result.blocked = Some(Blocked {
-                    rule,
-                    message,
-                    suggested_tool: None,
-                });
-                Some(result)
-            }
-        }
+    /// The judging step: environment policy, per-request tightening, the configured policy chained
+    /// with the custom interceptor. `Err` is the result of a call that must not run.
+    fn judge(&self, call: &crate::gate::Call<'_>) -> Result<Vec<String>, Box<ToolResult>> {
+        crate::gate::judge(
+            self.config.policy.as_ref(),
+            &*self.interceptor,
+            &self.env_gate,
+            call,
+        )
     }
 
     /// The launch spec of a command that runs outside the session's own shell (a pseudo-terminal run, a

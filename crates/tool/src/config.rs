@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use shellgate_executor::{LayerStack, SessionOptions, ShellConfig};
+use shellgate_intercept::{EnvConfig, Policy};
 use shellgate_sink::{ArtifactStore, WindowConfig};
 
 /// The session a call runs in when it names none.
@@ -53,6 +54,22 @@ pub struct ToolConfig {
     /// Wrappers applied to every launch — one-shot, terminal and job runs, and session shells at their
     /// start and respawn (a sandbox helper, a prefix, …).
     pub layers: LayerStack,
+    /// The command policy every call is judged by (default: `security = "full"`, `ask = "on-miss"`:
+    /// ordinary commands run, dangerous ones await approval, control commands are blocked).
+    /// `None` judges nothing (every command the custom interceptor, if any, allows runs): for
+    /// embedders that judge commands elsewhere.
+    pub policy: Option<Policy>,
+    /// The environment policy: request variables that are refused, inherited secrets removed from
+    /// children, values redacted from output. Applied whether or not `policy` is set.
+    pub env: EnvConfig,
+}
+
+/// The policy of the default configuration.
+pub fn default_policy() -> Policy {
+    // No rules and no rule entries: building cannot fail.
+    Policy::builder()
+        .build()
+        .expect("the default policy has no rules that could fail")
 }
 
 impl Default for ToolConfig {
@@ -78,6 +95,8 @@ impl Default for ToolConfig {
             head_grace: Duration::ZERO,
             auto_yield: Some(Duration::from_secs(10)),
             layers: LayerStack::default(),
+            policy: Some(default_policy()),
+            env: EnvConfig::default(),
         }
     }
 }

@@ -1,11 +1,19 @@
 //! Configuration files (SPEC T-10): `.shellgate.toml` in the project, then the user's config dir.
+//!
+//! Keys are checked before values: an unknown key is an error naming its path and line, with the
+//! closest known key as a suggestion. The `[policy]`, `[intercept]` and `[env]` sections are those
+//! of `shellgate-intercept`; the policy is built when the file is read, so a bad rule or a failing
+//! `match`/`not_match` example is a load error naming the rule.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+use shellgate_intercept::{Config as PolicyFile, EnvConfig, InterceptConfig, Policy, PolicyConfig, Security};
 
 use crate::ToolConfig;
+use crate::config_keys::{FILE_KEYS, KeyLines, Shape, check_keys, line_of};
 
 /// Why a configuration file could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -25,6 +33,26 @@ pub enum ConfigError {
         path: PathBuf,
         /// What is wrong, with its position.
         message: String,
+    },
+    /// The file has a key no setting has.
+    #[error("unknown key `{key}` at line {line} of {path}{}", suggestion.as_ref().map(|s| format!("; did you mean `{s}`?")).unwrap_or_default())]
+    UnknownKey {
+        /// The key's full path (`policy.secuirty`).
+        key: String,
+        /// Its line, counted from 1.
+        line: usize,
+        /// The file.
+        path: PathBuf,
+        /// A known key of the same table within two edits, if any.
+        suggestion: Option<String>,
+    },
+    /// The `[policy]`/`[intercept]` sections do not make a policy (a bad rule, a failing example).
+    #[error("invalid policy in {path}: {source}")]
+    Policy {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, naming the rule.
+        source: shellgate_intercept::ConfigError,
     },
 }
 
@@ -62,15 +90,64 @@ pub struct FileConfig {
     pub max_finished_jobs: Option<usize>,
     /// Seconds a finished job is kept.
     pub finished_job_ttl: Option<f64>,
+    /// `[policy]`: security and ask modes, allow and deny rules, rule entries with examples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<PolicyConfig>,
+    /// `[intercept]`: redirect-to-tool rules, available tools, script preflight.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intercept: Option<InterceptConfig>,
+    /// `[env]`: secrets children may see, values to redact.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env: Option<EnvConfig>,
 }
 
 impl FileConfig {
-    /// Parse TOML text; `path` names the source in errors.
+    /// Parse TOML text; `path` names the source in errors. The policy sections are built to check
+    /// their rules.
     pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
-        toml::from_str(text).map_err(|e| ConfigError::Parse {
+        Self::parse_with_lines(text, path).map(|(file, _)| file)
+    }
+
+    /// Like [`FileConfig::parse`], also giving the line of every key the text sets.
+    fn parse_with_lines(text: &str, path: &Path) -> Result<(Self, KeyLines), ConfigError> {
+        let lines = match check_keys(text, FILE_KEYS) {
+            Ok(lines) => lines,
+            Err(Some(unknown)) => {
+                return Err(ConfigError::UnknownKey {
+                    key: unknown.key,
+                    line: unknown.line,
+                    path: path.to_path_buf(),
+                    suggestion: unknown.suggestion,
+                });
+            }
+            // Not TOML: deserializing says where.
+            Err(None) => KeyLines::new(),
+        };
+        let file: Self = toml::from_str(text).map_err(|e| ConfigError::Parse {
             path: path.to_path_buf(),
-            message: e.to_string(),
+            message: match e.span() {
+                Some(span) => format!("{} (line {})", e.message().trim_end(), line_of(text, &span)),
+                None => e.message().trim_end().to_owned(),
+            },
+        })?;
+        file.build_policy().map_err(|source| ConfigError::Policy {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Ok((file, lines))
+    }
+
+    /// The policy of the `[policy]` and `[intercept]` sections, when the file has either.
+    pub fn build_policy(&self) -> Result<Option<Policy>, shellgate_intercept::ConfigError> {
+        if self.policy.is_none() && self.intercept.is_none() {
+            return Ok(None);
+        }
+        Policy::from_config(&PolicyFile {
+            policy: self.policy.clone().unwrap_or_default(),
+            intercept: self.intercept.clone().unwrap_or_default(),
+            env: EnvConfig::default(),
         })
+        .map(Some)
     }
 
     /// Read and parse a file.
@@ -130,6 +207,18 @@ impl FileConfig {
         if let Some(t) = self.finished_job_ttl {
             config.jobs.finished_ttl = secs(t);
         }
+        match self.build_policy() {
+            Ok(Some(policy)) => config.policy = Some(policy),
+            Ok(None) => {}
+            // Only a hand-made value can get here (a parsed file was built once already): a policy
+            // that cannot be built fails closed.
+            Err(_) => {
+                config.policy = Policy::builder().security(Security::Deny).build().ok();
+            }
+        }
+        if let Some(env) = &self.env {
+            config.env.clone_from(env);
+        }
     }
 
     /// Every key, with the values in effect in `config` (what `shellgate config` prints).
@@ -150,6 +239,9 @@ impl FileConfig {
             max_jobs: Some(config.jobs.max_running),
             max_finished_jobs: Some(config.jobs.max_finished),
             finished_job_ttl: Some(config.jobs.finished_ttl.as_secs_f64()),
+            policy: config.policy.as_ref().map(Policy::policy_config),
+            intercept: config.policy.as_ref().map(|p| p.intercept_config().clone()),
+            env: Some(config.env.clone()),
         }
     }
 
@@ -174,19 +266,89 @@ pub fn default_config_paths() -> Vec<PathBuf> {
 /// The effective configuration: defaults, then the first existing default file (or `explicit`, which
 /// must exist).
 pub fn load_tool_config(explicit: Option<&Path>) -> Result<ToolConfig, ConfigError> {
-    let mut config = ToolConfig::default();
-    let file = match explicit {
-        Some(path) => Some(FileConfig::read(path)?),
-        None => default_config_paths()
-            .into_iter()
-            .find(|p| p.is_file())
-            .map(|p| FileConfig::read(&p))
-            .transpose()?,
-    };
-    if let Some(file) = file {
-        file.apply(&mut config);
+    load_config_sources(explicit).map(|loaded| loaded.config)
+}
+
+/// The effective configuration and where its values came from.
+#[derive(Debug, Clone)]
+pub struct LoadedConfig {
+    /// The effective configuration.
+    pub config: ToolConfig,
+    /// The file read, if any.
+    pub file: Option<PathBuf>,
+    /// The keys the file sets, with their lines.
+    lines: KeyLines,
+}
+
+impl LoadedConfig {
+    /// Where the value of `key` (a dotted path such as `policy.security`) came from: `file:line`,
+    /// or `default`.
+    pub fn source_of(&self, key: &str) -> String {
+        match (&self.file, self.lines.get(key)) {
+            (Some(file), Some(line)) => format!("{}:{line}", file.display()),
+            _ => "default".to_owned(),
+        }
     }
-    Ok(config)
+
+    /// Every effective value, one `key = value  # source` line each (`shellgate config --sources`).
+    pub fn sources_text(&self) -> String {
+        let effective = FileConfig::effective(&self.config);
+        let table = match toml::Table::try_from(&effective) {
+            Ok(table) => table,
+            Err(e) => return format!("# cannot render the configuration: {e}\n"),
+        };
+        let mut rows = Vec::new();
+        flatten(&table, FILE_KEYS, "", &mut rows);
+        let width = rows.iter().map(|(k, v)| k.len() + v.len() + 3).max().unwrap_or(0);
+        let mut out = String::new();
+        for (key, value) in rows {
+            let assignment = format!("{key} = {value}");
+            let _ = writeln!(out, "{assignment:width$}  # {}", self.source_of(&key));
+        }
+        out
+    }
+}
+
+/// The leaf values of `table` as (dotted path, TOML text), in schema order.
+fn flatten(table: &toml::Table, schema: &[(&str, Shape)], prefix: &str, rows: &mut Vec<(String, String)>) {
+    for (name, shape) in schema {
+        let Some(value) = table.get(*name) else {
+            continue;
+        };
+        let path = if prefix.is_empty() {
+            (*name).to_owned()
+        } else {
+            format!("{prefix}.{name}")
+        };
+        match (shape, value) {
+            (Shape::Table(keys), toml::Value::Table(inner)) => flatten(inner, keys, &path, rows),
+            _ => rows.push((path, value.to_string())),
+        }
+    }
+}
+
+/// Load the effective configuration, remembering which file set which key.
+pub fn load_config_sources(explicit: Option<&Path>) -> Result<LoadedConfig, ConfigError> {
+    let mut config = ToolConfig::default();
+    let path = match explicit {
+        Some(path) => Some(path.to_path_buf()),
+        None => default_config_paths().into_iter().find(|p| p.is_file()),
+    };
+    let mut lines = KeyLines::new();
+    if let Some(path) = &path {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        let (file, file_lines) = FileConfig::parse_with_lines(&text, path)?;
+        file.apply(&mut config);
+        lines = file_lines;
+    }
+    Ok(LoadedConfig {
+        config,
+        file: path,
+        lines,
+    })
 }
 
 #[cfg(test)]
@@ -221,11 +383,86 @@ mod tests {
     }
 
     #[test]
+    fn every_key_the_effective_configuration_writes_loads_again() {
+        use shellgate_intercept::{RedirectRuleConfig, RuleEntry};
+        let policy = Policy::builder()
+            .security(Security::Allowlist)
+            .allow("@safe")
+            .deny("git push *")
+            .rule(RuleEntry {
+                allow: Some("npm run *".into()),
+                matches: vec!["npm run build".into()],
+                not_match: vec!["npm run build; rm -rf x".into()],
+                ..RuleEntry::default()
+            })
+            .intercept_config(InterceptConfig {
+                redirect_rules: vec![RedirectRuleConfig {
+                    pattern: "^make\\b".into(),
+                    flags: "i".into(),
+                    tool: "build".into(),
+                    message: "use the build tool".into(),
+                    quote_aware: true,
+                }],
+                available_tools: vec!["build".into()],
+                ..InterceptConfig::default()
+            })
+            .build()
+            .unwrap();
+        let config = ToolConfig {
+            policy: Some(policy),
+            env: EnvConfig {
+                allow_secrets: vec!["GITHUB_TOKEN".into()],
+                redact: vec!["MY_KEY".into()],
+            },
+            ..ToolConfig::default()
+        };
+        let text = FileConfig::effective(&config).to_toml();
+        // Parsing checks every key against the schema: a field the schema lacks fails here.
+        let parsed = FileConfig::parse(&text, Path::new("effective")).unwrap();
+        let mut again = ToolConfig::default();
+        parsed.apply(&mut again);
+        let policy = again.policy.unwrap();
+        assert_eq!(policy.security(), Security::Allowlist);
+        assert_eq!(policy.policy_config().rules[0].matches, ["npm run build"]);
+        assert_eq!(policy.intercept_config().redirect_rules[0].tool, "build");
+        assert_eq!(again.env.redact, ["MY_KEY"]);
+    }
+
+    #[test]
+    fn policy_sections_build_the_policy_and_bad_rules_name_the_rule() {
+        let file = FileConfig::parse("[policy]\nask = \"off\"\n", Path::new("p.toml")).unwrap();
+        let mut config = ToolConfig::default();
+        file.apply(&mut config);
+        assert_eq!(
+            config.policy.as_ref().unwrap().ask(),
+            shellgate_intercept::AskMode::Off
+        );
+        let err = FileConfig::parse(
+            "[[policy.rules]]\nallow = \"npm run *\"\nnot_match = [\"npm run x\"]\n",
+            Path::new("p.toml"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("p.toml") && err.contains("`npm run *`") && err.contains("npm run x"),
+            "{err}"
+        );
+        let err = FileConfig::parse("[env]\nredact = 3\n", Path::new("p.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("p.toml") && err.contains("line 2"), "{err}");
+    }
+
+    #[test]
     fn unknown_keys_and_bad_files_are_clear_errors() {
         let err = FileConfig::parse("timout = 5", Path::new("c.toml"))
             .unwrap_err()
             .to_string();
         assert!(err.contains("c.toml") && err.contains("timout"), "{err}");
+        assert!(
+            err.contains("line 1") && err.contains("did you mean `timeout`?"),
+            "{err}"
+        );
         let err = load_tool_config(Some(Path::new("/nonexistent/shellgate.toml")))
             .unwrap_err()
             .to_string();

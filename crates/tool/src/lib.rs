@@ -20,8 +20,11 @@
 
 mod bash;
 mod config;
+mod config_keys;
 mod file_config;
 mod foreground;
+mod gate;
+mod interactive;
 pub mod jobs;
 mod live;
 mod params;
@@ -30,13 +33,16 @@ mod result;
 mod shape;
 
 pub use bash::BashTool;
-pub use config::{DEFAULT_SESSION, NO_SESSION, ToolConfig};
-pub use file_config::{ConfigError, FileConfig, default_config_paths, load_tool_config};
+pub use config::{DEFAULT_SESSION, NO_SESSION, ToolConfig, default_policy};
+pub use file_config::{
+    ConfigError, FileConfig, LoadedConfig, default_config_paths, load_config_sources, load_tool_config,
+};
+pub use gate::{ENV_RULE, INTERACTIVE_RULE};
 pub use jobs::{JobConfig, JobExit, JobInfo, JobRegistry, JobStatus};
 pub use live::{DEFAULT_LIVE_CAPACITY, LiveFeed, LiveSink, LiveText};
 pub use params::BashParams;
 pub use process::{ProcessAction, ProcessParams, ProcessResult, ProcessTool};
-pub use result::{Blocked, ToolResult, ToolStatus, truncation_notice};
+pub use result::{Approval, Blocked, ToolResult, ToolStatus, truncation_notice};
 
 pub use shellgate_executor as executor;
 pub use shellgate_intercept as intercept;

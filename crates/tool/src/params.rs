@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use shellgate_intercept::{AskMode, Security};
 
 /// What an agent sends to run one command.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -40,6 +41,32 @@ pub struct BashParams {
     /// aliases, options, directory) and do not change it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
+    /// Judge this call more strictly than configured: `deny`, `allowlist` or `full`. A value looser
+    /// than the configured one is refused with a notice, and the configured one applies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "security_schema")]
+    pub security: Option<Security>,
+    /// Ask a person more often than configured: `off`, `on-miss` or `always`. A value looser than
+    /// the configured one is refused with a notice, and the configured one applies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "ask_schema")]
+    pub ask: Option<AskMode>,
+}
+
+fn security_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "string",
+        "enum": ["deny", "allowlist", "full"],
+        "description": "Judge this call more strictly than configured (deny > allowlist > full); a looser value is refused with a notice.",
+    })
+}
+
+fn ask_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "string",
+        "enum": ["off", "on-miss", "always"],
+        "description": "Ask a person more often than configured (always > on-miss > off); a looser value is refused with a notice.",
+    })
 }
 
 impl BashParams {

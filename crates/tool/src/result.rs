@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
+use shellgate_intercept::SegmentVerdict;
 use shellgate_sink::Truncation;
 
 /// How a call ended.
@@ -36,6 +37,25 @@ pub struct Blocked {
     pub suggested_tool: Option<String>,
 }
 
+/// What a person is asked to approve (with `status: "approval_pending"`); nothing has run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Approval {
+    /// The command as the caller sent it.
+    pub command: String,
+    /// The directory it would run in.
+    pub cwd: String,
+    /// The rule or check that asked.
+    pub rule: String,
+    /// Why it needs approval.
+    pub reason: String,
+    /// The segments no allow rule covers (what an "allow always" approval would turn into rules),
+    /// each with its static `argv`.
+    pub segments_missing: Vec<SegmentVerdict>,
+    /// Whether the command was asked about only because of allowlist misses, so that an "allow
+    /// always" approval may persist rules for it (never for dangerous or unjudgeable commands).
+    pub always_approvable: bool,
+}
+
 /// Everything a caller learns from one call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolResult {
@@ -66,6 +86,9 @@ pub struct ToolResult {
     pub pipeline_status: Option<Vec<i32>>,
     /// Why it was blocked, when it was.
     pub blocked: Option<Blocked>,
+    /// What awaits approval, when the status is `approval_pending`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<Approval>,
     /// Whether the model should treat this as a failure.
     pub is_error: bool,
     /// Timeout in seconds that applied.
@@ -89,6 +112,7 @@ impl ToolResult {
             pid: None,
             pipeline_status: None,
             blocked: None,
+            approval: None,
             is_error: true,
             timeout_secs: 0,
         }

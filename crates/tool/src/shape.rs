@@ -145,6 +145,7 @@ pub(crate) fn shape(
         pid: None,
         pipeline_status: (!outcome.pipeline_status.is_empty()).then_some(outcome.pipeline_status),
         blocked: None,
+        approval: None,
         is_error,
         timeout_secs: timeout.as_secs(),
     }

@@ -87,7 +87,7 @@ async fn the_mock_executor_takes_every_one_shot_run() {
         .with_output("scripted\n")
         .with_exit_code(2);
     let bash = shellgate::BashTool::new(test_config()).with_executor(mock.clone());
-    let mut params = BashParams::new("rm -rf /nothing-runs");
+    let mut params = BashParams::new("make nothing-runs");
     params.session = Some("none".into());
     let r = bash.call(params, CancellationToken::new()).await;
     assert_eq!((r.exit_code, r.output.as_str()), (Some(2), "scripted\n"));
@@ -95,6 +95,6 @@ async fn the_mock_executor_takes_every_one_shot_run() {
         mock.specs()[0]
             .args
             .iter()
-            .any(|a| a.contains("rm -rf /nothing-runs"))
+            .any(|a| a.contains("make nothing-runs"))
     );
 }

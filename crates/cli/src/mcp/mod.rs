@@ -29,8 +29,8 @@ pub async fn serve(config_file: Option<&Path>) -> anyhow::Result<()> {
     let server = Arc::new(McpServer::new(shellgate::BashTool::new(config)));
     // `shellgate jobs` reaches this server's jobs through its private socket while it runs.
     let control = crate::control_socket::start_or_warn(shellgate::ProcessTool::for_bash(server.tool()));
-    let running = Arc::clone(&server)
-        .serve(rmcp::transport::stdio_pipes())
+    // The protocol handshake's future is large: keep it off the caller's stack.
+    let running = Box::pin(Arc::clone(&server).serve(rmcp::transport::stdio_pipes()))
         .await
         .map_err(|e| anyhow::anyhow!("MCP session did not start: {e}"))?;
     let exits = spawn_exit_notifier(&server, running.peer().clone());

@@ -36,6 +36,21 @@ fn size(bytes: usize) -> String {
     }
 }
 
+/// What the description says about the command policy in force.
+fn policy_sentence(config: &ToolConfig) -> String {
+    let Some(policy) = &config.policy else {
+        return "Commands are not judged by a policy.".to_owned();
+    };
+    format!(
+        "Commands are judged before they run (security = \"{}\", ask = \"{}\"): a refused one returns \
+         status \"blocked\" with the rule and reason, one that needs a person's approval returns \
+         \"approval_pending\"; neither runs. `security`/`ask` may make one call stricter, never looser. \
+         Variables such as PATH, LD_* or BASH_ENV in `env` are refused.",
+        policy.security().as_str(),
+        policy.ask().as_str()
+    )
+}
+
 /// The `bash` tool's description for `config`.
 pub fn bash_description(config: &ToolConfig) -> String {
     let session = if config.default_session == shellgate::NO_SESSION {
@@ -65,7 +80,9 @@ pub fn bash_description(config: &ToolConfig) -> String {
          The result is an error (isError) for a non-zero exit code, a timeout, a cancellation, a \
          blocked command or a failure to start; structuredContent carries status, exit_code, output, \
          truncation, artifact, cwd, duration_ms, notices and job_id. While a command runs, its output \
-         is sent as progress notifications when the request has a progress token.",
+         is sent as progress notifications when the request has a progress token.\n\
+         {policy}",
+        policy = policy_sentence(config),
         default = secs(config.default_timeout),
         min = secs(config.min_timeout),
         max = secs(config.max_timeout),
@@ -152,6 +169,8 @@ mod tests {
             "`background: true`",
             "`yield_ms: N`",
             "isError",
+            "security = \"full\", ask = \"on-miss\"",
+            "approval_pending",
         ] {
             assert!(text.contains(needle), "missing {needle:?} in {text}");
         }

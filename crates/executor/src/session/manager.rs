@@ -108,6 +108,10 @@ pub struct SessionOptions {
     /// shell reads its protocol from FIFOs in `runtime_dir`, so a wrapper must keep that directory
     /// reachable (a sandbox helper does; a remote host does not).
     pub layers: crate::LayerStack,
+    /// Inherited variables removed from every session shell's environment (the engine's secrets),
+    /// as [`crate::LaunchSpec::env_remove`] does for one-shot runs; a session's own `env` still sets
+    /// them.
+    pub env_remove: Vec<String>,
 }
 
 impl Default for SessionOptions {
@@ -121,6 +125,7 @@ impl Default for SessionOptions {
             snapshot_timeout: Duration::from_secs(5),
             runtime_dir: None,
             layers: crate::LayerStack::default(),
+            env_remove: Vec::new(),
         }
     }
 }
@@ -568,6 +573,7 @@ impl SessionManager {
             kind: slot.kind,
             login: key.shell.login,
             env: &key.env,
+            env_remove: &self.inner.options.env_remove,
             cwd,
             snapshot: snap.as_ref().and_then(|s| s.path.as_deref()),
             state,

@@ -38,6 +38,8 @@ pub(crate) struct SpawnPlan<'a> {
     pub kind: ShellKind,
     pub login: bool,
     pub env: &'a BTreeMap<String, String>,
+    /// Inherited variables the shell must not see.
+    pub env_remove: &'a [String],
     pub cwd: &'a Path,
     pub snapshot: Option<&'a Path>,
     pub state: Option<&'a [u8]>,
@@ -140,6 +142,7 @@ impl ShellProcess {
             plan.cwd,
         );
         spec.env = plan.env.clone();
+        spec.env_remove = plan.env_remove.to_vec();
         // The shell is launched like any other process: whatever wraps launch specs wraps it too.
         let spec = plan.layers.apply(non_interactive(spec));
         let mut cmd = tokio::process::Command::new(&spec.program);
