@@ -485,3 +485,73 @@ fn config_sources_say_where_each_value_came_from() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{out:?}");
 }
+
+#[test]
+fn redaction_reaches_the_artifact_and_job_output_too() {
+    let s = Scratch::new("redact-stream");
+    let config = s.config("[env]\nredact = [\"MY_SERVICE_KEY\"]\nallow_secrets = [\"MY_SERVICE_KEY\"]\n");
+    // Large enough to spill: the artifact holds the whole stream, redacted.
+    let mut cmd = shellgate(&s);
+    cmd.env("MY_SERVICE_KEY", "hunter2-value-xyz");
+    let out = cmd
+        .args(["run", "--json", "--config"])
+        .arg(&config)
+        .args([
+            "--",
+            "seq 1 200000; printf 'x%.0s' $(seq 1 5); echo \"$MY_SERVICE_KEY\"; seq 1 3",
+        ])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let artifact = v["artifact"].as_str().expect("spilled");
+    let id = artifact.trim_start_matches("artifact://");
+    let stored = std::fs::read_dir(s.path().join("artifacts"))
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().contains(id))
+        .map(|e| std::fs::read(e.path()).unwrap())
+        .expect("artifact file");
+    let stored = String::from_utf8_lossy(&stored);
+    assert!(
+        stored.contains("xxxxx[REDACTED:MY_SERVICE_KEY]\n"),
+        "the artifact is redacted"
+    );
+    assert!(!stored.contains("hunter2-value-xyz"));
+
+    // A job's output, polled through the RPC server.
+    let mut child = shellgate(&s)
+        .env("MY_SERVICE_KEY", "hunter2-value-xyz")
+        .args(["rpc", "--config"])
+        .arg(&config)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    use std::io::Write as _;
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":1,"method":"bash","params":{{"command":"sleep 0.3; echo \"$MY_SERVICE_KEY\"","background":true}}}}"#
+    )
+    .unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().unwrap()));
+    let first: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    let job = first["result"]["job_id"].as_str().unwrap().to_owned();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":2,"method":"process","params":{{"action":"poll","job_id":"{job}","wait_ms":5000}}}}"#
+    )
+    .unwrap();
+    let polled = loop {
+        let v: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+        if v["id"] == 2 {
+            break v;
+        }
+    };
+    drop(stdin);
+    let _ = child.wait();
+    assert_eq!(
+        polled["result"]["output"], "[REDACTED:MY_SERVICE_KEY]\n",
+        "{polled}"
+    );
+}

@@ -29,6 +29,7 @@ mod escape;
 mod line;
 mod line_limit;
 mod live_tail;
+mod redact;
 mod ring;
 mod sanitize;
 mod scan;
@@ -42,6 +43,7 @@ pub use adapters::{Collect, Discard, FnSink, Tee};
 pub use line::cap_marker;
 pub use line_limit::LineLimit;
 pub use live_tail::{DEFAULT_INTERVAL, DEFAULT_MAX_PENDING, LiveChunk, LiveTail};
+pub use redact::Redact;
 pub use sanitize::{
     CleanOutput, DEFAULT_MAX_COLUMN, MAX_COLUMN_LIMIT, SanitizeSink, SanitizeStats, Sanitizer, sanitize,
 };

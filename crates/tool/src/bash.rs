@@ -237,6 +237,7 @@ impl BashTool {
             timeout,
             notices,
             command: params.command.clone(),
+            redactions: self.env_gate.redactions(),
             artifacts_error: self
                 .config
                 .artifacts
@@ -369,9 +370,10 @@ impl BashTool {
         notices: Vec<String>,
         cancel: CancellationToken,
     ) -> ToolResult {
-        let head = crate::jobs::HeadLimit {
+        let head = crate::jobs::OutputPlan {
             lines: normalized.limits.head,
             grace: self.config.head_grace,
+            redactions: self.env_gate.redactions(),
         };
         let request = crate::jobs::start::JobRequest {
             command: &params.command,

@@ -90,6 +90,13 @@ pub struct FileConfig {
     pub max_finished_jobs: Option<usize>,
     /// Seconds a finished job is kept.
     pub finished_job_ttl: Option<f64>,
+    /// Milliseconds after which a foreground call still running answers `running` and goes on as a
+    /// job (0: never; `shellgate run` always waits).
+    pub auto_yield_ms: Option<u64>,
+    /// Milliseconds a lifted `| head` keeps counting output once its lines are in (0: closed at once).
+    pub head_grace_ms: Option<u64>,
+    /// Milliseconds of quiet after which a waiting poll that saw new output returns.
+    pub poll_settle_ms: Option<u64>,
     /// `[policy]`: security and ask modes, allow and deny rules, rule entries with examples.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy: Option<PolicyConfig>,
@@ -207,6 +214,15 @@ impl FileConfig {
         if let Some(t) = self.finished_job_ttl {
             config.jobs.finished_ttl = secs(t);
         }
+        if let Some(ms) = self.auto_yield_ms {
+            config.auto_yield = (ms > 0).then(|| Duration::from_millis(ms));
+        }
+        if let Some(ms) = self.head_grace_ms {
+            config.head_grace = Duration::from_millis(ms);
+        }
+        if let Some(ms) = self.poll_settle_ms {
+            config.jobs.poll_settle = Duration::from_millis(ms);
+        }
         match self.build_policy() {
             Ok(Some(policy)) => config.policy = Some(policy),
             Ok(None) => {}
@@ -239,6 +255,9 @@ impl FileConfig {
             max_jobs: Some(config.jobs.max_running),
             max_finished_jobs: Some(config.jobs.max_finished),
             finished_job_ttl: Some(config.jobs.finished_ttl.as_secs_f64()),
+            auto_yield_ms: Some(config.auto_yield.map_or(0, |d| d.as_millis() as u64)),
+            head_grace_ms: Some(config.head_grace.as_millis() as u64),
+            poll_settle_ms: Some(config.jobs.poll_settle.as_millis() as u64),
             policy: config.policy.as_ref().map(Policy::policy_config),
             intercept: config.policy.as_ref().map(|p| p.intercept_config().clone()),
             env: Some(config.env.clone()),

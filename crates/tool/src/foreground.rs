@@ -14,7 +14,7 @@ use shellgate_executor::{
     DynExecutor, LaunchSpec, RunStatus, SessionCommand, SessionKey, SessionManager, StateFile,
 };
 use shellgate_pty::{PtyExecutor, PtyOptions};
-use shellgate_sink::{Flow, LineLimit, OutputWindow, Sink, Tee};
+use shellgate_sink::{Flow, LineLimit, OutputWindow, Redact, Sink, Tee};
 use tokio_util::sync::CancellationToken;
 
 use crate::jobs::{Job, JobRegistry};
@@ -54,6 +54,8 @@ pub(crate) struct Foreground {
     pub notices: Vec<String>,
     /// The command as given (the job's name once it is handed over).
     pub command: String,
+    /// Secret values replaced by `[REDACTED:NAME]` before the output reaches anything.
+    pub redactions: Arc<Vec<(String, String)>>,
     /// Why the artifact store is missing, for a truncated result.
     pub artifacts_error: Option<String>,
 }
@@ -197,14 +199,17 @@ impl Foreground {
             timeout,
             notices,
             command: _,
+            redactions,
             artifacts_error,
         } = self;
-        let mut sink = LineLimit::new(
+        let limited = LineLimit::new(
             Tee::new(SharedSink(Arc::clone(&shared)), live.as_mut()),
             facts.limits.head,
         )
         .with_grace(head_grace)
         .stopping(head_stops);
+        // Secrets are replaced before anything downstream — window, artifact, live view — sees them.
+        let mut sink = Redact::new(limited, redactions.iter().map(|(n, v)| (n.as_str(), v.as_str())));
         let outcome = match runner {
             Runner::Pty(spec) => {
                 let options = PtyOptions {
@@ -237,7 +242,7 @@ impl Foreground {
         drop(state_file);
         sink.finish();
         if facts.limits.head.is_some() {
-            facts.stream = Some((sink.total_lines(), sink.total_bytes()));
+            facts.stream = Some((sink.inner().total_lines(), sink.inner().total_bytes()));
         }
         let mut state = lock(&shared);
         state.finished = true;

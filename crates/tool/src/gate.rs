@@ -23,8 +23,9 @@ pub(crate) struct EnvGate {
     policy: EnvPolicy,
     /// Inherited variables removed from every child (secrets not allowlisted, injection keys).
     pub(crate) removals: Vec<String>,
-    /// Configured secret names and their values, replaced by `[REDACTED:NAME]` in results.
-    redactions: Vec<(String, String)>,
+    /// Configured secret names and their values, replaced by `[REDACTED:NAME]` in the output stream
+    /// (window, artifact, live view, job logs) and in results.
+    redactions: std::sync::Arc<Vec<(String, String)>>,
 }
 
 impl EnvGate {
@@ -37,9 +38,14 @@ impl EnvGate {
         let policy = EnvPolicy::new(config);
         Self {
             removals: policy.inherited_removals(vars.iter().map(|(k, v)| (k, v))),
-            redactions: policy.redactions(vars.iter().map(|(k, v)| (k, v))),
+            redactions: std::sync::Arc::new(policy.redactions(vars.iter().map(|(k, v)| (k, v)))),
             policy,
         }
+    }
+
+    /// The secret values to redact from output streams.
+    pub(crate) fn redactions(&self) -> std::sync::Arc<Vec<(String, String)>> {
+        std::sync::Arc::clone(&self.redactions)
     }
 
     /// `result` with every configured secret value in its model-visible text redacted.

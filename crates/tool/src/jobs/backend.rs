@@ -9,7 +9,7 @@ use shellgate_executor::{
     ExecOutcome, LaunchSpec, PipeExecutor, ProcessHandle, RunStatus, Signal, StdinMode,
 };
 use shellgate_pty::{KeySpec, PtyOptions, PtyOutput, PtyProcess, ScreenSnapshot, TermSize};
-use shellgate_sink::{Flow, LineLimit, Sink};
+use shellgate_sink::{Flow, LineLimit, Redact, Sink};
 use tokio::io::AsyncWriteExt;
 use tokio::process::ChildStdin;
 use tokio::sync::broadcast;
@@ -58,10 +58,11 @@ impl Sink for JobOutputSink {
     }
 }
 
-/// A job's sink: its output, behind the head limit of a lifted `| head` (the same [`LineLimit`] as a
-/// foreground run), with the whole stream's counts kept in the job for its final result.
+/// A job's sink: its output with secrets redacted, behind the head limit of a lifted `| head` (the
+/// same [`LineLimit`] as a foreground run), with the whole stream's counts kept in the job for its
+/// final result.
 struct JobSink {
-    limited: LineLimit<JobOutputSink>,
+    limited: Redact<LineLimit<JobOutputSink>>,
     counted: bool,
 }
 
@@ -69,18 +70,24 @@ impl Sink for JobSink {
     fn write(&mut self, chunk: &[u8]) -> Flow {
         let flow = self.limited.write(chunk);
         if self.counted {
-            let job = &self.limited.inner().0;
-            job.state().stream = Some((self.limited.total_lines(), self.limited.total_bytes()));
+            let limit = self.limited.inner();
+            limit.inner().0.state().stream = Some((limit.total_lines(), limit.total_bytes()));
         }
         flow
     }
+
+    fn finish(&mut self) {
+        self.limited.finish();
+    }
 }
 
-/// How a pipe job's output is limited: keep the first `lines`, counting the rest for `grace`.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct HeadLimit {
+/// What shapes a job's output on its way in: the head limit of a lifted `| head` (keep the first
+/// `lines`, counting the rest for `grace`) and the secret values to redact.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct OutputPlan {
     pub lines: Option<u64>,
     pub grace: Duration,
+    pub redactions: Arc<Vec<(String, String)>>,
 }
 
 /// How long to keep reading a PTY after its program exited.
@@ -95,13 +102,16 @@ pub(crate) fn start_pipe(
     job: &Arc<Job>,
     mut spec: LaunchSpec,
     executor: &PipeExecutor,
-    head: HeadLimit,
+    head: &OutputPlan,
     exits: broadcast::Sender<JobExit>,
 ) -> Result<(), String> {
     spec.stdin = StdinMode::Piped;
     spec.pty = false;
     let sink = JobSink {
-        limited: LineLimit::new(JobOutputSink(Arc::clone(job)), head.lines).with_grace(head.grace),
+        limited: Redact::new(
+            LineLimit::new(JobOutputSink(Arc::clone(job)), head.lines).with_grace(head.grace),
+            head.redactions.iter().map(|(n, v)| (n.as_str(), v.as_str())),
+        ),
         counted: head.lines.is_some(),
     };
     let mut running = executor.spawn(spec, sink).map_err(|e| e.to_string())?;
@@ -148,6 +158,7 @@ pub(crate) fn start_pty(
     size: TermSize,
     kill_grace: Duration,
     drain: Drain,
+    redactions: Arc<Vec<(String, String)>>,
     exits: broadcast::Sender<JobExit>,
 ) -> Result<(), String> {
     let options = PtyOptions {
@@ -166,6 +177,7 @@ pub(crate) fn start_pty(
         output,
         kill_grace,
         drain,
+        redactions,
         exits,
     ));
     Ok(())
@@ -177,8 +189,13 @@ async fn drive_pty(
     mut output: PtyOutput,
     kill_grace: Duration,
     drain: Drain,
+    redactions: Arc<Vec<(String, String)>>,
     exits: broadcast::Sender<JobExit>,
 ) {
+    let mut sink = Redact::new(
+        JobOutputSink(Arc::clone(&job)),
+        redactions.iter().map(|(n, v)| (n.as_str(), v.as_str())),
+    );
     let deadline = job
         .timeout
         .map(|t| tokio::time::Instant::from_std(job.started + t));
@@ -188,7 +205,9 @@ async fn drive_pty(
     let exit = loop {
         tokio::select! {
             chunk = output.recv(), if !closed => match chunk {
-                Some(bytes) => job.push_output(&bytes),
+                Some(bytes) => {
+                    let _ = sink.write(&bytes);
+                }
                 None => closed = true,
             },
             info = process.wait() => break info,
@@ -210,12 +229,15 @@ async fn drive_pty(
         let idle_end = (tokio::time::Instant::now() + drain.idle).min(drain_end);
         tokio::select! {
             chunk = output.recv() => match chunk {
-                Some(bytes) => job.push_output(&bytes),
+                Some(bytes) => {
+                    let _ = sink.write(&bytes);
+                }
                 None => closed = true,
             },
             () = tokio::time::sleep_until(idle_end) => break,
         }
     }
+    sink.finish();
     let mut notices = Vec::new();
     if process.session_alive() {
         process.kill(Signal::SIGKILL);

@@ -31,7 +31,7 @@ use std::time::Duration;
 use shellgate_sink::{ArtifactStore, WindowConfig};
 
 pub(crate) use backend::sleep_until_opt;
-pub(crate) use backend::{HeadLimit, JobIo};
+pub(crate) use backend::{JobIo, OutputPlan};
 pub(crate) use job::Job;
 pub use job::{JobExit, JobInfo, JobStatus};
 pub use registry::JobRegistry;

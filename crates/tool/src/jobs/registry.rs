@@ -10,7 +10,7 @@ use tokio::sync::broadcast;
 
 use super::JobConfig;
 use super::JobIo;
-use super::backend::{self, Drain, HeadLimit};
+use super::backend::{self, Drain, OutputPlan};
 use super::job::{Job, JobExit, JobInfo, JobStatus};
 use super::output::{JobOutput, SpillTarget};
 use super::slug::new_job_id;
@@ -81,7 +81,7 @@ impl JobRegistry {
         command: &str,
         backgrounded: bool,
         pty: bool,
-        head: HeadLimit,
+        head: &OutputPlan,
         notices: &mut Vec<String>,
     ) -> Result<Arc<Job>, String> {
         self.prune();
@@ -128,6 +128,7 @@ impl JobRegistry {
                         idle: config.drain_idle,
                         max: config.drain_max,
                     },
+                    Arc::clone(&head.redactions),
                     self.inner.exits.clone(),
                 )
             } else {

@@ -8,7 +8,7 @@ use std::time::Duration;
 use shellgate_executor::{ExecOutcome, LaunchSpec, RunStatus, StateFile};
 use tokio_util::sync::CancellationToken;
 
-use super::{HeadLimit, Job, JobRegistry, JobStatus};
+use super::{Job, JobRegistry, JobStatus, OutputPlan};
 use crate::shape::{StreamFacts, shape};
 use crate::{ToolResult, ToolStatus};
 
@@ -24,7 +24,7 @@ pub(crate) struct JobRequest<'a> {
     /// Limits, lifted stages and counts for the final result.
     pub facts: StreamFacts,
     /// The lifted `| head` that closes a pipe job's output once its lines are in.
-    pub head: HeadLimit,
+    pub head: OutputPlan,
     pub cwd: &'a Path,
     pub timeout: Duration,
     pub notices: Vec<String>,
@@ -61,7 +61,7 @@ pub(crate) async fn run_as_job(
         request.command,
         request.background,
         request.pty,
-        request.head,
+        &request.head,
         &mut request.notices,
     ) {
         Ok(job) => {
