@@ -29,6 +29,7 @@ const START_TIMEOUT: Duration = Duration::from_secs(120);
 const FLOOD_TIMEOUT: Duration = Duration::from_secs(600);
 /// 200 MB of output (`y` lines), for the memory high-water mark.
 const FLOOD: &str = "yes | head -c 200000000";
+const FLOOD_BYTES: u64 = 200_000_000;
 
 const SESSION: &str = "shellgate rpc (session)";
 const ONE_SHOT: &str = "shellgate rpc (session: none)";
@@ -52,7 +53,7 @@ enum Subject {
 struct Measured {
     name: &'static str,
     samples: Vec<f64>,
-    flood: Option<(f64, Option<u64>)>,
+    flood: Option<Flood>,
     error: Option<String>,
 }
 
@@ -172,6 +173,7 @@ fn table(ctx: &mut Ctx<'_>, section: &mut Section, measured: &[Measured]) {
         "session p99 ÷ this",
         "one-shot median ÷ this",
         "session RSS ÷ this",
+        "200 MB output check",
     ]);
     let mut data = Vec::new();
     for (m, s) in &ok {
@@ -188,15 +190,16 @@ fn table(ctx: &mut Ctx<'_>, section: &mut Section, measured: &[Measured]) {
         };
         let session = find(SESSION);
         let one_shot = find(ONE_SHOT);
-        let rss = |x: &Measured| x.flood.and_then(|(_, r)| r).map(|k| k as f64);
+        let rss = |x: &Measured| x.flood.as_ref().and_then(|f| f.peak_rss_kib).map(|k| k as f64);
         let cells = vec![
             m.name.to_owned(),
             s.n.to_string(),
             micros(s.median),
             micros(s.p99),
             m.flood
-                .map_or_else(|| "–".to_owned(), |(w, _)| format!("{w:.2} s")),
-            kib(m.flood.and_then(|(_, r)| r)),
+                .as_ref()
+                .map_or_else(|| "–".to_owned(), |f| format!("{:.2} s", f.wall_s)),
+            kib(m.flood.as_ref().and_then(|f| f.peak_rss_kib)),
             ratio("true median", session.map(|(_, x)| (SESSION, x.median)), s.median),
             ratio("true p99", session.map(|(_, x)| (SESSION, x.p99)), s.p99),
             ratio(
@@ -208,13 +211,17 @@ fn table(ctx: &mut Ctx<'_>, section: &mut Section, measured: &[Measured]) {
                 (Some(a), Some(b)) => ratio("peak RSS after 200 MB", Some((SESSION, a)), b),
                 _ => ratio_cell(None),
             },
+            m.flood
+                .as_ref()
+                .map_or_else(|| "–".to_owned(), |f| f.check.clone()),
         ];
         table.push(cells);
         data.push(json!({
             "subject": m.name,
             "true_us": s,
-            "flood_wall_s": m.flood.map(|(w, _)| w),
-            "flood_peak_rss_kib": m.flood.and_then(|(_, r)| r),
+            "flood_wall_s": m.flood.as_ref().map(|f| f.wall_s),
+            "flood_peak_rss_kib": m.flood.as_ref().and_then(|f| f.peak_rss_kib),
+            "flood_check": m.flood.as_ref().map(|f| f.check.clone()),
         }));
     }
     section.table = table;
@@ -222,14 +229,21 @@ fn table(ctx: &mut Ctx<'_>, section: &mut Section, measured: &[Measured]) {
 }
 
 impl Subject {
-    /// Run `command`; returns the time from request to response and the exit code.
-    fn call(&mut self, command: &str, timeout: Duration) -> anyhow::Result<(Duration, i64)> {
+    /// Run `command`; returns the time from request to response, the exit code and what the subject
+    /// said about the output's size.
+    fn call(&mut self, command: &str, timeout: Duration) -> anyhow::Result<(Duration, i64, OutputSize)> {
         match self {
             Self::Shellgate { client, session } => {
                 let params = json!({"command": command, "session": *session});
                 let (response, elapsed) = client.call_timed("bash", &params, timeout)?;
                 let result = rpc::result(&response)?;
-                Ok((elapsed, exit_code(result.get("exit_code"))?))
+                let size = OutputSize {
+                    counted: ["total_bytes", "bytes", "total"]
+                        .iter()
+                        .find_map(|k| result.get("truncation")?.get(*k)?.as_u64()),
+                    shown: output_len(result.get("output")),
+                };
+                Ok((elapsed, exit_code(result.get("exit_code"))?, size))
             }
             Self::Omp(server) => {
                 let id = server.next_id().to_string();
@@ -241,7 +255,11 @@ impl Subject {
                 if response.get("success").and_then(Value::as_bool) != Some(true) {
                     bail!("oh-my-pi answered without success: {response}");
                 }
-                Ok((elapsed, exit_code(response.pointer("/data/exitCode"))?))
+                let size = OutputSize {
+                    counted: response.pointer("/data/totalBytes").and_then(Value::as_u64),
+                    shown: output_len(response.pointer("/data/output")),
+                };
+                Ok((elapsed, exit_code(response.pointer("/data/exitCode"))?, size))
             }
             Self::Codex { server, workdir } => {
                 let id = server.next_id();
@@ -259,7 +277,11 @@ impl Subject {
                     .ok_or_else(|| anyhow!("Codex answered without text content: {response}"))?;
                 let inner: Value = serde_json::from_str(text)
                     .with_context(|| format!("Codex's shell result is not JSON: {text}"))?;
-                Ok((elapsed, exit_code(inner.get("exit_code"))?))
+                let size = OutputSize {
+                    counted: None,
+                    shown: output_len(inner.get("output")),
+                };
+                Ok((elapsed, exit_code(inner.get("exit_code"))?, size))
             }
         }
     }
@@ -286,6 +308,28 @@ impl Subject {
     }
 }
 
+/// Output sizes a subject reports: the bytes it counted (when it says) and the bytes it returned.
+#[derive(Debug, Clone, Copy)]
+struct OutputSize {
+    counted: Option<u64>,
+    shown: usize,
+}
+
+impl OutputSize {
+    /// A table cell: whether every byte of the flood was accounted for.
+    fn check(self, expected: u64) -> String {
+        match self.counted {
+            Some(n) if n == expected => format!("all {n} B counted, {} B shown", self.shown),
+            Some(n) => format!("COUNTED {n} of {expected} B, {} B shown", self.shown),
+            None => format!("no total reported, {} B shown", self.shown),
+        }
+    }
+}
+
+fn output_len(value: Option<&Value>) -> usize {
+    value.and_then(Value::as_str).map_or(0, str::len)
+}
+
 fn exit_code(value: Option<&Value>) -> anyhow::Result<i64> {
     value
         .and_then(Value::as_i64)
@@ -299,7 +343,7 @@ fn time_true(
     samples: &mut Vec<f64>,
 ) -> anyhow::Result<()> {
     for i in 0..warmup + calls {
-        let (elapsed, code) = subject.call("true", CALL_TIMEOUT)?;
+        let (elapsed, code, _) = subject.call("true", CALL_TIMEOUT)?;
         if code != 0 {
             bail!("`true` exited {code}");
         }
@@ -310,16 +354,24 @@ fn time_true(
     Ok(())
 }
 
-/// Run the 200 MB flood; returns its wall time (s) and the server's peak RSS afterwards.
-fn flood(subject: &mut Subject) -> anyhow::Result<(f64, Option<u64>)> {
-    let (elapsed, code) = subject.call(FLOOD, FLOOD_TIMEOUT)?;
+/// Run the 200 MB flood; returns its wall time, the server's peak RSS afterwards and the output check.
+fn flood(subject: &mut Subject) -> anyhow::Result<Flood> {
+    let (elapsed, code, size) = subject.call(FLOOD, FLOOD_TIMEOUT)?;
     if code != 0 {
         bail!("the flood exited {code}");
     }
-    Ok((
-        elapsed.as_secs_f64(),
-        crate::procs::peak_rss_kib(subject.memory_pid()),
-    ))
+    Ok(Flood {
+        wall_s: elapsed.as_secs_f64(),
+        peak_rss_kib: crate::procs::peak_rss_kib(subject.memory_pid()),
+        check: size.check(FLOOD_BYTES),
+    })
+}
+
+/// What the 200 MB flood measured.
+struct Flood {
+    wall_s: f64,
+    peak_rss_kib: Option<u64>,
+    check: String,
 }
 
 /// Paths of the installed peers.
@@ -560,5 +612,38 @@ impl LineServer {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_checks_say_whether_every_byte_was_counted() {
+        let all = OutputSize {
+            counted: Some(10),
+            shown: 4,
+        };
+        assert_eq!(all.check(10), "all 10 B counted, 4 B shown");
+        let short = OutputSize {
+            counted: Some(7),
+            shown: 4,
+        };
+        assert!(short.check(10).starts_with("COUNTED 7 of 10"));
+        let silent = OutputSize {
+            counted: None,
+            shown: 0,
+        };
+        assert!(silent.check(10).starts_with("no total reported"));
+        assert_eq!(output_len(Some(&json!("héllo"))), 6);
+        assert_eq!(output_len(None), 0);
+    }
+
+    #[test]
+    fn exit_codes_must_be_present() {
+        assert_eq!(exit_code(Some(&json!(3))).unwrap(), 3);
+        assert!(exit_code(Some(&json!("0"))).is_err());
+        assert!(exit_code(None).is_err());
     }
 }
