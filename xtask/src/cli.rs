@@ -5,11 +5,13 @@ pub const USAGE: &str = "\
 usage: cargo xtask <command> [options]
 
 commands:
-  bench [--quick] [--only LIST] [--runs N]
+  bench [--quick] [--only LIST] [--runs N] [--peers]
         criterion benches of every crate plus end-to-end comparisons against raw spawn, Node and
         Python; writes target/shellgate-bench/report.md, report.json and ratios.svg.
-        LIST is comma-separated from: criterion,latency,throughput,parse,jobs,pty
+        LIST is comma-separated from: criterion,latency,limiter,throughput,parse,jobs,pty,peers
         --runs N sets the per-command latency sample count (at least 500, the default).
+        --peers adds the peers section (npm installs oh-my-pi and Codex's shell-tool MCP into
+        target/peers/); `--only peers` implies it.
   fuzz [--time SECS] [--target NAME] [--stable]
         builds and runs every fuzz target under crates/*/fuzz for SECS seconds each (default 60).
         Uses the nightly toolchain with AddressSanitizer when installed, else `-s none` on stable.
@@ -28,11 +30,16 @@ pub struct BenchOptions {
     pub only: Vec<String>,
     /// Samples per command and method for the latency comparison.
     pub runs: usize,
+    /// Run the peers section (it installs packages from npm, so it is never on by default).
+    pub peers: bool,
 }
 
 impl BenchOptions {
-    /// Whether section `name` was selected.
+    /// Whether section `name` was selected (`peers` only with `--peers`).
     pub fn wants(&self, name: &str) -> bool {
+        if name == "peers" && !self.peers {
+            return false;
+        }
         self.only.is_empty() || self.only.iter().any(|s| s == name)
     }
 }
@@ -86,6 +93,7 @@ const BENCH_SECTIONS: &[&str] = &[
     "parse",
     "jobs",
     "pty",
+    "peers",
 ];
 const STRESS_CHECKS: &[&str] = &["flood", "concurrent", "forkbomb", "sigkill", "pty"];
 
@@ -102,11 +110,16 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
                 quick: false,
                 only: Vec::new(),
                 runs: MIN_LATENCY_RUNS,
+                peers: false,
             };
             while let Some(arg) = rest.next() {
                 match arg.as_str() {
                     "--quick" => options.quick = true,
-                    "--only" => options.only = list(rest.next(), BENCH_SECTIONS)?,
+                    "--peers" => options.peers = true,
+                    "--only" => {
+                        options.only = list(rest.next(), BENCH_SECTIONS)?;
+                        options.peers |= options.only.iter().any(|s| s == "peers");
+                    }
                     "--runs" => {
                         options.runs = number(rest.next(), "--runs")?;
                         if options.runs < MIN_LATENCY_RUNS {
@@ -194,6 +207,26 @@ mod tests {
         assert!(o.quick);
         assert_eq!(o.runs, 800);
         assert!(o.wants("jobs") && !o.wants("criterion"));
+    }
+
+    #[test]
+    fn peers_run_only_when_asked_for() {
+        let Command::Bench(o) = parse(&args("bench --quick")).unwrap() else {
+            panic!("not a bench command");
+        };
+        assert!(!o.peers && !o.wants("peers") && o.wants("latency"));
+        let Command::Bench(o) = parse(&args("bench --peers")).unwrap() else {
+            panic!("not a bench command");
+        };
+        assert!(o.wants("peers") && o.wants("latency"));
+        let Command::Bench(o) = parse(&args("bench --only peers")).unwrap() else {
+            panic!("not a bench command");
+        };
+        assert!(o.peers && o.wants("peers") && !o.wants("latency"));
+        let Command::Bench(o) = parse(&args("bench --peers --only latency")).unwrap() else {
+            panic!("not a bench command");
+        };
+        assert!(!o.wants("peers"));
     }
 
     #[test]

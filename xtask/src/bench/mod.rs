@@ -8,6 +8,7 @@ mod keystroke;
 mod latency;
 mod limiter;
 mod parse;
+mod peers;
 mod pty;
 
 pub use pty::pty_works;
@@ -124,6 +125,10 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
     if options.wants("pty") {
         let t = Instant::now();
         timed(pty::run(&mut ctx), t);
+    }
+    if options.wants("peers") {
+        let t = Instant::now();
+        timed(peers::run(&mut ctx), t);
     }
 
     let report = Report {
