@@ -528,7 +528,6 @@ fn redaction_reaches_the_artifact_and_job_output_too() {
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    use std::io::Write as _;
     writeln!(
         stdin,
         r#"{{"jsonrpc":"2.0","id":1,"method":"bash","params":{{"command":"sleep 0.3; echo \"$MY_SERVICE_KEY\"","background":true}}}}"#
