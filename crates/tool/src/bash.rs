@@ -30,7 +30,10 @@ pub struct BashTool {
     executor: Arc<dyn DynExecutor>,
     jobs: crate::JobRegistry,
     sessions: SessionManager,
+    approvals: crate::approvals::ApprovalState,
 }
+
+mod approve;
 
 impl std::fmt::Debug for BashTool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -57,6 +60,7 @@ impl BashTool {
             .env_remove
             .extend(env_gate.removals.iter().cloned());
         Self {
+            approvals: crate::approvals::ApprovalState::new(&config.approvals, config.policy.as_ref()),
             jobs: crate::JobRegistry::new(crate::jobs::job_config_for(&config)),
             sessions: SessionManager::new(session_options),
             config,
@@ -124,6 +128,17 @@ impl BashTool {
         cancel: CancellationToken,
         live: Option<&LiveFeed>,
     ) -> ToolResult {
+        self.run_call(params, cancel, live, false).await
+    }
+
+    /// A call; `approved` when a person approved this very request (its ask is answered).
+    async fn run_call(
+        &self,
+        params: BashParams,
+        cancel: CancellationToken,
+        live: Option<&LiveFeed>,
+        approved: bool,
+    ) -> ToolResult {
         let base_cwd = self.config.cwd.display().to_string();
         if params.command.trim().is_empty() {
             return ToolResult::not_run(ToolStatus::FailedToStart, "The command is empty.", base_cwd);
@@ -161,6 +176,12 @@ impl BashTool {
         };
         match self.judge(&call) {
             Ok(judged) => notices.extend(judged),
+            Err(result) if approved && result.status == ToolStatus::ApprovalPending => {
+                notices.extend(result.notices);
+            }
+            Err(result) if result.status == ToolStatus::ApprovalPending => {
+                return self.env_gate.redacted(self.pending(*result, &params, &cwd));
+            }
             Err(result) => return self.env_gate.redacted(*result),
         }
 
@@ -261,7 +282,7 @@ impl BashTool {
     /// with the custom interceptor. `Err` is the result of a call that must not run.
     fn judge(&self, call: &crate::gate::Call<'_>) -> Result<Vec<String>, Box<ToolResult>> {
         crate::gate::judge(
-            self.config.policy.as_ref(),
+            self.approvals.policy().as_ref(),
             &*self.interceptor,
             &self.env_gate,
             call,

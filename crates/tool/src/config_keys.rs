@@ -71,6 +71,13 @@ pub(crate) const FILE_KEYS: &[(&str, Shape)] = &[
     ("policy", Shape::Table(POLICY)),
     ("intercept", Shape::Table(INTERCEPT)),
     ("env", Shape::Table(ENV)),
+    ("approvals", Shape::Table(APPROVALS)),
+];
+
+const APPROVALS: &[(&str, Shape)] = &[
+    ("expiry_secs", Shape::Value),
+    ("fallback", Shape::Value),
+    ("file", Shape::Value),
 ];
 
 /// A key the schema does not know.

@@ -18,6 +18,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod approvals;
 mod bash;
 mod config;
 mod config_keys;
@@ -32,6 +33,7 @@ mod process;
 mod result;
 mod shape;
 
+pub use approvals::{ApprovalBroker, ApprovalDecision, ApprovalsConfig};
 pub use bash::BashTool;
 pub use config::{DEFAULT_SESSION, NO_SESSION, ToolConfig, default_policy};
 pub use file_config::{
