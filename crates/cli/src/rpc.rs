@@ -70,6 +70,7 @@ impl Server {
             "bash" => self.bash(id.as_ref(), params).await,
             "abort" => self.abort(&params),
             "process" => self.process(params).await,
+            "approve" => crate::approve_cmd::approve_call(&self.tool, params).await,
             "artifact" => crate::artifact_cmd::rpc(params).map_err(|e| (code::INVALID_PARAMS, e)),
             other => Err((code::METHOD_NOT_FOUND, format!("unknown method {other:?}"))),
         };
@@ -240,7 +241,7 @@ pub async fn serve(config_file: Option<&Path>) -> anyhow::Result<()> {
     });
     let exit_notifier = spawn_exit_notifier(&server);
     // `shellgate jobs` reaches this server's jobs through its private socket while it runs.
-    let control = crate::control_socket::start_or_warn(server.process.clone());
+    let control = crate::control_socket::start_or_warn(server.process.clone(), server.tool.clone());
 
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     let mut in_flight = JoinSet::new();

@@ -190,7 +190,7 @@ fn handshake_names_shellgate_and_tools_have_portable_schemas() {
     let listed = mcp.request("tools/list", &json!({}));
     let tools = listed["result"]["tools"].as_array().expect("tools").clone();
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-    assert_eq!(names, ["bash", "process", "artifact"]);
+    assert_eq!(names, ["bash", "process", "artifact", "approve"]);
     for tool in &tools {
         let schema = &tool["inputSchema"];
         let mut found = Vec::new();

@@ -28,7 +28,10 @@ pub async fn serve(config_file: Option<&Path>) -> anyhow::Result<()> {
     let config = crate::rpc::load_config(config_file)?;
     let server = Arc::new(McpServer::new(shellgate::BashTool::new(config)));
     // `shellgate jobs` reaches this server's jobs through its private socket while it runs.
-    let control = crate::control_socket::start_or_warn(shellgate::ProcessTool::for_bash(server.tool()));
+    let control = crate::control_socket::start_or_warn(
+        shellgate::ProcessTool::for_bash(server.tool()),
+        server.tool().clone(),
+    );
     // The protocol handshake's future is large: keep it off the caller's stack.
     let running = Box::pin(Arc::clone(&server).serve(rmcp::transport::stdio_pipes()))
         .await
