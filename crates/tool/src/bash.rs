@@ -134,7 +134,7 @@ impl BashTool {
     /// A call; `approved` when a person approved this very request (its ask is answered).
     async fn run_call(
         &self,
-        params: BashParams,
+        mut params: BashParams,
         cancel: CancellationToken,
         live: Option<&LiveFeed>,
         approved: bool,
@@ -143,6 +143,19 @@ impl BashTool {
         if params.command.trim().is_empty() {
             return ToolResult::not_run(ToolStatus::FailedToStart, "The command is empty.", base_cwd);
         }
+        // From here on `params.elevated` means granted: the sandbox layer must not apply then.
+        let (approved, elevation_notice) =
+            match crate::elevated::elevation(self.config.policy.as_ref(), params.elevated) {
+                crate::elevated::Elevation::No => (approved, None),
+                crate::elevated::Elevation::Refused(notice) => {
+                    params.elevated = false;
+                    (approved, Some(notice))
+                }
+                crate::elevated::Elevation::Granted {
+                    bypass_approvals,
+                    notice,
+                } => (approved || bypass_approvals, Some(notice)),
+            };
         let use_pty = pty_selected(params.pty);
         // A terminal cannot be closed the way `head` closes its pipe, so there the limiter stays in the
         // script; with pipes it is lifted and the output closed once its lines are in.
@@ -151,6 +164,7 @@ impl BashTool {
             .with_keep_limiters(use_pty);
         let normalized = self.normalizer.normalize_with(&params.command, &ctx);
         let mut notices: Vec<String> = normalized.rewrites.iter().map(|r| r.message.clone()).collect();
+        notices.extend(elevation_notice);
 
         let requested_cwd = params.cwd.as_deref().or(normalized.cwd.as_deref());
         let session = self.session_for(&params);

@@ -32,6 +32,7 @@ const POLICY: &[(&str, Shape)] = &[
     ("allow", Shape::Value),
     ("deny", Shape::Value),
     ("rules", Shape::Tables(RULE_ENTRY)),
+    ("elevated", Shape::Value),
 ];
 
 const REDIRECT_RULE: &[(&str, Shape)] = &[

@@ -22,6 +22,7 @@ pub mod approvals;
 mod bash;
 mod config;
 mod config_keys;
+mod elevated;
 mod file_config;
 mod foreground;
 mod gate;

@@ -339,3 +339,79 @@ async fn many_approvals_pending_at_once() {
         assert_eq!(dir.path().join(format!("f{i}")).exists(), i % 2 == 0, "f{i}");
     }
 }
+
+fn elevated_policy(level: shellgate::intercept::Elevated) -> Policy {
+    Policy::builder()
+        .policy_config(shellgate::intercept::PolicyConfig {
+            security: Security::Allowlist,
+            ask: AskMode::OnMiss,
+            allow: vec!["printf *".into()],
+            deny: vec!["date *".into()],
+            elevated: level,
+            ..Default::default()
+        })
+        .build()
+        .unwrap()
+}
+
+fn elevated(command: &str) -> BashParams {
+    BashParams {
+        elevated: true,
+        ..BashParams::new(command)
+    }
+}
+
+#[tokio::test]
+async fn elevated_runs_only_when_configured_and_say_so() {
+    use shellgate::intercept::Elevated;
+    let (dir, file) = scratch();
+    let marker = dir.path().join("elevated");
+    let touch = format!("touch {}", marker.display());
+
+    let off = BashTool::new(config(elevated_policy(Elevated::Off), &file));
+    let r = off.call(elevated("printf x"), CancellationToken::new()).await;
+    assert_eq!(r.status, ToolStatus::Completed);
+    assert!(
+        r.notices.iter().any(|n| n.contains("elevated was refused")),
+        "{r:#?}"
+    );
+    let r = off.call(elevated(&touch), CancellationToken::new()).await;
+    assert_eq!(
+        r.status,
+        ToolStatus::ApprovalPending,
+        "refused elevation bypasses nothing"
+    );
+
+    let on = BashTool::new(config(elevated_policy(Elevated::On), &file));
+    let r = on.call(elevated("printf x"), CancellationToken::new()).await;
+    assert!(
+        r.notices.iter().any(|n| n.contains("outside the sandbox")),
+        "{r:#?}"
+    );
+    let r = on.call(elevated(&touch), CancellationToken::new()).await;
+    let id = short(&r);
+    let ran = decide(&on, &id, ApprovalDecision::AllowOnce).await;
+    assert_eq!(ran.status, ToolStatus::Completed);
+    assert!(
+        ran.notices.iter().any(|n| n.contains("outside the sandbox")),
+        "{ran:#?}"
+    );
+    std::fs::remove_file(&marker).unwrap();
+
+    let full = BashTool::new(config(elevated_policy(Elevated::Full), &file));
+    let r = full.call(elevated(&touch), CancellationToken::new()).await;
+    assert_eq!(
+        r.status,
+        ToolStatus::Completed,
+        "elevated = full needs no approval: {r:#?}"
+    );
+    assert!(marker.exists());
+    assert!(r.notices.iter().any(|n| n.contains("without approval")), "{r:#?}");
+    // Not asked for: judged as usual. Denied: blocked even elevated.
+    assert_eq!(
+        call(&full, "true; ls -a").await.status,
+        ToolStatus::ApprovalPending
+    );
+    let r = full.call(elevated("date +%s"), CancellationToken::new()).await;
+    assert_eq!(r.status, ToolStatus::Blocked, "{r:#?}");
+}
