@@ -415,3 +415,61 @@ async fn elevated_runs_only_when_configured_and_say_so() {
     let r = full.call(elevated("date +%s"), CancellationToken::new()).await;
     assert_eq!(r.status, ToolStatus::Blocked, "{r:#?}");
 }
+
+/// Set in a child copy of this test binary: the approvals file it writes rules to.
+const WRITER_ENV: &str = "SHELLGATE_TEST_APPROVALS_WRITER";
+
+#[test]
+fn concurrent_writer_processes_lose_no_rule() {
+    if let Some(path) = std::env::var_os(WRITER_ENV) {
+        // A child: add 15 rules of its own, one at a time.
+        let tag = std::process::id();
+        let file = ApprovalsFile::new(PathBuf::from(path));
+        for i in 0..15 {
+            file.add(&[vec![format!("writer{tag}"), i.to_string()]], "x")
+                .unwrap();
+        }
+        return;
+    }
+    let (_dir, file) = scratch();
+    let children: Vec<_> = (0..4)
+        .map(|_| {
+            std::process::Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "--exact",
+                    "concurrent_writer_processes_lose_no_rule",
+                    "--test-threads=1",
+                ])
+                .env(WRITER_ENV, &file)
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.wait().unwrap().success());
+    }
+    let rules = ApprovalsFile::new(&file).load().unwrap();
+    assert_eq!(rules.len(), 60, "{rules:?}");
+}
+
+#[test]
+fn the_approvals_section_configures_expiry_and_the_file() {
+    let file = shellgate::FileConfig::parse(
+        "[approvals]\nexpiry_secs = 5\nfallback = \"deny\"\nfile = \"/tmp/a.toml\"\n",
+        Path::new("c.toml"),
+    )
+    .unwrap();
+    let mut config = ToolConfig {
+        artifacts: None,
+        ..ToolConfig::default()
+    };
+    file.apply(&mut config);
+    assert_eq!(config.approvals.expiry, Duration::from_secs(5));
+    assert_eq!(config.approvals.file_path(), Some(PathBuf::from("/tmp/a.toml")));
+    let err = shellgate::FileConfig::parse("[approvals]\nexpiry = 5\n", Path::new("c.toml")).unwrap_err();
+    assert!(err.to_string().contains("approvals.expiry"), "{err}");
+    let err =
+        shellgate::FileConfig::parse("[approvals]\nfallback = \"allow\"\n", Path::new("c.toml")).unwrap_err();
+    assert!(err.to_string().contains("allow"), "{err}");
+}
