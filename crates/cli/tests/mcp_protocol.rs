@@ -456,3 +456,36 @@ fn eof_stops_every_job_tree_and_exits() {
     }
     assert!(!pid_alive(grandchild), "job tree survived the server");
 }
+
+#[test]
+fn the_approve_tool_runs_or_denies_a_pending_call() {
+    let mut mcp = Mcp::start();
+    let pending = mcp.call("bash", &json!({"command": "echo approved", "ask": "always"}));
+    assert_eq!(
+        pending["structuredContent"]["status"], "approval_pending",
+        "{pending}"
+    );
+    let id = pending["structuredContent"]["approval"]["short_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        text_of(&pending).contains(&format!("Reply with: approve {id}")),
+        "{pending}"
+    );
+    let ran = mcp.call("approve", &json!({"id": id, "decision": "allow-once"}));
+    assert_eq!(ran["isError"], false, "{ran}");
+    assert_eq!(ran["structuredContent"]["output"], "approved\n");
+
+    let pending = mcp.call("bash", &json!({"command": "echo never", "ask": "always"}));
+    let id = pending["structuredContent"]["approval"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let denied = mcp.call("approve", &json!({"id": id, "decision": "deny"}));
+    assert_eq!(denied["isError"], true);
+    assert_eq!(denied["structuredContent"]["blocked"]["rule"], "approval-denied");
+    let bad = mcp.call("approve", &json!({"id": id, "decision": "perhaps"}));
+    assert_eq!(bad["isError"], true);
+    assert!(text_of(&bad).contains("perhaps"), "{bad}");
+}
