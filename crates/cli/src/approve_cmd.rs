@@ -10,6 +10,13 @@ use serde_json::{Value, json};
 use shellgate::approvals::ApprovalsFile;
 use shellgate::{ApprovalDecision, BashTool, CancellationToken};
 
+/// Say on stderr that the approvals file is not used (a server then asks for what it would allow).
+pub fn warn_about_approvals_file(tool: &BashTool) {
+    if let Some(e) = tool.approvals_file_error() {
+        eprintln!("shellgate: warning: the approvals file is not used: {e}");
+    }
+}
+
 use crate::rpc::code;
 
 #[derive(Debug, Deserialize)]
@@ -21,7 +28,11 @@ struct ApproveParams {
 
 /// An `approve {id, decision}` request: the result of the approved run, or the blocked result of
 /// a denial or of an id that is not pending, with its `text`.
-pub async fn approve_call(tool: &BashTool, params: Value) -> Result<Value, (i64, String)> {
+pub async fn approve_call(
+    tool: &BashTool,
+    params: Value,
+    cancel: CancellationToken,
+) -> Result<Value, (i64, String)> {
     let params: ApproveParams = serde_json::from_value(params).map_err(|e| {
         (
             code::INVALID_PARAMS,
@@ -29,7 +40,7 @@ pub async fn approve_call(tool: &BashTool, params: Value) -> Result<Value, (i64,
         )
     })?;
     let decision: ApprovalDecision = params.decision.parse().map_err(|e| (code::INVALID_PARAMS, e))?;
-    let result = tool.approve(&params.id, decision, CancellationToken::new()).await;
+    let result = tool.approve(&params.id, decision, cancel).await;
     let text = result.model_text();
     let mut value = serde_json::to_value(result).map_err(|e| (code::INVALID_REQUEST, e.to_string()))?;
     value["text"] = Value::String(text);

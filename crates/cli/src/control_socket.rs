@@ -202,7 +202,9 @@ async fn serve_connection(stream: UnixStream, process: &ProcessTool, tool: &Bash
                 // else (no `bash`): the socket is for inspecting and answering, not running.
                 let outcome = match method.as_str() {
                     "process" => process_call(process, params).await,
-                    "approve" => crate::approve_cmd::approve_call(tool, params).await,
+                    "approve" => {
+                        crate::approve_cmd::approve_call(tool, params, CancellationToken::new()).await
+                    }
                     _ => Err((
                         code::METHOD_NOT_FOUND,
                         format!("the control socket serves only `process` and `approve`, not {method:?}"),

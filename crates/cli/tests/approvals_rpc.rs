@@ -227,3 +227,41 @@ fn shellgate_approve_reaches_the_running_server() {
     );
     server.stop();
 }
+
+#[test]
+fn a_corrupt_approvals_file_is_reported_at_start_and_allows_nothing() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.approvals_file().parent().unwrap()).unwrap();
+    std::fs::write(
+        env.approvals_file(),
+        "version = 1\n[[rule]]\nargv = [\"ls\", \"-a\"\n",
+    )
+    .unwrap();
+    let mut child = env
+        .command()
+        .arg("rpc")
+        .arg("--config")
+        .arg(env.path().join("config.toml"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "bash", "params": {"command": "ls -a"}});
+    writeln!(child.stdin.as_mut().unwrap(), "{request}").unwrap();
+    drop(child.stdin.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&env.approvals_file().display().to_string()) && stderr.contains("line "),
+        "{stderr}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("\"approval_pending\""), "{stdout}");
+    let list = env.command().args(["approvals", "list"]).output().unwrap();
+    assert_eq!(list.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&list.stderr).contains("line "),
+        "{list:?}"
+    );
+}

@@ -27,6 +27,7 @@ pub async fn serve(config_file: Option<&Path>) -> anyhow::Result<()> {
     init_stderr_logging();
     let config = crate::rpc::load_config(config_file)?;
     let server = Arc::new(McpServer::new(shellgate::BashTool::new(config)));
+    crate::approve_cmd::warn_about_approvals_file(server.tool());
     // `shellgate jobs` reaches this server's jobs through its private socket while it runs.
     let control = crate::control_socket::start_or_warn(
         shellgate::ProcessTool::for_bash(server.tool()),
