@@ -473,3 +473,30 @@ fn the_approvals_section_configures_expiry_and_the_file() {
         shellgate::FileConfig::parse("[approvals]\nfallback = \"allow\"\n", Path::new("c.toml")).unwrap_err();
     assert!(err.to_string().contains("allow"), "{err}");
 }
+
+#[tokio::test]
+async fn the_oldest_pending_approval_is_dropped_beyond_the_bound() {
+    let (_dir, file) = scratch();
+    let mut cfg = config(allowlist(&[]), &file);
+    cfg.approvals.max_pending = 3;
+    let tool = BashTool::new(cfg);
+    let mut ids = Vec::new();
+    let mut last = None;
+    for i in 0..5 {
+        let r = call(&tool, &format!("ls /nonexistent-{i}")).await;
+        ids.push(short(&r));
+        last = Some(r);
+    }
+    assert_eq!(tool.approvals().pending_count(), 3);
+    let last = last.unwrap();
+    assert!(
+        last.notices
+            .iter()
+            .any(|n| n.contains(&ids[1]) && n.contains("dropped")),
+        "{last:#?}"
+    );
+    let dropped = decide(&tool, &ids[0], ApprovalDecision::Deny).await;
+    assert_eq!(dropped.blocked.unwrap().rule, "approval-unknown");
+    let kept = decide(&tool, &ids[4], ApprovalDecision::Deny).await;
+    assert_eq!(kept.blocked.unwrap().rule, "approval-denied");
+}
