@@ -1,17 +1,18 @@
 //! The private control socket of a running `shellgate rpc` or `shellgate mcp` server, through which
-//! `shellgate jobs` lists, polls and kills that server's background jobs.
+//! `shellgate jobs` lists, polls and kills that server's background jobs and `shellgate approve`
+//! decides its pending approvals.
 //!
 //! The socket is `<dir>/<pid>.sock`, where `<dir>` is `$XDG_RUNTIME_DIR/shellgate` (else
 //! `/tmp/shellgate-<uid>`): a directory of mode 0700 owned by the user, holding sockets of mode 0600.
 //! A directory that is a symlink, belongs to someone else or is open to others is refused, by the
 //! server and by the client alike. The socket speaks the JSON-RPC line protocol of `shellgate rpc`, for
-//! the `process` method only: one request per line, answered in order, one response per line.
+//! the `process` and `approve` methods only (never `bash`): one request per line, answered in order, one response per line.
 
 use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use shellgate::{ProcessParams, ProcessTool};
+use shellgate::{BashTool, ProcessParams, ProcessTool};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 use tokio::net::{UnixListener, UnixStream};
 use tokio_util::sync::CancellationToken;
@@ -116,12 +117,12 @@ pub struct ControlSocket {
 
 impl ControlSocket {
     /// Listen on this process's socket in [`socket_dir`] and serve `process` calls on `process`.
-    pub fn start(process: ProcessTool) -> Result<Self, ControlError> {
-        Self::start_in(&socket_dir(), process)
+    pub fn start(process: ProcessTool, tool: BashTool) -> Result<Self, ControlError> {
+        Self::start_in(&socket_dir(), process, tool)
     }
 
     /// Listen on this process's socket in `dir`.
-    pub fn start_in(dir: &Path, process: ProcessTool) -> Result<Self, ControlError> {
+    pub fn start_in(dir: &Path, process: ProcessTool, tool: BashTool) -> Result<Self, ControlError> {
         ensure_private_dir(dir)?;
         let path = socket_path(dir, std::process::id());
         // A file left by an earlier process with our pid (it cannot be running: the pid is ours).
@@ -133,7 +134,7 @@ impl ControlSocket {
         let listener = UnixListener::bind(&path).map_err(bind_error)?;
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).map_err(bind_error)?;
         let stop = CancellationToken::new();
-        tokio::spawn(accept_loop(listener, process, stop.clone()));
+        tokio::spawn(accept_loop(listener, process, tool, stop.clone()));
         Ok(Self { path, stop })
     }
 
@@ -151,8 +152,8 @@ impl Drop for ControlSocket {
 }
 
 /// Start the control socket of a server, or say on stderr why there is none (the server runs on).
-pub fn start_or_warn(process: ProcessTool) -> Option<ControlSocket> {
-    match ControlSocket::start(process) {
+pub fn start_or_warn(process: ProcessTool, tool: BashTool) -> Option<ControlSocket> {
+    match ControlSocket::start(process, tool) {
         Ok(socket) => {
             tracing::debug!(path = %socket.path().display(), "control socket listening");
             Some(socket)
@@ -164,7 +165,7 @@ pub fn start_or_warn(process: ProcessTool) -> Option<ControlSocket> {
     }
 }
 
-async fn accept_loop(listener: UnixListener, process: ProcessTool, stop: CancellationToken) {
+async fn accept_loop(listener: UnixListener, process: ProcessTool, tool: BashTool, stop: CancellationToken) {
     loop {
         let stream = tokio::select! {
             () = stop.cancelled() => return,
@@ -176,18 +177,18 @@ async fn accept_loop(listener: UnixListener, process: ProcessTool, stop: Cancell
                 }
             },
         };
-        let (process, stop) = (process.clone(), stop.clone());
+        let (process, tool, stop) = (process.clone(), tool.clone(), stop.clone());
         tokio::spawn(async move {
             tokio::select! {
                 () = stop.cancelled() => {}
-                () = serve_connection(stream, &process) => {}
+                () = serve_connection(stream, &process, &tool) => {}
             }
         });
     }
 }
 
 /// Answer one connection's requests in order until it closes.
-async fn serve_connection(stream: UnixStream, process: &ProcessTool) {
+async fn serve_connection(stream: UnixStream, process: &ProcessTool, tool: &BashTool) {
     let (read, mut write) = stream.into_split();
     let mut lines = BufReader::new(read).lines();
     while let Ok(Some(line)) = lines.next_line().await {
@@ -197,13 +198,17 @@ async fn serve_connection(stream: UnixStream, process: &ProcessTool) {
         let (id, outcome) = match parse_request(&line) {
             Err((id, error)) => (id, Err(error)),
             Ok((id, method, params)) => {
-                let outcome = if method == "process" {
-                    process_call(process, params).await
-                } else {
-                    Err((
+                // `approve` lets a person next to the server decide its pending approvals; nothing
+                // else (no `bash`): the socket is for inspecting and answering, not running.
+                let outcome = match method.as_str() {
+                    "process" => process_call(process, params).await,
+                    "approve" => {
+                        crate::approve_cmd::approve_call(tool, params, CancellationToken::new()).await
+                    }
+                    _ => Err((
                         code::METHOD_NOT_FOUND,
-                        format!("the control socket serves only `process`, not {method:?}"),
-                    ))
+                        format!("the control socket serves only `process` and `approve`, not {method:?}"),
+                    )),
                 };
                 (id.unwrap_or(Value::Null), outcome)
             }

@@ -119,3 +119,24 @@ pub const JOBS_KILL: &str = "\
 Examples:
   shellgate jobs kill calm-reef
   shellgate jobs kill calm-reef --signal SIGTERM";
+
+/// `shellgate approve`.
+pub const APPROVE: &str = "\
+Reaches the running server through its private control socket (mode 0600 in
+$XDG_RUNTIME_DIR/shellgate, else /tmp/shellgate-<uid>), which serves only `process` and `approve`.
+allow-always saves the exact argv of each segment that missed a rule in the approvals file.
+
+Examples:
+  shellgate approve 1f2e3d4c allow-once
+  shellgate approve 1f2e3d4c allow-always --server 4242
+  shellgate approve 1f2e3d4c deny";
+
+/// `shellgate approvals`.
+pub const APPROVALS: &str = "\
+The approvals file is $XDG_CONFIG_HOME/shellgate/approvals.toml (else
+~/.config/shellgate/approvals.toml), or [approvals] file, or $SHELLGATE_APPROVALS_FILE.
+
+Examples:
+  shellgate approvals list
+  shellgate approvals revoke 2
+  shellgate approvals revoke 'ls -a'";

@@ -94,28 +94,7 @@ pub fn run(args: JobsArgs) -> i32 {
 }
 
 fn ask_server(args: JobsArgs) -> anyhow::Result<i32> {
-    let dir = socket_dir();
-    if !dir.exists() {
-        bail!(
-            "no running shellgate rpc/mcp server found ({} does not exist)",
-            dir.display()
-        );
-    }
-    // Only a directory of ours: a socket elsewhere could be anyone's listener.
-    check_private(&dir)?;
-    let path = match args.server {
-        Some(pid) => {
-            let path = socket_path(&dir, pid);
-            if !path.exists() {
-                bail!(
-                    "no shellgate server with pid {pid} has a control socket (no {})",
-                    path.display()
-                );
-            }
-            path
-        }
-        None => only_server(&dir)?,
-    };
+    let path = server_socket(args.server)?;
     let params = serde_json::to_value(args.action.params())?;
     let mut result = call(&path, &params)?;
     let failed = result["is_error"].as_bool().unwrap_or(false);
@@ -129,6 +108,33 @@ fn ask_server(args: JobsArgs) -> anyhow::Result<i32> {
         println!("{}", if text.is_empty() { "(nothing)" } else { text });
     }
     Ok(i32::from(failed))
+}
+
+/// The control socket of the server with pid `server`, or of the only running server.
+pub(crate) fn server_socket(server: Option<u32>) -> anyhow::Result<PathBuf> {
+    let dir = socket_dir();
+    if !dir.exists() {
+        bail!(
+            "no running shellgate rpc/mcp server found ({} does not exist)",
+            dir.display()
+        );
+    }
+    // Only a directory of ours: a socket elsewhere could be anyone's listener.
+    check_private(&dir)?;
+    let path = match server {
+        Some(pid) => {
+            let path = socket_path(&dir, pid);
+            if !path.exists() {
+                bail!(
+                    "no shellgate server with pid {pid} has a control socket (no {})",
+                    path.display()
+                );
+            }
+            path
+        }
+        None => only_server(&dir)?,
+    };
+    Ok(path)
 }
 
 /// The socket of the one running server; an error naming the choices when there are several.
@@ -177,9 +183,14 @@ fn running_servers(dir: &Path) -> Vec<(u32, PathBuf)> {
 
 /// One `process` request over the socket at `path`; the result, or the server's error.
 fn call(path: &Path, params: &Value) -> anyhow::Result<Value> {
+    call_method(path, "process", params)
+}
+
+/// One `method` request over the socket at `path`; the result, or the server's error.
+pub(crate) fn call_method(path: &Path, method: &str, params: &Value) -> anyhow::Result<Value> {
     let mut stream =
         UnixStream::connect(path).with_context(|| format!("connecting to {}", path.display()))?;
-    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "process", "params": params});
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
     writeln!(stream, "{request}").context("sending the request")?;
     let mut line = String::new();
     BufReader::new(&stream)

@@ -1,5 +1,6 @@
 //! The `shellgate` command-line program: run one command, or serve JSON-RPC or MCP on stdio.
 
+mod approve_cmd;
 mod artifact_cmd;
 mod check_cmd;
 #[cfg(test)]
@@ -62,6 +63,12 @@ enum Command {
     /// Print the policy's verdict for a command without running it (exit 0 allow, 1 ask, 2 deny).
     #[command(after_help = help::CHECK)]
     Check(check_cmd::CheckArgs),
+    /// Decide a pending approval of a running `shellgate rpc`/`mcp` server (allow-once, allow-always, deny).
+    #[command(after_help = help::APPROVE)]
+    Approve(approve_cmd::ApproveArgs),
+    /// List or revoke the rules allowed always (the approvals file).
+    #[command(after_help = help::APPROVALS)]
+    Approvals(approve_cmd::ApprovalsArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -97,6 +104,8 @@ fn main() -> std::process::ExitCode {
             Command::Artifact(cmd) => artifact_cmd::run(cmd),
             Command::Config(args) => config_cmd::run(&args),
             Command::Check(args) => check_cmd::run(&args),
+            Command::Approve(args) => Ok(approve_cmd::run_approve(&args)),
+            Command::Approvals(args) => Ok(approve_cmd::run_approvals(&args)),
         }
     });
     // Do not wait for stray blocking reads (stdin) at shutdown.

@@ -70,6 +70,7 @@ impl Server {
             "bash" => self.bash(id.as_ref(), params).await,
             "abort" => self.abort(&params),
             "process" => self.process(params).await,
+            "approve" => self.approve(id.as_ref(), params).await,
             "artifact" => crate::artifact_cmd::rpc(params).map_err(|e| (code::INVALID_PARAMS, e)),
             other => Err((code::METHOD_NOT_FOUND, format!("unknown method {other:?}"))),
         };
@@ -113,6 +114,23 @@ impl Server {
         let mut value = serde_json::to_value(result).map_err(|e| (code::INVALID_REQUEST, e.to_string()))?;
         value["text"] = Value::String(text);
         Ok(value)
+    }
+
+    /// `approve`: the approved run can be aborted like a `bash` request, by this request's id.
+    async fn approve(&self, id: Option<&Value>, params: Value) -> Result<Value, RpcError> {
+        let cancel = CancellationToken::new();
+        let key = id.map(Value::to_string);
+        if let Some(key) = &key {
+            self.running
+                .lock()
+                .expect("running map")
+                .insert(key.clone(), cancel.clone());
+        }
+        let outcome = crate::approve_cmd::approve_call(&self.tool, params, cancel).await;
+        if let Some(key) = &key {
+            self.running.lock().expect("running map").remove(key);
+        }
+        outcome
     }
 
     fn abort(&self, params: &Value) -> Result<Value, RpcError> {
@@ -232,6 +250,7 @@ pub async fn serve(config_file: Option<&Path>) -> anyhow::Result<()> {
         }
     });
     let tool = BashTool::new(config);
+    crate::approve_cmd::warn_about_approvals_file(&tool);
     let server = Arc::new(Server {
         process: ProcessTool::for_bash(&tool),
         tool,
@@ -240,7 +259,7 @@ pub async fn serve(config_file: Option<&Path>) -> anyhow::Result<()> {
     });
     let exit_notifier = spawn_exit_notifier(&server);
     // `shellgate jobs` reaches this server's jobs through its private socket while it runs.
-    let control = crate::control_socket::start_or_warn(server.process.clone());
+    let control = crate::control_socket::start_or_warn(server.process.clone(), server.tool.clone());
 
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     let mut in_flight = JoinSet::new();

@@ -81,6 +81,10 @@ fn every_subcommand_help_shows_examples() {
         &["jobs", "log"],
         &["jobs", "poll"],
         &["jobs", "kill"],
+        &["approve"],
+        &["approvals"],
+        &["approvals", "list"],
+        &["approvals", "revoke"],
     ] {
         let out = shellgate().args(sub).arg("--help").output().unwrap();
         assert!(out.status.success(), "{sub:?}");

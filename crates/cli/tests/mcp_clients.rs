@@ -142,7 +142,7 @@ fn inspector_cli_lists_calls_and_reads_resources() {
         .iter()
         .filter_map(|t| t["name"].as_str())
         .collect();
-    assert_eq!(names, ["bash", "process", "artifact"]);
+    assert_eq!(names, ["bash", "process", "artifact", "approve"]);
 
     let call = |args: &[&str]| {
         let mut all = vec!["--method", "tools/call", "--tool-name", "bash"];

@@ -190,7 +190,7 @@ fn handshake_names_shellgate_and_tools_have_portable_schemas() {
     let listed = mcp.request("tools/list", &json!({}));
     let tools = listed["result"]["tools"].as_array().expect("tools").clone();
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-    assert_eq!(names, ["bash", "process", "artifact"]);
+    assert_eq!(names, ["bash", "process", "artifact", "approve"]);
     for tool in &tools {
         let schema = &tool["inputSchema"];
         let mut found = Vec::new();
@@ -455,4 +455,37 @@ fn eof_stops_every_job_tree_and_exits() {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert!(!pid_alive(grandchild), "job tree survived the server");
+}
+
+#[test]
+fn the_approve_tool_runs_or_denies_a_pending_call() {
+    let mut mcp = Mcp::start();
+    let pending = mcp.call("bash", &json!({"command": "echo approved", "ask": "always"}));
+    assert_eq!(
+        pending["structuredContent"]["status"], "approval_pending",
+        "{pending}"
+    );
+    let id = pending["structuredContent"]["approval"]["short_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        text_of(&pending).contains(&format!("Reply with: approve {id}")),
+        "{pending}"
+    );
+    let ran = mcp.call("approve", &json!({"id": id, "decision": "allow-once"}));
+    assert_eq!(ran["isError"], false, "{ran}");
+    assert_eq!(ran["structuredContent"]["output"], "approved\n");
+
+    let pending = mcp.call("bash", &json!({"command": "echo never", "ask": "always"}));
+    let id = pending["structuredContent"]["approval"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let denied = mcp.call("approve", &json!({"id": id, "decision": "deny"}));
+    assert_eq!(denied["isError"], true);
+    assert_eq!(denied["structuredContent"]["blocked"]["rule"], "approval-denied");
+    let bad = mcp.call("approve", &json!({"id": id, "decision": "perhaps"}));
+    assert_eq!(bad["isError"], true);
+    assert!(text_of(&bad).contains("perhaps"), "{bad}");
 }

@@ -88,6 +88,41 @@ pub struct PolicyConfig {
     pub deny: Vec<String>,
     /// Rule entries with examples checked at load.
     pub rules: Vec<RuleEntry>,
+    /// Whether a request may ask to run `elevated` (outside the sandbox): `off | on | full`
+    /// (default `off`); `full` also runs it without asking for approval.
+    #[serde(skip_serializing_if = "Elevated::is_off")]
+    pub elevated: Elevated,
+}
+
+/// Whether requests may run elevated: outside the sandbox (SPEC X-4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Elevated {
+    /// An `elevated` request is refused (it runs as any other, with a notice).
+    #[default]
+    Off,
+    /// An `elevated` request runs outside the sandbox, judged and approved as any other.
+    On,
+    /// An `elevated` request runs outside the sandbox and without asking for approval (deny
+    /// verdicts still block it).
+    Full,
+}
+
+impl Elevated {
+    /// The configuration spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Elevated::Off => "off",
+            Elevated::On => "on",
+            Elevated::Full => "full",
+        }
+    }
+
+    /// Whether it is `off`.
+    #[allow(clippy::trivially_copy_pass_by_ref)]
+    pub fn is_off(&self) -> bool {
+        *self == Elevated::Off
+    }
 }
 
 /// One `[[policy.rules]]` entry: a rule with example commands checked when it loads.
@@ -229,5 +264,14 @@ redact = ["MY_SERVICE_KEY"]
         assert!(err.to_string().contains("matches"), "{err}");
         let err = Config::from_toml("[policy]\nsecurity = \"lax\"\n").unwrap_err();
         assert!(err.to_string().contains("lax"), "{err}");
+        let err = Config::from_toml("[policy]\nelevated = \"yes\"\n").unwrap_err();
+        assert!(err.to_string().contains("yes"), "{err}");
+    }
+
+    #[test]
+    fn elevated_defaults_off_and_parses() {
+        assert_eq!(Config::from_toml("").unwrap().policy.elevated, Elevated::Off);
+        let c = Config::from_toml("[policy]\nelevated = \"full\"\n").unwrap();
+        assert_eq!(c.policy.elevated, Elevated::Full);
     }
 }

@@ -81,7 +81,8 @@ mod verdict;
 
 pub use chain::{AllowAll, Chain, FnInterceptor, from_fn};
 pub use config::{
-    AskMode, Config, EnvConfig, InterceptConfig, PolicyConfig, RedirectRuleConfig, RuleEntry, Security,
+    AskMode, Config, Elevated, EnvConfig, InterceptConfig, PolicyConfig, RedirectRuleConfig, RuleEntry,
+    Security,
 };
 pub use env::{EnvPolicy, EnvRefusal, redact};
 pub use error::{ConfigError, LooserRefused};

@@ -411,6 +411,11 @@ impl Policy {
         &self.inner.warnings
     }
 
+    /// Whether requests may run elevated (`[policy] elevated`).
+    pub fn elevated(&self) -> crate::Elevated {
+        self.inner.policy_config.elevated
+    }
+
     /// The `[policy]` section this policy was built from, with the modes in force.
     pub fn policy_config(&self) -> PolicyConfig {
         PolicyConfig {

@@ -30,7 +30,10 @@ pub struct BashTool {
     executor: Arc<dyn DynExecutor>,
     jobs: crate::JobRegistry,
     sessions: SessionManager,
+    approvals: crate::approvals::ApprovalState,
 }
+
+mod approve;
 
 impl std::fmt::Debug for BashTool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -57,6 +60,7 @@ impl BashTool {
             .env_remove
             .extend(env_gate.removals.iter().cloned());
         Self {
+            approvals: crate::approvals::ApprovalState::new(&config.approvals, config.policy.as_ref()),
             jobs: crate::JobRegistry::new(crate::jobs::job_config_for(&config)),
             sessions: SessionManager::new(session_options),
             config,
@@ -124,10 +128,34 @@ impl BashTool {
         cancel: CancellationToken,
         live: Option<&LiveFeed>,
     ) -> ToolResult {
+        self.run_call(params, cancel, live, false).await
+    }
+
+    /// A call; `approved` when a person approved this very request (its ask is answered).
+    async fn run_call(
+        &self,
+        mut params: BashParams,
+        cancel: CancellationToken,
+        live: Option<&LiveFeed>,
+        approved: bool,
+    ) -> ToolResult {
         let base_cwd = self.config.cwd.display().to_string();
         if params.command.trim().is_empty() {
             return ToolResult::not_run(ToolStatus::FailedToStart, "The command is empty.", base_cwd);
         }
+        // From here on `params.elevated` means granted: the sandbox layer must not apply then.
+        let (approved, elevation_notice) =
+            match crate::elevated::elevation(self.config.policy.as_ref(), params.elevated) {
+                crate::elevated::Elevation::No => (approved, None),
+                crate::elevated::Elevation::Refused(notice) => {
+                    params.elevated = false;
+                    (approved, Some(notice))
+                }
+                crate::elevated::Elevation::Granted {
+                    bypass_approvals,
+                    notice,
+                } => (approved || bypass_approvals, Some(notice)),
+            };
         let use_pty = pty_selected(params.pty);
         // A terminal cannot be closed the way `head` closes its pipe, so there the limiter stays in the
         // script; with pipes it is lifted and the output closed once its lines are in.
@@ -136,6 +164,7 @@ impl BashTool {
             .with_keep_limiters(use_pty);
         let normalized = self.normalizer.normalize_with(&params.command, &ctx);
         let mut notices: Vec<String> = normalized.rewrites.iter().map(|r| r.message.clone()).collect();
+        notices.extend(elevation_notice);
 
         let requested_cwd = params.cwd.as_deref().or(normalized.cwd.as_deref());
         let session = self.session_for(&params);
@@ -161,6 +190,12 @@ impl BashTool {
         };
         match self.judge(&call) {
             Ok(judged) => notices.extend(judged),
+            Err(result) if approved && result.status == ToolStatus::ApprovalPending => {
+                notices.extend(result.notices);
+            }
+            Err(result) if result.status == ToolStatus::ApprovalPending => {
+                return self.env_gate.redacted(self.pending(*result, &params, &cwd));
+            }
             Err(result) => return self.env_gate.redacted(*result),
         }
 
@@ -262,7 +297,7 @@ impl BashTool {
     /// with the custom interceptor. `Err` is the result of a call that must not run.
     fn judge(&self, call: &crate::gate::Call<'_>) -> Result<Vec<String>, Box<ToolResult>> {
         crate::gate::judge(
-            self.config.policy.as_ref(),
+            self.approvals.policy().as_ref(),
             &*self.interceptor,
             &self.env_gate,
             call,

@@ -62,6 +62,8 @@ pub struct ToolConfig {
     /// The environment policy: request variables that are refused, inherited secrets removed from
     /// children, values redacted from output. Applied whether or not `policy` is set.
     pub env: EnvConfig,
+    /// Approvals: expiry of pending ones, the approvals file of "allow always" rules.
+    pub approvals: crate::approvals::ApprovalsConfig,
 }
 
 /// The policy of the default configuration.
@@ -97,6 +99,7 @@ impl Default for ToolConfig {
             layers: LayerStack::default(),
             policy: Some(default_policy()),
             env: EnvConfig::default(),
+            approvals: crate::approvals::ApprovalsConfig::default(),
         }
     }
 }

@@ -32,6 +32,7 @@ const POLICY: &[(&str, Shape)] = &[
     ("allow", Shape::Value),
     ("deny", Shape::Value),
     ("rules", Shape::Tables(RULE_ENTRY)),
+    ("elevated", Shape::Value),
 ];
 
 const REDIRECT_RULE: &[(&str, Shape)] = &[
@@ -74,6 +75,13 @@ pub(crate) const FILE_KEYS: &[(&str, Shape)] = &[
     ("policy", Shape::Table(POLICY)),
     ("intercept", Shape::Table(INTERCEPT)),
     ("env", Shape::Table(ENV)),
+    ("approvals", Shape::Table(APPROVALS)),
+];
+
+const APPROVALS: &[(&str, Shape)] = &[
+    ("expiry_secs", Shape::Value),
+    ("fallback", Shape::Value),
+    ("file", Shape::Value),
 ];
 
 /// A key the schema does not know.

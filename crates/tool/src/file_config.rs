@@ -106,6 +106,9 @@ pub struct FileConfig {
     /// `[env]`: secrets children may see, values to redact.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub env: Option<EnvConfig>,
+    /// `[approvals]`: expiry of pending approvals, their fallback, the approvals file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approvals: Option<crate::approvals::ApprovalsFileConfig>,
 }
 
 impl FileConfig {
@@ -223,6 +226,9 @@ impl FileConfig {
         if let Some(ms) = self.poll_settle_ms {
             config.jobs.poll_settle = Duration::from_millis(ms);
         }
+        if let Some(approvals) = &self.approvals {
+            approvals.apply(&mut config.approvals);
+        }
         match self.build_policy() {
             Ok(Some(policy)) => config.policy = Some(policy),
             Ok(None) => {}
@@ -261,6 +267,11 @@ impl FileConfig {
             policy: config.policy.as_ref().map(Policy::policy_config),
             intercept: config.policy.as_ref().map(|p| p.intercept_config().clone()),
             env: Some(config.env.clone()),
+            approvals: Some(crate::approvals::ApprovalsFileConfig {
+                expiry_secs: Some(config.approvals.expiry.as_secs_f64()),
+                fallback: Some(config.approvals.fallback),
+                file: config.approvals.file_path(),
+            }),
         }
     }
 

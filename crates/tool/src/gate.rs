@@ -157,6 +157,10 @@ pub(crate) fn judge(
                     .map(|j| j.missing().cloned().collect())
                     .unwrap_or_default(),
                 always_approvable: from_judgement.is_some_and(Judgement::always_approvable),
+                id: String::new(),
+                short_id: String::new(),
+                host: String::new(),
+                expires_at: String::new(),
             });
             result.notices = notices;
             Err(Box::new(result))

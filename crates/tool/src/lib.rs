@@ -18,9 +18,11 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod approvals;
 mod bash;
 mod config;
 mod config_keys;
+mod elevated;
 mod file_config;
 mod foreground;
 mod gate;
@@ -32,6 +34,7 @@ mod process;
 mod result;
 mod shape;
 
+pub use approvals::{ApprovalBroker, ApprovalDecision, ApprovalsConfig};
 pub use bash::BashTool;
 pub use config::{DEFAULT_SESSION, NO_SESSION, ToolConfig, default_policy};
 pub use file_config::{

@@ -51,6 +51,11 @@ pub struct BashParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "ask_schema")]
     pub ask: Option<AskMode>,
+    /// Run outside the sandbox, when the configuration allows it (`[policy] elevated = "on"` or
+    /// `"full"`; with `"full"` also without asking for approval). Refused with a notice otherwise.
+    /// After the tool's check, `true` means the elevation was granted.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub elevated: bool,
 }
 
 fn security_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {

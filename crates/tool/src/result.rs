@@ -54,6 +54,18 @@ pub struct Approval {
     /// Whether the command was asked about only because of allowlist misses, so that an "allow
     /// always" approval may persist rules for it (never for dangerous or unjudgeable commands).
     pub always_approvable: bool,
+    /// The id to answer with (`approve {id, decision}`).
+    #[serde(default)]
+    pub id: String,
+    /// Its first 8 characters, also accepted wherever the id is.
+    #[serde(default)]
+    pub short_id: String,
+    /// The host the command would run on (`local`).
+    #[serde(default)]
+    pub host: String,
+    /// When the approval expires unanswered (RFC 3339, UTC); it is then denied.
+    #[serde(default)]
+    pub expires_at: String,
 }
 
 /// Everything a caller learns from one call.

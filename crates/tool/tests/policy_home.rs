@@ -46,7 +46,7 @@ fn rm_rf_home_awaits_approval_and_never_runs_on_any_path() {
                 !approval.always_approvable,
                 "a dangerous command is never approved always"
             );
-            assert!(r.output.starts_with("Approval required:"), "{}", r.output);
+            assert!(r.output.starts_with("Approval required (id "), "{}", r.output);
             assert_eq!(r.blocked.as_ref().unwrap().rule, approval.rule);
         }
         tool.sessions().shutdown();

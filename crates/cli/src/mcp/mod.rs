@@ -27,8 +27,12 @@ pub async fn serve(config_file: Option<&Path>) -> anyhow::Result<()> {
     init_stderr_logging();
     let config = crate::rpc::load_config(config_file)?;
     let server = Arc::new(McpServer::new(shellgate::BashTool::new(config)));
+    crate::approve_cmd::warn_about_approvals_file(server.tool());
     // `shellgate jobs` reaches this server's jobs through its private socket while it runs.
-    let control = crate::control_socket::start_or_warn(shellgate::ProcessTool::for_bash(server.tool()));
+    let control = crate::control_socket::start_or_warn(
+        shellgate::ProcessTool::for_bash(server.tool()),
+        server.tool().clone(),
+    );
     // The protocol handshake's future is large: keep it off the caller's stack.
     let running = Box::pin(Arc::clone(&server).serve(rmcp::transport::stdio_pipes()))
         .await

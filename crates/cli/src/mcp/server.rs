@@ -155,6 +155,22 @@ impl McpServer {
         tool_result(&result.model_text(), &result, result.is_error)
     }
 
+    async fn approve(&self, args: Value) -> CallToolResult {
+        let params: tools::ApproveToolParams = match parse(tools::APPROVE, args) {
+            Ok(p) => p,
+            Err(result) => return result,
+        };
+        let decision: shellgate::ApprovalDecision = match params.decision.parse() {
+            Ok(d) => d,
+            Err(e) => return CallToolResult::error(vec![ContentBlock::text(e)]),
+        };
+        let result = self
+            .tool
+            .approve(&params.id, decision, shellgate::CancellationToken::new())
+            .await;
+        tool_result(&result.model_text(), &result, result.is_error)
+    }
+
     fn artifact(&self, args: Value) -> CallToolResult {
         let params: ArtifactParams = match parse(tools::ARTIFACT, args) {
             Ok(p) => p,
@@ -243,9 +259,10 @@ impl ServerHandler for McpServer {
             tools::BASH => self.bash(args, &context).await,
             tools::PROCESS => self.process(args, &context).await,
             tools::ARTIFACT => self.artifact(args),
+            tools::APPROVE => self.approve(args).await,
             other => {
                 return Err(McpError::invalid_params(
-                    format!("unknown tool `{other}` (bash, process, artifact)"),
+                    format!("unknown tool `{other}` (bash, process, artifact, approve)"),
                     None,
                 ));
             }

@@ -16,6 +16,22 @@ pub const BASH: &str = "bash";
 pub const PROCESS: &str = "process";
 /// Name of the tool that reads artifacts.
 pub const ARTIFACT: &str = "artifact";
+/// Name of the tool that answers pending approvals.
+pub const APPROVE: &str = "approve";
+
+/// Arguments of the `approve` tool.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ApproveToolParams {
+    /// The approval id (full or short) from an `approval_pending` result.
+    pub id: String,
+    /// `allow-once`, `allow-always` or `deny`.
+    pub decision: String,
+}
+
+const APPROVE_DESCRIPTION: &str = "Answer a pending approval with a person's decision: `allow-once` runs exactly \
+that request, `allow-always` also allows the same exact commands from now on, `deny` does not run it. \
+Call it only with the decision the person gave; never decide on your own.";
 
 /// Seconds of a duration as a short number (`300`, `0.5`).
 fn secs(d: std::time::Duration) -> String {
@@ -151,6 +167,12 @@ pub fn list(config: &ToolConfig) -> Vec<Tool> {
                 .read_only(true)
                 .open_world(false),
         ),
+        Tool::new(
+            APPROVE,
+            APPROVE_DESCRIPTION,
+            Arc::new(input_schema::<ApproveToolParams>(&[])),
+        )
+        .with_title("Answer an approval"),
     ]
 }
 
@@ -185,7 +207,7 @@ mod tests {
     fn every_tool_has_an_object_schema_with_defaults() {
         let tools = list(&ToolConfig::default());
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-        assert_eq!(names, [BASH, PROCESS, ARTIFACT]);
+        assert_eq!(names, [BASH, PROCESS, ARTIFACT, APPROVE]);
         for tool in &tools {
             assert_eq!(tool.input_schema["type"], "object", "{}", tool.name);
         }

@@ -1,0 +1,141 @@
+//! Approvals (SPEC T-6): an Ask verdict returns at once as `approval_pending` with an id; a person
+//! decides later — `allow-once`, `allow-always` or `deny` — through [`crate::BashTool::approve`].
+//! `allow-always` persists the narrowest rules (the exact argv of each segment that missed) in the
+//! user's approvals file, which every new tool loads into its policy's allow list.
+
+mod broker;
+mod rule;
+mod state;
+mod store;
+mod time;
+
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+pub(crate) use broker::Lookup;
+pub use broker::{ApprovalBroker, DEFAULT_MAX_PENDING};
+pub use rule::{RuleRefusal, argv_pattern, rules_for};
+pub(crate) use state::ApprovalState;
+pub use store::{ApprovalsFile, StoreError, StoredRule, default_approvals_path};
+pub use time::rfc3339;
+
+/// The environment variable naming the approvals file (instead of the default path).
+pub const APPROVALS_FILE_ENV: &str = "SHELLGATE_APPROVALS_FILE";
+
+/// Default lifetime of a pending approval: 30 minutes.
+pub const DEFAULT_EXPIRY: Duration = Duration::from_secs(30 * 60);
+
+/// A person's answer to a pending approval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ApprovalDecision {
+    /// Run exactly this request once.
+    AllowOnce,
+    /// Run it, and persist rules so that the same commands run without asking from now on.
+    AllowAlways,
+    /// Do not run it.
+    Deny,
+}
+
+impl ApprovalDecision {
+    /// The spelling used in requests and replies.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalDecision::AllowOnce => "allow-once",
+            ApprovalDecision::AllowAlways => "allow-always",
+            ApprovalDecision::Deny => "deny",
+        }
+    }
+}
+
+impl FromStr for ApprovalDecision {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "allow-once" | "once" => Ok(Self::AllowOnce),
+            "allow-always" | "always" => Ok(Self::AllowAlways),
+            "deny" => Ok(Self::Deny),
+            other => Err(format!(
+                "unknown decision `{other}`: expected allow-once, allow-always or deny"
+            )),
+        }
+    }
+}
+
+/// What happens to a pending approval nobody decided before it expired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ExpiryFallback {
+    /// It is denied: the command never runs.
+    #[default]
+    Deny,
+}
+
+/// Settings of approvals (the `[approvals]` section).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApprovalsConfig {
+    /// How long a pending approval waits for a decision.
+    pub expiry: Duration,
+    /// What an expired approval becomes.
+    pub fallback: ExpiryFallback,
+    /// The approvals file (`None`: [`default_approvals_path`]).
+    pub file: Option<PathBuf>,
+    /// Most approvals pending at once (the oldest is dropped beyond it).
+    pub max_pending: usize,
+}
+
+impl Default for ApprovalsConfig {
+    fn default() -> Self {
+        Self {
+            expiry: DEFAULT_EXPIRY,
+            fallback: ExpiryFallback::Deny,
+            file: None,
+            max_pending: DEFAULT_MAX_PENDING,
+        }
+    }
+}
+
+impl ApprovalsConfig {
+    /// The approvals file in force: the configured one, else `$SHELLGATE_APPROVALS_FILE`, else the
+    /// default path.
+    pub fn file_path(&self) -> Option<PathBuf> {
+        self.file
+            .clone()
+            .or_else(|| std::env::var_os(APPROVALS_FILE_ENV).map(PathBuf::from))
+            .or_else(default_approvals_path)
+    }
+}
+
+/// The `[approvals]` section of a configuration file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ApprovalsFileConfig {
+    /// Seconds a pending approval waits (default 1800).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expiry_secs: Option<f64>,
+    /// What an expired approval becomes: `deny`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<ExpiryFallback>,
+    /// The approvals file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<PathBuf>,
+}
+
+impl ApprovalsFileConfig {
+    /// Apply the values that are set.
+    pub fn apply(&self, config: &mut ApprovalsConfig) {
+        if let Some(s) = self.expiry_secs {
+            config.expiry = Duration::from_secs_f64(s.clamp(0.0, 1e9));
+        }
+        if let Some(f) = self.fallback {
+            config.fallback = f;
+        }
+        if let Some(p) = &self.file {
+            config.file = Some(p.clone());
+        }
+    }
+}
