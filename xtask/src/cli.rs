@@ -8,7 +8,7 @@ commands:
   bench [--quick] [--only LIST] [--runs N]
         criterion benches of every crate plus end-to-end comparisons against raw spawn, Node and
         Python; writes target/shellgate-bench/report.md, report.json and ratios.svg.
-        LIST is comma-separated from: criterion,latency,throughput,parse,jobs,pty
+        LIST is comma-separated from: criterion,latency,throughput,parse,jobs,pty,sandbox
         --runs N sets the per-command latency sample count (at least 500, the default).
   fuzz [--time SECS] [--target NAME] [--stable]
         builds and runs every fuzz target under crates/*/fuzz for SECS seconds each (default 60).
@@ -86,6 +86,7 @@ const BENCH_SECTIONS: &[&str] = &[
     "parse",
     "jobs",
     "pty",
+    "sandbox",
 ];
 const STRESS_CHECKS: &[&str] = &["flood", "concurrent", "forkbomb", "sigkill", "pty"];
 

@@ -62,6 +62,8 @@ pub struct ToolConfig {
     /// The environment policy: request variables that are refused, inherited secrets removed from
     /// children, values redacted from output. Applied whether or not `policy` is set.
     pub env: EnvConfig,
+    /// The sandbox every call runs in (`[sandbox]`; default off) and how it is built.
+    pub sandbox: crate::SandboxConfig,
 }
 
 /// The policy of the default configuration.
@@ -97,6 +99,7 @@ impl Default for ToolConfig {
             layers: LayerStack::default(),
             policy: Some(default_policy()),
             env: EnvConfig::default(),
+            sandbox: crate::SandboxConfig::default(),
         }
     }
 }

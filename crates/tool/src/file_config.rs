@@ -99,6 +99,9 @@ pub struct FileConfig {
     /// `[env]`: secrets children may see, values to redact.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub env: Option<EnvConfig>,
+    /// `[sandbox]`: mode, writable roots, protected paths, network, limits, degrading.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<crate::SandboxFile>,
 }
 
 impl FileConfig {
@@ -219,6 +222,9 @@ impl FileConfig {
         if let Some(env) = &self.env {
             config.env.clone_from(env);
         }
+        if let Some(sandbox) = &self.sandbox {
+            sandbox.apply(&mut config.sandbox);
+        }
     }
 
     /// Every key, with the values in effect in `config` (what `shellgate config` prints).
@@ -242,6 +248,7 @@ impl FileConfig {
             policy: config.policy.as_ref().map(Policy::policy_config),
             intercept: config.policy.as_ref().map(|p| p.intercept_config().clone()),
             env: Some(config.env.clone()),
+            sandbox: Some(crate::SandboxFile::effective(&config.sandbox)),
         }
     }
 

@@ -9,6 +9,7 @@ mod latency;
 mod limiter;
 mod parse;
 mod pty;
+mod sandbox;
 
 pub use pty::pty_works;
 mod throughput;
@@ -124,6 +125,10 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
     if options.wants("pty") {
         let t = Instant::now();
         timed(pty::run(&mut ctx), t);
+    }
+    if options.wants("sandbox") {
+        let t = Instant::now();
+        timed(sandbox::run(&mut ctx), t);
     }
 
     let report = Report {
