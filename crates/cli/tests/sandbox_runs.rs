@@ -318,6 +318,19 @@ fn the_default_session_and_background_jobs_are_confined() {
         rpc.call(&json!({"command": format!("touch {probe} || echo still-refused"), "sandbox": "full"}));
     assert!(output(&loose).contains("still-refused"), "{loose}");
     assert!(loose["notices"].to_string().contains("looser"), "{loose}");
+    // A job that ends within its yield time: confined, and its denials are found by its pid.
+    let yielded = rpc.call(&json!({
+        "command": format!("touch {probe} || echo refused-yield"),
+        "yield_ms": 5000,
+    }));
+    assert_eq!(yielded["status"], "completed", "{yielded}");
+    assert!(output(&yielded).contains("refused-yield"), "{yielded}");
+    if denials_readable() {
+        assert!(
+            denied(&yielded).contains(&("write".to_owned(), "/etc".to_owned())),
+            "{yielded}"
+        );
+    }
     // A background job.
     let job = rpc.call(&json!({
         "command": format!("touch {probe} 2>/dev/null || echo refused-job > job.txt"),

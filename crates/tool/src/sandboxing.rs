@@ -471,7 +471,10 @@ impl DenialWatch {
                 .notices
                 .push(format!("The sandbox denied: {}.", listed.join(", ")));
         }
-        result.sandbox_denied = Some(report.denials);
+        // A run that goes on as a job may still be denied things: an empty list would claim too much.
+        if result.status != ToolStatus::Running || !report.denials.is_empty() {
+            result.sandbox_denied = Some(report.denials);
+        }
     }
 }
 
