@@ -16,15 +16,7 @@ fn run_words(args: &[&str]) -> Vec<String> {
 #[test]
 fn an_unknown_option_before_the_command_is_an_error_naming_it() {
     for args in [
-        &[
-            "shellgate",
-            "run",
-            "--sandbox",
-            "workspace-write",
-            "--",
-            "touch",
-            "x",
-        ][..],
+        &["shellgate", "run", "--no-sandbox", "--", "touch", "x"][..],
         &["shellgate", "run", "--no-such-flag", "--", "echo", "x"],
         &["shellgate", "run", "-q", "echo x"],
     ] {
@@ -73,4 +65,24 @@ fn every_subcommand_has_examples() {
     let cli = Cli::command();
     cli.clone().debug_assert();
     check(&cli, "");
+}
+
+#[test]
+fn sandbox_and_host_are_options_before_the_command() {
+    assert_eq!(
+        run_words(&[
+            "shellgate",
+            "run",
+            "--sandbox",
+            "workspace-write",
+            "--host",
+            "auto",
+            "--",
+            "touch",
+            "x"
+        ]),
+        ["touch", "x"]
+    );
+    let err = Cli::try_parse_from(["shellgate", "run", "--sandbox", "everything", "true"]).unwrap_err();
+    assert!(err.to_string().contains("everything"), "{err}");
 }

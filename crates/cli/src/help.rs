@@ -25,7 +25,8 @@ Examples:
   shellgate run --timeout 600 -- make -j4 test
   shellgate run --json 'git status --short'
   shellgate run --cwd /srv/app --env RUST_LOG=debug 'cargo run'
-  shellgate run --full 'seq 1 100'             # every line at the end, not the last 20";
+  shellgate run --full 'seq 1 100'             # every line at the end, not the last 20
+  shellgate run --sandbox workspace-write -- make test   # writes only in this directory, no network";
 
 /// `shellgate rpc`.
 pub const RPC: &str = "\

@@ -44,6 +44,13 @@ pub struct RunArgs {
     /// Persistent shell session name (default `none`: a fresh shell; sessions live as long as the process).
     #[arg(long, value_name = "NAME")]
     session: Option<String>,
+    /// Run sandboxed: read-only, workspace-write or full (only stricter than the configured
+    /// `[sandbox] mode`).
+    #[arg(long, value_name = "MODE", value_parser = parse_sandbox_mode)]
+    sandbox: Option<shellgate::sandbox::SandboxMode>,
+    /// Where to run: local, auto (the configured sandbox, else local) or sandbox.
+    #[arg(long, value_name = "HOST")]
+    host: Option<String>,
     /// Configuration file (TOML).
     #[arg(long, value_name = "FILE")]
     config: Option<std::path::PathBuf>,
@@ -66,6 +73,13 @@ impl RunArgs {
     pub fn command_words(&self) -> &[String] {
         &self.command
     }
+}
+
+/// A `--sandbox` value (the error names the value and the accepted ones).
+fn parse_sandbox_mode(value: &str) -> Result<shellgate::sandbox::SandboxMode, String> {
+    value
+        .parse()
+        .map_err(|e: shellgate::sandbox::UnknownMode| e.to_string())
 }
 
 /// Parse `K=V` pairs.
@@ -101,6 +115,8 @@ pub async fn run(args: RunArgs) -> anyhow::Result<i32> {
         yield_ms: args.yield_ms,
         // One command per process: a persistent session only when one is named.
         session: Some(args.session.unwrap_or_else(|| shellgate::NO_SESSION.to_owned())),
+        sandbox: args.sandbox,
+        host: args.host,
         ..BashParams::default()
     };
     let cancel = CancellationToken::new();

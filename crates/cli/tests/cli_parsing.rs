@@ -27,8 +27,8 @@ fn an_unknown_option_is_an_error_naming_it_and_nothing_runs() {
     for (flag, args) in [
         ("--no-such-flag", vec!["--no-such-flag", "--", "touch", marker]),
         (
-            "--sandbox",
-            vec!["--sandbox", "workspace-write", "--", "touch", marker],
+            "--no-sandbox",
+            vec!["--no-sandbox", "workspace-write", "--", "touch", marker],
         ),
     ] {
         let out = shellgate().arg("run").args(&args).output().unwrap();

@@ -73,6 +73,46 @@ impl LayerStack {
     pub fn apply(&self, spec: LaunchSpec) -> LaunchSpec {
         self.layers.iter().fold(spec, |spec, layer| layer.wrap(spec))
     }
+
+    /// A stack of these layers with `outer`'s outside them.
+    #[must_use]
+    pub fn then(&self, outer: &LayerStack) -> LayerStack {
+        let mut layers = self.layers.clone();
+        layers.extend(outer.layers.iter().cloned());
+        Self { layers }
+    }
+}
+
+/// A [`LayerStack`] with a name, for values that must compare and hash (a session key carrying its
+/// own wrappers, such as a sandbox chosen for that session). Values compare by `id` alone: whoever
+/// builds them gives equal ids only to stacks that wrap alike.
+#[derive(Debug, Clone, Default)]
+pub struct NamedLayers {
+    /// What identifies the stack (`""` for the empty default).
+    pub id: String,
+    /// The layers.
+    pub stack: LayerStack,
+}
+
+impl NamedLayers {
+    /// `stack`, known as `id`.
+    pub fn new(id: impl Into<String>, stack: LayerStack) -> Self {
+        Self { id: id.into(), stack }
+    }
+}
+
+impl PartialEq for NamedLayers {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
+}
+
+impl Eq for NamedLayers {}
+
+impl std::hash::Hash for NamedLayers {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.id.hash(state);
+    }
 }
 
 /// Runs the command through a fixed argv prefix (`nice -n 5`, `stdbuf -oL`, a wrapper script).
@@ -125,6 +165,15 @@ mod tests {
         assert_eq!(wrapped.cwd, std::path::PathBuf::from("/w"));
         assert!(wrapped.pty);
         assert_eq!(wrapped.env.get("K").map(String::as_str), Some("v"));
+        let inner = LayerStack::new().with(PrefixLayer::new(["a"]));
+        let outer = LayerStack::new().with(PrefixLayer::new(["b"]));
+        let chained = inner.then(&outer).apply(LaunchSpec::new("x", ["y"], "/"));
+        assert_eq!(
+            (chained.program.as_str(), chained.args.as_slice()),
+            ("b", &["a".to_owned(), "x".to_owned(), "y".to_owned()][..])
+        );
+        assert_eq!(NamedLayers::new("s", inner.clone()), NamedLayers::new("s", outer));
+        assert_ne!(NamedLayers::new("s", inner), NamedLayers::default());
         let empty = PrefixLayer::new(Vec::<String>::new()).wrap(LaunchSpec::new("x", ["y"], "/"));
         assert_eq!(
             (empty.program.as_str(), empty.args.as_slice()),

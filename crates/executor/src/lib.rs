@@ -94,7 +94,7 @@ pub use cwd::{
 pub use env::{NON_INTERACTIVE_ENV, PIPE_TERM, UTF8_LOCALE, is_utf8_locale, non_interactive};
 pub use error::ExecError;
 pub use job::{ProcessHandle, RunningProcess};
-pub use layer::{LaunchLayer, LayerStack, PrefixLayer};
+pub use layer::{LaunchLayer, LayerStack, NamedLayers, PrefixLayer};
 pub use mock::MockExecutor;
 pub use nix::sys::signal::Signal;
 pub use outcome::{ExecOutcome, RunStatus, SIGPIPE_STATUS, signal_name};

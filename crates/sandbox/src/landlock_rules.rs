@@ -136,6 +136,11 @@ fn build_and_restrict(
         if let Ok(fd) = PathFd::new("/dev/pts") {
             created = created.add_rule(PathBeneath::new(fd, device_rights))?;
         }
+        for root in &policy.engine_roots {
+            if let Ok(fd) = PathFd::new(root) {
+                created = created.add_rule(PathBeneath::new(fd, fs_all))?;
+            }
+        }
         if policy.mode == SandboxMode::WorkspaceWrite {
             for root in policy.all_writable_roots() {
                 // A missing root (an unset-up `$TMPDIR`) grants nothing; the workspace itself is

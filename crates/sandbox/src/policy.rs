@@ -88,6 +88,10 @@ pub struct SandboxPolicy {
     /// default, plus configured ones). Roots that do not exist are skipped.
     #[serde(default)]
     pub writable_roots: Vec<PathBuf>,
+    /// Directories writable in every file-system mode, `read-only` included, and never protected:
+    /// the engine's own (a session shell's FIFOs and state files live there).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub engine_roots: Vec<PathBuf>,
     /// Names that stay read-only directly inside every writable root (`.git` by default).
     #[serde(default)]
     pub protected_names: Vec<String>,
@@ -132,6 +136,7 @@ impl SandboxPolicy {
             mode,
             workspace: workspace.into(),
             writable_roots,
+            engine_roots: Vec::new(),
             protected_names: vec![".git".to_owned()],
             protected_paths: Vec::new(),
             network: mode == SandboxMode::Full,
@@ -153,6 +158,13 @@ impl SandboxPolicy {
     #[must_use]
     pub fn with_writable_root(mut self, root: impl Into<PathBuf>) -> Self {
         self.writable_roots.push(root.into());
+        self
+    }
+
+    /// Add a directory writable in every mode (see [`SandboxPolicy::engine_roots`]).
+    #[must_use]
+    pub fn with_engine_root(mut self, root: impl Into<PathBuf>) -> Self {
+        self.engine_roots.push(root.into());
         self
     }
 
@@ -202,6 +214,9 @@ impl SandboxPolicy {
 
     /// Whether `path` (absolute, already resolved) may be written under this policy.
     pub fn may_write(&self, path: &Path) -> bool {
+        if self.mode != SandboxMode::Full && self.engine_roots.iter().any(|root| path.starts_with(root)) {
+            return true;
+        }
         match self.mode {
             SandboxMode::Full => true,
             SandboxMode::ReadOnly => is_writable_device(path),
@@ -277,6 +292,9 @@ mod tests {
         assert!(ro.may_write(Path::new("/dev/null")));
         assert!(ro.may_write(Path::new("/dev/pts/3")));
         assert!(SandboxPolicy::new(SandboxMode::Full, "/w").may_write(Path::new("/etc/x")));
+        let ro = ro.with_engine_root("/run/engine");
+        assert!(ro.may_write(Path::new("/run/engine/fifo")));
+        assert!(!ro.may_write(Path::new("/run/other")));
         assert!(SandboxPolicy::new(SandboxMode::Full, "/w").network);
     }
 

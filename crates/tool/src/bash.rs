@@ -31,6 +31,7 @@ pub struct BashTool {
     jobs: crate::JobRegistry,
     sessions: SessionManager,
     approvals: crate::approvals::ApprovalState,
+    sandboxing: Arc<crate::sandboxing::Sandboxing>,
 }
 
 mod approve;
@@ -59,10 +60,14 @@ impl BashTool {
         session_options
             .env_remove
             .extend(env_gate.removals.iter().cloned());
+        let sessions = SessionManager::new(session_options);
+        let sandboxing =
+            crate::sandboxing::Sandboxing::new(&config.sandbox, &config.cwd, sessions.runtime_dir());
         Self {
             approvals: crate::approvals::ApprovalState::new(&config.approvals, config.policy.as_ref()),
             jobs: crate::JobRegistry::new(crate::jobs::job_config_for(&config)),
-            sessions: SessionManager::new(session_options),
+            sessions,
+            sandboxing: Arc::new(sandboxing),
             config,
             normalizer: Arc::new(StandardNormalizer::default()),
             interceptor: Arc::new(AllowAll),
@@ -167,7 +172,12 @@ impl BashTool {
         notices.extend(elevation_notice);
 
         let requested_cwd = params.cwd.as_deref().or(normalized.cwd.as_deref());
-        let session = self.session_for(&params);
+        let sandbox = self
+            .sandboxing
+            .decide(params.sandbox, params.host.as_deref(), &mut notices)
+            // An elevated run (granted above) runs outside the sandbox (SPEC X-4); the host check stays.
+            .map(|run| run.filter(|_| !params.elevated));
+        let session = self.session_for(&params, sandbox.as_ref().ok().and_then(Option::as_ref));
         // A session keeps its own directory: relative paths resolve against it.
         let live_cwd = session.as_ref().and_then(|key| self.live_session_cwd(key));
         let base = live_cwd.clone().unwrap_or_else(|| self.config.cwd.clone());
@@ -198,6 +208,13 @@ impl BashTool {
             }
             Err(result) => return self.env_gate.redacted(*result),
         }
+        let sandbox = match sandbox {
+            Ok(sandbox) => sandbox,
+            Err(result) => return self.env_gate.redacted(*result),
+        };
+        let watch = sandbox
+            .as_ref()
+            .map(|_| crate::sandboxing::DenialWatch::start(&mut notices));
 
         let (timeout, clamp_notice) = self.clamp_timeout(params.timeout);
         notices.extend(clamp_notice);
@@ -216,12 +233,17 @@ impl BashTool {
             spec.env_remove.extend(self.env_gate.removals.iter().cloned());
             spec.timeout = Some(timeout);
             spec.kill_grace = self.config.kill_grace;
-            (self.config.layers.apply(non_interactive(spec)), state_file)
+            let spec = non_interactive(spec);
+            let spec = match &sandbox {
+                Some(sandbox) => sandbox.wrap(spec),
+                None => spec,
+            };
+            (self.config.layers.apply(spec), state_file)
         };
 
         if params.background || params.yield_ms.is_some() {
             let (spec, state_file) = launch(&mut notices);
-            let result = self
+            let mut result = self
                 .call_as_job(
                     spec,
                     state_file,
@@ -231,8 +253,12 @@ impl BashTool {
                     timeout,
                     notices,
                     cancel,
+                    watch.as_ref().map(crate::sandboxing::DenialWatch::pids),
                 )
                 .await;
+            if let Some(watch) = watch {
+                watch.finish(&mut result, &[]);
+            }
             return self.env_gate.redacted(result);
         }
 
@@ -244,13 +270,25 @@ impl BashTool {
         };
         // A session command is text for the session's shell: only the other runs launch a process.
         let mut state_file = None;
+        let session_name = session.as_ref().map(|key| key.name.clone());
+        let shell_before = session_name.as_deref().and_then(|name| self.session_pid(name));
         let runner = match session {
             _ if use_pty => {
                 let (spec, file) = launch(&mut notices);
                 state_file = file;
-                Runner::Pty(spec)
+                match &watch {
+                    // The same terminal run, through an executor that records its pid.
+                    Some(watch) => Runner::Pipe(watch.recording(Arc::new(transcript_pty())), spec),
+                    None => Runner::Pty(spec),
+                }
             }
-            None => Runner::Pipe(Arc::clone(&self.executor), launch(&mut notices).0),
+            None => {
+                let executor = match &watch {
+                    Some(watch) => watch.recording(Arc::clone(&self.executor)),
+                    None => Arc::clone(&self.executor),
+                };
+                Runner::Pipe(executor, launch(&mut notices).0)
+            }
             Some(key) => Runner::Session {
                 sessions: self.sessions.clone(),
                 text: session_text(&normalized).into_owned(),
@@ -280,7 +318,13 @@ impl BashTool {
                 .then(|| self.config.artifacts_error.clone())
                 .flatten(),
         };
-        let result = Box::pin(run.run(window, &self.jobs, self.config.auto_yield, cancel)).await;
+        let mut result = Box::pin(run.run(window, &self.jobs, self.config.auto_yield, cancel)).await;
+        if let Some(watch) = watch {
+            // A session's shell (the one before the run, or its restart) is the sandbox's creator.
+            let shell_after = session_name.as_deref().and_then(|name| self.session_pid(name));
+            let shells: Vec<u32> = shell_before.into_iter().chain(shell_after).collect();
+            watch.finish(&mut result, &shells);
+        }
         self.env_gate.redacted(result)
     }
 
@@ -346,15 +390,32 @@ impl BashTool {
         }
     }
 
-    /// The session a call runs in, or `None` for a fresh shell.
-    fn session_for(&self, params: &BashParams) -> Option<SessionKey> {
+    /// The session a call runs in, or `None` for a fresh shell. A sandboxed call gets a session whose
+    /// shell runs in its sandbox.
+    fn session_for(
+        &self,
+        params: &BashParams,
+        sandbox: Option<&crate::sandboxing::SandboxRun>,
+    ) -> Option<SessionKey> {
         let name = params.session.as_deref().unwrap_or(&self.config.default_session);
         if name == crate::config::NO_SESSION || name.is_empty() {
             return None;
         }
         let mut key = SessionKey::new(name);
         key.shell = self.config.shell.clone();
+        if let Some(sandbox) = sandbox {
+            sandbox.session_key(&mut key);
+        }
         Some(key)
+    }
+
+    /// The pid of session `name`'s live shell.
+    fn session_pid(&self, name: &str) -> Option<u32> {
+        self.sessions
+            .list()
+            .into_iter()
+            .find(|s| s.name == name)
+            .and_then(|s| s.pid)
     }
 
     /// The working directory of a session that has run before, `None` for a new one.
@@ -404,6 +465,7 @@ impl BashTool {
         timeout: Duration,
         notices: Vec<String>,
         cancel: CancellationToken,
+        record_pid: Option<Arc<std::sync::Mutex<Vec<u32>>>>,
     ) -> ToolResult {
         let head = crate::jobs::OutputPlan {
             lines: normalized.limits.head,
@@ -421,6 +483,7 @@ impl BashTool {
             timeout,
             notices,
             state_file,
+            record_pid,
         };
         crate::jobs::start::run_as_job(&self.jobs, spec, request, cancel).await
     }
@@ -436,6 +499,15 @@ fn session_text(normalized: &Normalized) -> std::borrow::Cow<'_, str> {
         return normalized.script.as_str().into();
     }
     format!("(\n{}\n)", normalized.script).into()
+}
+
+/// The terminal executor of a foreground run (a transcript, no screen emulation), as the foreground
+/// runner's own terminal branch builds it.
+fn transcript_pty() -> shellgate_pty::PtyExecutor {
+    shellgate_pty::PtyExecutor::with_options(shellgate_pty::PtyOptions {
+        emulate_screen: false,
+        ..shellgate_pty::PtyOptions::default()
+    })
 }
 
 /// Resolve and validate the working directory (SPEC E-4); `~` means the home directory.

@@ -64,6 +64,8 @@ pub struct ToolConfig {
     pub env: EnvConfig,
     /// Approvals: expiry of pending ones, the approvals file of "allow always" rules.
     pub approvals: crate::approvals::ApprovalsConfig,
+    /// The sandbox every call runs in (`[sandbox]`; default off) and how it is built.
+    pub sandbox: crate::SandboxConfig,
 }
 
 /// The policy of the default configuration.
@@ -100,6 +102,7 @@ impl Default for ToolConfig {
             policy: Some(default_policy()),
             env: EnvConfig::default(),
             approvals: crate::approvals::ApprovalsConfig::default(),
+            sandbox: crate::SandboxConfig::default(),
         }
     }
 }

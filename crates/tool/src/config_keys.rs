@@ -52,6 +52,21 @@ const INTERCEPT: &[(&str, Shape)] = &[
 
 const ENV: &[(&str, Shape)] = &[("allow_secrets", Shape::Value), ("redact", Shape::Value)];
 
+const SANDBOX: &[(&str, Shape)] = &[
+    ("mode", Shape::Value),
+    ("writable_roots", Shape::Value),
+    ("protected_paths", Shape::Value),
+    ("network", Shape::Value),
+    ("unix_sockets", Shape::Value),
+    ("cpu_seconds", Shape::Value),
+    ("address_space_bytes", Shape::Value),
+    ("file_size_bytes", Shape::Value),
+    ("open_files", Shape::Value),
+    ("processes", Shape::Value),
+    ("allow_degraded", Shape::Value),
+    ("min_landlock_abi", Shape::Value),
+];
+
 /// Every key of a configuration file (SPEC T-10).
 pub(crate) const FILE_KEYS: &[(&str, Shape)] = &[
     ("cwd", Shape::Value),
@@ -75,6 +90,7 @@ pub(crate) const FILE_KEYS: &[(&str, Shape)] = &[
     ("policy", Shape::Table(POLICY)),
     ("intercept", Shape::Table(INTERCEPT)),
     ("env", Shape::Table(ENV)),
+    ("sandbox", Shape::Table(SANDBOX)),
     ("approvals", Shape::Table(APPROVALS)),
 ];
 

@@ -109,6 +109,9 @@ pub struct FileConfig {
     /// `[approvals]`: expiry of pending approvals, their fallback, the approvals file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approvals: Option<crate::approvals::ApprovalsFileConfig>,
+    /// `[sandbox]`: mode, writable roots, protected paths, network, limits, degrading.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<crate::SandboxFile>,
 }
 
 impl FileConfig {
@@ -241,6 +244,9 @@ impl FileConfig {
         if let Some(env) = &self.env {
             config.env.clone_from(env);
         }
+        if let Some(sandbox) = &self.sandbox {
+            sandbox.apply(&mut config.sandbox);
+        }
     }
 
     /// Every key, with the values in effect in `config` (what `shellgate config` prints).
@@ -272,6 +278,7 @@ impl FileConfig {
                 fallback: Some(config.approvals.fallback),
                 file: config.approvals.file_path(),
             }),
+            sandbox: Some(crate::SandboxFile::effective(&config.sandbox)),
         }
     }
 

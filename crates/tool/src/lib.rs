@@ -32,6 +32,7 @@ mod live;
 mod params;
 mod process;
 mod result;
+mod sandboxing;
 mod shape;
 
 pub use approvals::{ApprovalBroker, ApprovalDecision, ApprovalsConfig};
@@ -45,10 +46,12 @@ pub use jobs::{JobConfig, JobExit, JobInfo, JobRegistry, JobStatus};
 pub use live::{DEFAULT_LIVE_CAPACITY, LiveFeed, LiveSink, LiveText};
 pub use params::BashParams;
 pub use process::{ProcessAction, ProcessParams, ProcessResult, ProcessTool};
-pub use result::{Approval, Blocked, ToolResult, ToolStatus, truncation_notice};
+pub use result::{Approval, Blocked, ResultError, ToolResult, ToolStatus, truncation_notice};
+pub use sandboxing::{ModeSetting, SANDBOX_ERROR, SANDBOX_UNAVAILABLE, SandboxConfig, SandboxFile};
 
 pub use shellgate_executor as executor;
 pub use shellgate_intercept as intercept;
 pub use shellgate_normalize as normalize;
+pub use shellgate_sandbox as sandbox;
 pub use shellgate_sink as sink;
 pub use tokio_util::sync::CancellationToken;

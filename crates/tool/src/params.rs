@@ -56,6 +56,24 @@ pub struct BashParams {
     /// After the tool's check, `true` means the elevation was granted.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub elevated: bool,
+    /// Run sandboxed: `read-only`, `workspace-write` or `full`. Only stricter than the configured
+    /// `[sandbox] mode` (read-only > workspace-write > full > off); a looser value is refused with a
+    /// notice, and the configured one applies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "sandbox_schema")]
+    pub sandbox: Option<shellgate_sandbox::SandboxMode>,
+    /// Where the command runs: `local` (default), `auto` (the configured sandbox, else local) or
+    /// `sandbox` (the configured sandbox mode, `workspace-write` when none is configured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+}
+
+fn sandbox_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "string",
+        "enum": ["read-only", "workspace-write", "full"],
+        "description": "Run sandboxed, stricter than configured (read-only > workspace-write > full); a looser value is refused with a notice.",
+    })
 }
 
 fn security_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {

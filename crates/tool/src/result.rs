@@ -105,6 +105,22 @@ pub struct ToolResult {
     pub is_error: bool,
     /// Timeout in seconds that applied.
     pub timeout_secs: u64,
+    /// Why the call failed before its command ran, as data (`kind: "sandbox_unavailable"`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ResultError>,
+    /// What the sandbox denied during the run, read from the kernel: present (possibly empty) only
+    /// for a sandboxed run whose denials could be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_denied: Option<Vec<shellgate_sandbox::Denial>>,
+}
+
+/// A failure as data (`ToolResult::error`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResultError {
+    /// What failed (`sandbox_unavailable`, `sandbox_error`).
+    pub kind: String,
+    /// Why.
+    pub reason: String,
 }
 
 impl ToolResult {
@@ -127,6 +143,8 @@ impl ToolResult {
             approval: None,
             is_error: true,
             timeout_secs: 0,
+            error: None,
+            sandbox_denied: None,
         }
     }
 

@@ -148,6 +148,8 @@ pub(crate) fn shape(
         approval: None,
         is_error,
         timeout_secs: timeout.as_secs(),
+        error: None,
+        sandbox_denied: None,
     }
 }
 

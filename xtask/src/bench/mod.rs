@@ -10,6 +10,7 @@ mod limiter;
 mod parse;
 mod peers;
 mod pty;
+mod sandbox;
 
 pub use pty::pty_works;
 mod throughput;
@@ -129,6 +130,10 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
     if options.wants("peers") {
         let t = Instant::now();
         timed(peers::run(&mut ctx), t);
+    }
+    if options.wants("sandbox") {
+        let t = Instant::now();
+        timed(sandbox::run(&mut ctx), t);
     }
 
     let report = Report {

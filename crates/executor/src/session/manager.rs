@@ -29,6 +29,10 @@ pub struct SessionKey {
     /// Variables set in the shell's environment when it starts (on top of the engine's own and the
     /// non-interactive set).
     pub env: BTreeMap<String, String>,
+    /// Wrappers of this session's shell alone (a sandbox chosen for it), applied inside
+    /// [`SessionOptions::layers`] at its start and every respawn; keys compare them by id. The rc
+    /// snapshot is captured with [`SessionOptions::layers`] only.
+    pub layers: crate::NamedLayers,
 }
 
 impl std::hash::Hash for SessionKey {
@@ -40,6 +44,7 @@ impl std::hash::Hash for SessionKey {
         self.shell.prefix.hash(state);
         self.snapshot.hash(state);
         self.env.hash(state);
+        self.layers.hash(state);
     }
 }
 
@@ -51,6 +56,7 @@ impl SessionKey {
             shell: ShellConfig::default(),
             snapshot: true,
             env: BTreeMap::new(),
+            layers: crate::NamedLayers::default(),
         }
     }
 
@@ -248,6 +254,12 @@ impl SessionManager {
             handle.spawn(reap_idle_loop(weak, period));
         }
         Self { inner }
+    }
+
+    /// The private directory holding the sessions' FIFOs and state files (under
+    /// [`SessionOptions::runtime_dir`]): a sandbox around a session shell must keep it writable.
+    pub fn runtime_dir(&self) -> &Path {
+        &self.inner.dir
     }
 
     /// Run `command` in the session `key`, streaming its merged output into `sink`.
@@ -568,6 +580,7 @@ impl SessionManager {
         } else {
             None
         };
+        let layers = key.layers.stack.then(&self.inner.options.layers);
         let plan = SpawnPlan {
             program: &slot.program,
             kind: slot.kind,
@@ -579,7 +592,7 @@ impl SessionManager {
             state,
             parent_dir: &self.inner.dir,
             ready_timeout: self.inner.options.respond_timeout,
-            layers: &self.inner.options.layers,
+            layers: &layers,
         };
         let shell = ShellProcess::spawn(&plan).await?;
         let notice = if want_snapshot_notice {

@@ -30,6 +30,8 @@ pub(crate) struct JobRequest<'a> {
     pub notices: Vec<String>,
     /// The session state the job's shell reads first (see `BashTool`): kept until the job has ended.
     pub state_file: Option<StateFile>,
+    /// Where the job's pid goes once it started (a sandboxed run's denials are looked up by it).
+    pub record_pid: Option<std::sync::Arc<std::sync::Mutex<Vec<u32>>>>,
 }
 
 /// Run `spec` as a job per `request`.
@@ -65,6 +67,11 @@ pub(crate) async fn run_as_job(
         &mut request.notices,
     ) {
         Ok(job) => {
+            if let (Some(pids), Some(pid)) = (&request.record_pid, job.pid()) {
+                pids.lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push(pid);
+            }
             if let Some(file) = request.state_file.take() {
                 keep_until_end(&job, file);
             }
