@@ -79,6 +79,7 @@ mod mock;
 mod outcome;
 mod pipe;
 mod rawsys;
+mod remote_stop;
 mod session;
 mod spec;
 pub mod tree;

@@ -116,6 +116,7 @@ impl PipeExecutor {
         drop(stdin);
         let mut guard = KillOnDrop {
             tree: &tree,
+            remote_stop: spec.remote_stop.as_deref(),
             armed: true,
         };
         let mut buf = vec![0u8; READ_CHUNK];
@@ -224,6 +225,11 @@ impl PipeExecutor {
             tree.kill_all()
         };
         guard.armed = false;
+        if run_status != RunStatus::Completed
+            && let Some(stop) = &spec.remote_stop
+        {
+            crate::remote_stop::run(stop).await;
+        }
         if leader_pending {
             child.reap_later();
         }
@@ -255,6 +261,8 @@ impl PipeExecutor {
 /// Kills the tree if the run is abandoned (its future dropped) before it finished.
 struct KillOnDrop<'a> {
     tree: &'a ProcessTree,
+    /// Stops what the run started elsewhere (see [`LaunchSpec::remote_stop`]).
+    remote_stop: Option<&'a LaunchSpec>,
     armed: bool,
 }
 
@@ -262,6 +270,9 @@ impl Drop for KillOnDrop<'_> {
     fn drop(&mut self) {
         if self.armed {
             self.tree.kill_all();
+            if let Some(stop) = self.remote_stop {
+                crate::remote_stop::run_detached(stop);
+            }
         }
     }
 }

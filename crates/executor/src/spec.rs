@@ -42,6 +42,11 @@ pub struct LaunchSpec {
     /// Set by [`shell_spec`] for bash; executors that do not provide the descriptor may ignore it (the
     /// trailer then fails silently).
     pub status_report: bool,
+    /// What stops this launch's processes on another host or in a container, run once (bounded by its
+    /// own timeout) when the run is stopped before its end — timeout, cancel, a killed job, an
+    /// abandoned run: killing the local client (`ssh`, `docker exec`) alone leaves them running. Set by
+    /// host layers.
+    pub remote_stop: Option<Box<LaunchSpec>>,
 }
 
 impl LaunchSpec {
@@ -63,6 +68,7 @@ impl LaunchSpec {
             timeout: None,
             kill_grace: Duration::from_secs(2),
             status_report: false,
+            remote_stop: None,
         }
     }
 

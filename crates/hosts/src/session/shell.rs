@@ -1,0 +1,427 @@
+//! One persistent shell on a host, over one client channel (`ssh … sh`, `docker exec -i … sh`): the
+//! script goes in on stdin, output and records come back on stdout.
+
+use std::collections::VecDeque;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use shellgate_executor::{
+    CancellationToken, ExecOutcome, LaunchSpec, LayerStack, RunStatus, SendSink, SessionCommand,
+};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, ChildStdin, ChildStdout};
+
+use super::framing::{Piece, Record, Scanner};
+use crate::clients::Invocation;
+use crate::quote::{is_shell_name, sh_quote};
+use crate::script::{self, MARKER_VAR, REAP_FUNCTION};
+use crate::{HostError, RemoteHost};
+
+/// How much of the client's stderr is kept for error messages.
+const STDERR_KEEP: usize = 4096;
+/// How long a stopped command may take to report its end before its shell is ended too.
+const STOP_REPORT_WAIT: Duration = Duration::from_secs(5);
+
+/// Which saved state a new shell starts from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Restore {
+    /// None: a new session.
+    Fresh,
+    /// The state saved after command `id`.
+    After(u64),
+    /// The state the shell saved as it exited (`exit`, `set -e`).
+    AtExit,
+}
+
+/// A live remote shell.
+pub(crate) struct RemoteShell {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: ChildStdout,
+    stderr: Arc<Mutex<VecDeque<u8>>>,
+    scanner: Scanner,
+    marker: String,
+    /// The shell's pid on the host.
+    pid: u32,
+    next_id: u64,
+    /// The id of the last command whose state was saved.
+    pub(crate) last_saved: Option<u64>,
+    /// The shell's directory on the host.
+    pub(crate) cwd: String,
+    buf: Vec<u8>,
+}
+
+impl RemoteShell {
+    /// Start a shell on `host` whose saved state lives in `state_dir` (on the host), from `restore`.
+    pub(crate) async fn spawn(
+        host: &RemoteHost,
+        layers: &LayerStack,
+        state_dir: &str,
+        restore: Restore,
+        ready_timeout: Duration,
+    ) -> Result<Self, HostError> {
+        let marker = script::new_marker();
+        let nonce = script::new_marker();
+        let launcher = format!(
+            "{MARKER_VAR}={}; export {MARKER_VAR}\n\
+             if command -v bash >/dev/null 2>&1; then exec bash --noprofile --norc; fi\nexec sh\n",
+            sh_quote(&marker)
+        );
+        let argv = host.argv(
+            &launcher,
+            &Invocation {
+                stdin: true,
+                ..Invocation::default()
+            },
+        );
+        let mut like = LaunchSpec::new("", Vec::<String>::new(), "/");
+        like.stdin = shellgate_executor::StdinMode::Piped;
+        let spec = layers.apply(RemoteHost::client_spec(argv, &like));
+        let mut cmd = tokio::process::Command::new(&spec.program);
+        if spec.env_clear {
+            cmd.env_clear();
+        }
+        for key in &spec.env_remove {
+            cmd.env_remove(key);
+        }
+        cmd.args(&spec.args)
+            .current_dir(&spec.cwd)
+            .envs(&spec.env)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        let unreachable = |reason: String| HostError::Unreachable {
+            host: host.target().to_string(),
+            reason,
+        };
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| unreachable(format!("cannot start {}: {e}", spec.program)))?;
+        let (Some(mut stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(unreachable("the client's pipes are missing".into()));
+        };
+        let kept = Arc::new(Mutex::new(VecDeque::new()));
+        tokio::spawn(keep_tail(stderr, Arc::clone(&kept)));
+        stdin
+            .write_all(bootstrap(&nonce, state_dir, restore).as_bytes())
+            .await
+            .map_err(|e| unreachable(format!("the host's shell did not take its start script: {e}")))?;
+        let mut shell = Self {
+            child,
+            stdin,
+            stdout,
+            stderr: kept,
+            scanner: Scanner::new(&nonce),
+            marker,
+            pid: 0,
+            next_id: 1,
+            last_saved: None,
+            cwd: String::new(),
+            buf: vec![0; 16 * 1024],
+        };
+        match tokio::time::timeout(ready_timeout, shell.wait_ready()).await {
+            Ok(Ok(())) => Ok(shell),
+            Ok(Err(())) => Err(unreachable(
+                shell.stderr_text_or("the shell ended during startup"),
+            )),
+            Err(_) => Err(unreachable(
+                shell.stderr_text_or("the shell did not start in time"),
+            )),
+        }
+    }
+
+    async fn wait_ready(&mut self) -> Result<(), ()> {
+        loop {
+            let n = self.stdout.read(&mut self.buf).await.map_err(|_| ())?;
+            if n == 0 {
+                return Err(());
+            }
+            let mut ready = None;
+            self.scanner.feed(&self.buf[..n], |piece| {
+                if let Piece::Record(r) = piece
+                    && r.kind == b'r'
+                {
+                    ready = Some(r);
+                }
+            });
+            if let Some(record) = ready {
+                self.pid = record.id as u32;
+                self.cwd = record.cwd;
+                return Ok(());
+            }
+        }
+    }
+
+    fn stderr_text_or(&self, fallback: &str) -> String {
+        let kept = self.stderr.lock().unwrap_or_else(PoisonError::into_inner);
+        let text = String::from_utf8_lossy(&kept.iter().copied().collect::<Vec<u8>>())
+            .trim()
+            .to_owned();
+        if text.is_empty() {
+            fallback.to_owned()
+        } else {
+            text
+        }
+    }
+
+    /// Whether the client (and so the shell) has ended.
+    pub(crate) fn has_exited(&mut self) -> bool {
+        !matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Run one command to its end, streaming its output into `sink`. `Ok(false)` when the shell
+    /// ended with it (the next command needs a new shell).
+    pub(crate) async fn run(
+        &mut self,
+        host: &RemoteHost,
+        command: &SessionCommand<'_>,
+        kill_grace: Duration,
+        sink: &mut SendSink<'_>,
+        cancel: &CancellationToken,
+    ) -> (ExecOutcome, bool) {
+        let start = Instant::now();
+        let id = self.next_id;
+        self.next_id += 1;
+        let line = command_line(command, id);
+        if let Err(e) = self.stdin.write_all(line.as_bytes()).await {
+            let mut outcome = ExecOutcome::failed_to_start(
+                format!("the session's shell on {} is gone: {e}", host.target()),
+                start.elapsed(),
+            );
+            outcome.cwd_after = None;
+            return (outcome, false);
+        }
+        let deadline = tokio::time::Instant::now() + command.timeout;
+        let mut status = RunStatus::Completed;
+        let mut stopped_output = false;
+        // Once a stop was sent: when to give up waiting for the command's end and end the shell too.
+        let mut give_up_at: Option<tokio::time::Instant> = None;
+        let mut stop_task: Option<tokio::task::JoinHandle<()>> = None;
+        let end = loop {
+            let mut end: Option<Record> = None;
+            let mut want_stop = false;
+            tokio::select! {
+                read = self.stdout.read(&mut self.buf) => {
+                    let n = read.unwrap_or(0);
+                    if n == 0 {
+                        break None;
+                    }
+                    self.scanner.feed(&self.buf[..n], |piece| match piece {
+                        Piece::Output(bytes) => {
+                            if !stopped_output && sink.write(bytes).is_stop() {
+                                stopped_output = true;
+                                want_stop = true;
+                            }
+                        }
+                        Piece::Record(r) if r.id == id && (r.kind == b'e' || r.kind == b'd') => end = Some(r),
+                        Piece::Record(_) => {}
+                    });
+                }
+                () = tokio::time::sleep_until(deadline), if status == RunStatus::Completed => {
+                    status = RunStatus::TimedOut;
+                    stop_task = Some(self.stop_command(host, kill_grace, "TERM"));
+                    give_up_at = Some(tokio::time::Instant::now() + kill_grace + STOP_REPORT_WAIT);
+                }
+                () = cancel.cancelled(), if status == RunStatus::Completed => {
+                    status = RunStatus::Cancelled;
+                    stop_task = Some(self.stop_command(host, kill_grace, "TERM"));
+                    give_up_at = Some(tokio::time::Instant::now() + kill_grace + STOP_REPORT_WAIT);
+                }
+                () = sleep_until_opt(give_up_at), if give_up_at.is_some() => {
+                    // A builtin loop in the shell itself: only ending the shell stops it.
+                    self.end_shell(host, None).await;
+                    break None;
+                }
+            }
+            if want_stop {
+                // As a closed pipe would: the command's processes get SIGPIPE; the shell stays.
+                stop_task = Some(self.stop_command(host, Duration::ZERO, "PIPE"));
+                give_up_at.get_or_insert(tokio::time::Instant::now() + kill_grace + STOP_REPORT_WAIT);
+            }
+            if let Some(record) = end {
+                break Some(record);
+            }
+        };
+        if let Some(task) = stop_task {
+            let _ = task.await;
+        }
+        let mut outcome = ExecOutcome::new(status, start.elapsed());
+        outcome.output_stopped = stopped_output;
+        match end {
+            Some(record) if record.kind == b'd' => {
+                let dir = command.cwd.map(|d| d.display().to_string()).unwrap_or_default();
+                outcome = ExecOutcome::failed_to_start(
+                    HostError::NoDirectory {
+                        host: host.target().to_string(),
+                        dir,
+                    }
+                    .to_string(),
+                    start.elapsed(),
+                );
+                outcome.cwd_after = Some(record.cwd.clone().into());
+                self.cwd = record.cwd;
+                (outcome, true)
+            }
+            Some(record) => {
+                self.last_saved = Some(id);
+                outcome.exit_code = Some(record.status);
+                outcome.cwd_after = Some(record.cwd.clone().into());
+                self.cwd = record.cwd;
+                (outcome, true)
+            }
+            None => {
+                // The shell ended (`exit`, `set -e`, killed): its client's status is the shell's.
+                let rest = self.scanner.take_pending();
+                if !rest.is_empty() && !stopped_output {
+                    let _ = sink.write(&rest);
+                }
+                let waited = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
+                if let Ok(Ok(exit)) = waited {
+                    outcome.exit_code = exit.code();
+                }
+                (outcome, false)
+            }
+        }
+    }
+
+    /// Start the stop of the running command's processes (the shell is spared).
+    fn stop_command(&self, host: &RemoteHost, grace: Duration, signal: &str) -> tokio::task::JoinHandle<()> {
+        let text = if signal == "TERM" {
+            script::stop_script(&self.marker, grace.as_secs().min(5) as u32, &[self.pid])
+        } else {
+            format!(
+                "{REAP_FUNCTION}__sg_reap {} {signal} {}\n",
+                sh_quote(&self.marker),
+                self.pid
+            )
+        };
+        let argv = host.argv(&text, &Invocation::default());
+        tokio::spawn(async move {
+            let mut cmd = tokio::process::Command::new(&argv[0]);
+            cmd.args(&argv[1..])
+                .current_dir("/")
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .kill_on_drop(true);
+            if let Ok(mut child) = cmd.spawn() {
+                let _ = tokio::time::timeout(Duration::from_secs(20), child.wait()).await;
+            }
+        })
+    }
+
+    /// End the shell and everything it started, on the host and here; `forget` also removes the
+    /// session's saved state there (the session is closed, not restarted).
+    pub(crate) async fn end_shell(&mut self, host: &RemoteHost, forget: Option<&str>) {
+        let mut stop = host.stop_spec(&self.marker, Duration::ZERO, &[]);
+        if let Some(dir) = forget {
+            let text = format!("{}rm -rf \"{dir}\"\n", script::stop_script(&self.marker, 0, &[]));
+            stop.args = host.argv(&text, &Invocation::default()).split_off(1);
+        }
+        let mut cmd = tokio::process::Command::new(&stop.program);
+        cmd.args(&stop.args)
+            .current_dir("/")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true);
+        if let Ok(mut child) = cmd.spawn() {
+            let _ = tokio::time::timeout(Duration::from_secs(20), child.wait()).await;
+        }
+        let _ = self.child.kill().await;
+    }
+}
+
+async fn sleep_until_opt(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Keep the last [`STDERR_KEEP`] bytes the client writes to stderr.
+async fn keep_tail(mut stderr: tokio::process::ChildStderr, kept: Arc<Mutex<VecDeque<u8>>>) {
+    let mut buf = [0u8; 1024];
+    while let Ok(n) = stderr.read(&mut buf).await {
+        if n == 0 {
+            break;
+        }
+        let mut kept = kept.lock().unwrap_or_else(PoisonError::into_inner);
+        kept.extend(&buf[..n]);
+        let excess = kept.len().saturating_sub(STDERR_KEEP);
+        kept.drain(..excess);
+    }
+}
+
+/// The shell's start: the saved state it restores, the functions that end each command, and the
+/// ready record. Runs in the shell reading stdin, so nothing here may read stdin.
+fn bootstrap(nonce: &str, state_dir: &str, restore: Restore) -> String {
+    // Built by the engine from `$TMPDIR` and hex digits only: expanded by the host's shell.
+    let mut s = format!(
+        "__sg_dir=\"{state_dir}\"\nmkdir -p \"$__sg_dir\" 2>/dev/null; chmod 700 \"$__sg_dir\" 2>/dev/null\n"
+    );
+    let file = match restore {
+        Restore::Fresh => None,
+        Restore::After(id) => Some(format!("s{}", id % 2)),
+        Restore::AtExit => Some("sx".to_owned()),
+    };
+    if let Some(file) = file {
+        // The saved marker belongs to the old shell: this shell's own is set again below.
+        s.push_str(&format!(
+            "__sg_m=${MARKER_VAR}\n[ -r \"$__sg_dir/{file}\" ] && . \"$__sg_dir/{file}\" >/dev/null 2>&1\n\
+             {MARKER_VAR}=$__sg_m; export {MARKER_VAR}\n\
+             [ -n \"${{__SG_CWD-}}\" ] && cd -- \"$__SG_CWD\" 2>/dev/null; unset __SG_CWD\n"
+        ));
+    }
+    s.push_str(REAP_FUNCTION);
+    s.push_str(&format!(
+        r#"__sg_n={nonce}
+__sg_save() {{
+  __SG_CWD=$PWD; export __SG_CWD
+  {{ export -p; if [ -n "${{BASH_VERSION-}}" ]; then declare -f; alias -p; fi; }} >"$__sg_dir/s$1" 2>/dev/null
+  unset __SG_CWD
+}}
+__sg_end() {{
+  __sg_st=$1
+  __sg_save $(( $2 % 2 ))
+  __sg_k=
+  read -r __sg_k 2>/dev/null </proc/$$/task/$$/children
+  [ -n "$__sg_k" ] && __sg_reap "${MARKER_VAR}" KILL
+  printf '\036%s:e:%s:%s:%s\036' "$__sg_n" "$2" "$__sg_st" "$PWD"
+}}
+__sg_nodir() {{ printf '\036%s:d:%s:0:%s\036' "$__sg_n" "$1" "$PWD"; }}
+trap '__sg_save x' EXIT
+printf '\036%s:r:%s:0:%s\036' "$__sg_n" "$$" "$PWD"
+"#,
+        nonce = sh_quote(nonce)
+    ));
+    s
+}
+
+/// The line that runs one command at the shell's top level (so `declare`, `local` errors, `exit` and
+/// `set -e` mean what they mean in a script), with its directory and variables, then reports.
+fn command_line(command: &SessionCommand<'_>, id: u64) -> String {
+    let mut assignments = String::new();
+    for (key, value) in command.env {
+        if key == "PATH" {
+            assignments.push_str(&format!("PATH={}\"${{PATH:+:$PATH}}\" ", sh_quote(value)));
+        } else if is_shell_name(key) {
+            assignments.push_str(&format!("{key}={} ", sh_quote(value)));
+        }
+    }
+    let run = format!(
+        "{assignments}eval {} </dev/null 2>&1; __sg_end $? {id}",
+        sh_quote(command.text)
+    );
+    match command.cwd {
+        Some(dir) => format!(
+            "if cd -- {} 2>/dev/null; then {run}; else __sg_nodir {id}; fi\n",
+            sh_quote(&dir.to_string_lossy())
+        ),
+        None => format!("{run}\n"),
+    }
+}
