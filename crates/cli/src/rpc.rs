@@ -296,6 +296,7 @@ pub async fn serve(config_file: Option<&Path>) -> anyhow::Result<()> {
     exit_notifier.abort();
     server.tool.jobs().shutdown().await;
     server.tool.sessions().shutdown();
+    server.tool.shutdown_hosts().await;
     while in_flight.join_next().await.is_some() {}
     drop(server);
     let _ = writer.await;

@@ -48,7 +48,9 @@ pub struct RunArgs {
     /// `[sandbox] mode`).
     #[arg(long, value_name = "MODE", value_parser = parse_sandbox_mode)]
     sandbox: Option<shellgate::sandbox::SandboxMode>,
-    /// Where to run: local, auto (the configured sandbox, else local) or sandbox.
+    /// Where to run: local, auto (the configured sandbox, else local), sandbox, ssh:DEST,
+    /// docker:CONTAINER, podman:CONTAINER, k8s:POD[/CONTAINER][@NAMESPACE] or a host named in the
+    /// configuration (`[hosts.NAME]`).
     #[arg(long, value_name = "HOST")]
     host: Option<String>,
     /// Configuration file (TOML).
@@ -128,11 +130,13 @@ pub async fn run(args: RunArgs) -> anyhow::Result<i32> {
     });
     if args.json {
         let result = tool.call(params, cancel).await;
+        tool.shutdown_hosts().await;
         println!("{}", serde_json::to_string(&result)?);
         return Ok(0);
     }
     if !std::io::stdout().is_terminal() {
         let result = tool.call(params, cancel).await;
+        tool.shutdown_hosts().await;
         println!("{}", result.model_text());
         return Ok(exit_status(&result));
     }
@@ -143,6 +147,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<i32> {
     } else {
         tool.call_live(params, cancel, None).await
     };
+    tool.shutdown_hosts().await;
     print!(
         "{}",
         render::final_text(&result, args.full, Style::new(render::colors_wanted(true)))

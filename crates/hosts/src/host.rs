@@ -108,7 +108,9 @@ impl RemoteHost {
     pub fn is_client_failure(&self, code: Option<i32>) -> bool {
         match self.inner.target {
             HostTarget::Ssh { .. } => code == Some(255),
-            HostTarget::Container { .. } => matches!(code, Some(125..=127)),
+            // docker: 1 for a missing or stopped container, 126/127 for a missing `sh`; podman:
+            // 125 missing, 255 stopped, 126/127 as docker.
+            HostTarget::Container { .. } => matches!(code, Some(1 | 125..=127 | 255)),
             HostTarget::Kube { .. } => code == Some(1),
         }
     }

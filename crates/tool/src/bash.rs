@@ -32,9 +32,11 @@ pub struct BashTool {
     sessions: SessionManager,
     approvals: crate::approvals::ApprovalState,
     sandboxing: Arc<crate::sandboxing::Sandboxing>,
+    hosts: crate::remote::Hosts,
 }
 
 mod approve;
+mod remote;
 
 impl std::fmt::Debug for BashTool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -63,7 +65,13 @@ impl BashTool {
         let sessions = SessionManager::new(session_options);
         let sandboxing =
             crate::sandboxing::Sandboxing::new(&config.sandbox, &config.cwd, sessions.runtime_dir());
+        let remote_options = shellgate_hosts::RemoteSessionOptions {
+            kill_grace: config.kill_grace,
+            layers: config.layers.clone(),
+            ..shellgate_hosts::RemoteSessionOptions::default()
+        };
         Self {
+            hosts: crate::remote::Hosts::new(&config.hosts, sessions.runtime_dir(), remote_options),
             approvals: crate::approvals::ApprovalState::new(&config.approvals, config.policy.as_ref()),
             jobs: crate::JobRegistry::new(crate::jobs::job_config_for(&config)),
             sessions,
@@ -171,6 +179,23 @@ impl BashTool {
         let mut notices: Vec<String> = normalized.rewrites.iter().map(|r| r.message.clone()).collect();
         notices.extend(elevation_notice);
 
+        match self
+            .hosts
+            .select(params.host.as_deref(), self.config.sandbox.mode.is_some())
+        {
+            Ok(None) => {}
+            Ok(Some(remote)) => {
+                let call = remote::RemoteCall {
+                    remote,
+                    normalized,
+                    notices,
+                    approved,
+                    live,
+                };
+                return Box::pin(self.run_remote(params, call, cancel)).await;
+            }
+            Err(message) => return ToolResult::not_run(ToolStatus::FailedToStart, message, base_cwd),
+        }
         let requested_cwd = params.cwd.as_deref().or(normalized.cwd.as_deref());
         let sandbox = self
             .sandboxing

@@ -66,6 +66,8 @@ pub struct ToolConfig {
     pub approvals: crate::approvals::ApprovalsConfig,
     /// The sandbox every call runs in (`[sandbox]`; default off) and how it is built.
     pub sandbox: crate::SandboxConfig,
+    /// Remote hosts: client settings and named hosts (`[ssh]`, `[docker]`, `[hosts.NAME]`, …).
+    pub hosts: crate::HostsConfig,
 }
 
 /// The policy of the default configuration.
@@ -103,6 +105,7 @@ impl Default for ToolConfig {
             env: EnvConfig::default(),
             approvals: crate::approvals::ApprovalsConfig::default(),
             sandbox: crate::SandboxConfig::default(),
+            hosts: crate::HostsConfig::default(),
         }
     }
 }

@@ -17,6 +17,14 @@ pub(crate) enum Shape {
     Table(&'static [(&'static str, Shape)]),
     /// An array of tables with these keys (`[[policy.rules]]`).
     Tables(&'static [(&'static str, Shape)]),
+    /// A table of these values and of tables with any names, each with the keys of `each`
+    /// (`[hosts] allow_unnamed`, `[hosts.web] target = …`).
+    Named {
+        /// The keys that hold values.
+        values: &'static [&'static str],
+        /// The keys of each named table.
+        each: &'static [(&'static str, Shape)],
+    },
 }
 
 const RULE_ENTRY: &[(&str, Shape)] = &[
@@ -92,6 +100,33 @@ pub(crate) const FILE_KEYS: &[(&str, Shape)] = &[
     ("env", Shape::Table(ENV)),
     ("sandbox", Shape::Table(SANDBOX)),
     ("approvals", Shape::Table(APPROVALS)),
+    ("ssh", Shape::Table(SSH)),
+    ("docker", Shape::Table(CLIENT)),
+    ("podman", Shape::Table(CLIENT)),
+    ("kubectl", Shape::Table(CLIENT)),
+    (
+        "hosts",
+        Shape::Named {
+            values: &["allow_unnamed"],
+            each: HOST,
+        },
+    ),
+];
+
+const SSH: &[(&str, Shape)] = &[
+    ("program", Shape::Value),
+    ("config_file", Shape::Value),
+    ("options", Shape::Value),
+    ("multiplex", Shape::Value),
+];
+
+const CLIENT: &[(&str, Shape)] = &[("command", Shape::Value)];
+
+const HOST: &[(&str, Shape)] = &[
+    ("target", Shape::Value),
+    ("workspace", Shape::Value),
+    ("workdir", Shape::Value),
+    ("env", Shape::Value),
 ];
 
 const APPROVALS: &[(&str, Shape)] = &[
@@ -154,6 +189,9 @@ fn walk(
         };
         match (shape, value.get_ref()) {
             (Shape::Table(keys), DeValue::Table(inner)) => walk(text, inner, keys, &path, lines)?,
+            (Shape::Named { values, each }, DeValue::Table(inner)) => {
+                walk_named(text, inner, values, each, &path, lines)?;
+            }
             (Shape::Tables(keys), DeValue::Array(items)) => {
                 lines.entry(path.clone()).or_insert(line);
                 for (i, item) in items.iter().enumerate() {
@@ -166,6 +204,36 @@ fn walk(
             // A value of the wrong type is reported when the value is deserialized.
             _ => {
                 lines.entry(path).or_insert(line);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A [`Shape::Named`] table: its values, and its named tables checked against `each`.
+fn walk_named(
+    text: &str,
+    table: &DeTable<'_>,
+    values: &'static [&'static str],
+    each: &'static [(&'static str, Shape)],
+    prefix: &str,
+    lines: &mut KeyLines,
+) -> Result<(), UnknownKey> {
+    for (key, value) in table {
+        let name: &str = key.get_ref();
+        let path = format!("{prefix}.{name}");
+        let line = line_of(text, &key.span());
+        match value.get_ref() {
+            DeValue::Table(inner) => walk(text, inner, each, &path, lines)?,
+            _ if values.contains(&name) => {
+                lines.entry(path).or_insert(line);
+            }
+            _ => {
+                return Err(UnknownKey {
+                    key: path,
+                    line,
+                    suggestion: closest(name, values.iter().copied()),
+                });
             }
         }
     }

@@ -112,6 +112,21 @@ pub struct FileConfig {
     /// `[sandbox]`: mode, writable roots, protected paths, network, limits, degrading.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<crate::SandboxFile>,
+    /// `[ssh]`: the OpenSSH client's program, `-F` file, `-o` options, connection sharing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ssh: Option<crate::SshFile>,
+    /// `[docker]`: the docker client and its arguments before `exec`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub docker: Option<crate::ClientFile>,
+    /// `[podman]`: the podman client and its arguments before `exec`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub podman: Option<crate::ClientFile>,
+    /// `[kubectl]`: the kubectl client and its arguments before `exec`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kubectl: Option<crate::ClientFile>,
+    /// `[hosts.NAME]`: named hosts (target, workspace ↔ workdir, env); `[hosts] allow_unnamed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hosts: Option<crate::HostsFile>,
 }
 
 impl FileConfig {
@@ -147,7 +162,23 @@ impl FileConfig {
             path: path.to_path_buf(),
             source,
         })?;
+        file.host_sections()
+            .check()
+            .map_err(|message| ConfigError::Parse {
+                path: path.to_path_buf(),
+                message,
+            })?;
         Ok((file, lines))
+    }
+
+    fn host_sections(&self) -> crate::remote::HostSections<'_> {
+        crate::remote::HostSections {
+            ssh: self.ssh.as_ref(),
+            docker: self.docker.as_ref(),
+            podman: self.podman.as_ref(),
+            kubectl: self.kubectl.as_ref(),
+            hosts: self.hosts.as_ref(),
+        }
     }
 
     /// The policy of the `[policy]` and `[intercept]` sections, when the file has either.
@@ -244,6 +275,7 @@ impl FileConfig {
         if let Some(env) = &self.env {
             config.env.clone_from(env);
         }
+        self.host_sections().apply(&mut config.hosts);
         if let Some(sandbox) = &self.sandbox {
             sandbox.apply(&mut config.sandbox);
         }
@@ -251,6 +283,7 @@ impl FileConfig {
 
     /// Every key, with the values in effect in `config` (what `shellgate config` prints).
     pub fn effective(config: &ToolConfig) -> Self {
+        let (ssh, [docker, podman, kubectl], hosts) = crate::remote::effective(&config.hosts);
         Self {
             cwd: Some(config.cwd.clone()),
             shell: Some(config.shell.resolve_shell()),
@@ -279,6 +312,11 @@ impl FileConfig {
                 file: config.approvals.file_path(),
             }),
             sandbox: Some(crate::SandboxFile::effective(&config.sandbox)),
+            ssh: Some(ssh),
+            docker: Some(docker),
+            podman: Some(podman),
+            kubectl: Some(kubectl),
+            hosts: Some(hosts),
         }
     }
 

@@ -37,6 +37,15 @@ pub(crate) enum Runner {
         env: BTreeMap<String, String>,
         report_status: bool,
     },
+    /// A persistent session on a remote host.
+    Remote {
+        sessions: shellgate_hosts::RemoteSessions,
+        host: shellgate_hosts::RemoteHost,
+        name: String,
+        text: String,
+        cwd: Option<PathBuf>,
+        env: BTreeMap<String, String>,
+    },
 }
 
 /// Everything one foreground run needs, owned, so it can outlive the call.
@@ -237,6 +246,25 @@ impl Foreground {
                     report_status,
                 };
                 sessions.run_command(&key, &command, &mut sink, cancel).await
+            }
+            Runner::Remote {
+                sessions,
+                host,
+                name,
+                text,
+                cwd,
+                env,
+            } => {
+                let command = SessionCommand {
+                    text: &text,
+                    cwd: cwd.as_deref(),
+                    env: &env,
+                    timeout,
+                    report_status: false,
+                };
+                sessions
+                    .run_command(&host, &name, &command, &mut sink, cancel)
+                    .await
             }
         };
         drop(state_file);

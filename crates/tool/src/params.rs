@@ -62,8 +62,11 @@ pub struct BashParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "sandbox_schema")]
     pub sandbox: Option<shellgate_sandbox::SandboxMode>,
-    /// Where the command runs: `local` (default), `auto` (the configured sandbox, else local) or
-    /// `sandbox` (the configured sandbox mode, `workspace-write` when none is configured).
+    /// Where the command runs: `local` (default), `auto` (the configured sandbox, else local),
+    /// `sandbox` (the configured sandbox mode, `workspace-write` when none is configured),
+    /// `ssh:<destination>`, `docker:<container>`, `podman:<container>`,
+    /// `k8s:<pod>[/<container>][@<namespace>]`, or a host named in the configuration. On a host the
+    /// command runs in that host's persistent session (or once with `session: "none"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
 }

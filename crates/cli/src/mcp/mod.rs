@@ -45,6 +45,7 @@ pub async fn serve(config_file: Option<&Path>) -> anyhow::Result<()> {
     exits.abort();
     server.tool().jobs().shutdown().await;
     server.tool().sessions().shutdown();
+    server.tool().shutdown_hosts().await;
     Ok(())
 }
 

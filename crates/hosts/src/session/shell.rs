@@ -393,6 +393,14 @@ __sg_end() {{
   [ -n "$__sg_k" ] && __sg_reap "${MARKER_VAR}" KILL
   printf '\036%s:e:%s:%s:%s\036' "$__sg_n" "$2" "$__sg_st" "$PWD"
 }}
+__sg_envsave() {{
+  for __sg_v; do eval "__sg_had_$__sg_v=\${{$__sg_v+1}}; __sg_old_$__sg_v=\${{$__sg_v-}}"; done
+}}
+__sg_envrestore() {{
+  for __sg_v; do
+    eval "if [ -n \"\$__sg_had_$__sg_v\" ]; then $__sg_v=\$__sg_old_$__sg_v; else unset $__sg_v; fi; unset __sg_had_$__sg_v __sg_old_$__sg_v"
+  done
+}}
 __sg_nodir() {{ printf '\036%s:d:%s:0:%s\036' "$__sg_n" "$1" "$PWD"; }}
 trap '__sg_save x' EXIT
 printf '\036%s:r:%s:0:%s\036' "$__sg_n" "$$" "$PWD"
@@ -405,18 +413,38 @@ printf '\036%s:r:%s:0:%s\036' "$__sg_n" "$$" "$PWD"
 /// The line that runs one command at the shell's top level (so `declare`, `local` errors, `exit` and
 /// `set -e` mean what they mean in a script), with its directory and variables, then reports.
 fn command_line(command: &SessionCommand<'_>, id: u64) -> String {
-    let mut assignments = String::new();
-    for (key, value) in command.env {
-        if key == "PATH" {
-            assignments.push_str(&format!("PATH={}\"${{PATH:+:$PATH}}\" ", sh_quote(value)));
-        } else if is_shell_name(key) {
-            assignments.push_str(&format!("{key}={} ", sh_quote(value)));
+    // Variables for this command only: saved, set, then restored (`K=v eval …` would keep them in a
+    // POSIX shell, where `eval` is a special builtin).
+    let names: Vec<&str> = command
+        .env
+        .keys()
+        .map(String::as_str)
+        .filter(|k| is_shell_name(k))
+        .collect();
+    let mut run = String::new();
+    if names.is_empty() {
+        run.push_str(&format!(
+            "eval {} </dev/null 2>&1; __sg_end $? {id}",
+            sh_quote(command.text)
+        ));
+    } else {
+        let list = names.join(" ");
+        run.push_str(&format!("__sg_envsave {list}; "));
+        for (key, value) in command.env {
+            if key == "PATH" {
+                run.push_str(&format!(
+                    "PATH={}\"${{PATH:+:$PATH}}\"; export PATH; ",
+                    sh_quote(value)
+                ));
+            } else if is_shell_name(key) {
+                run.push_str(&format!("{key}={}; export {key}; ", sh_quote(value)));
+            }
         }
+        run.push_str(&format!(
+            "eval {} </dev/null 2>&1; __sg_st=$?; __sg_envrestore {list}; __sg_end $__sg_st {id}",
+            sh_quote(command.text)
+        ));
     }
-    let run = format!(
-        "{assignments}eval {} </dev/null 2>&1; __sg_end $? {id}",
-        sh_quote(command.text)
-    );
     match command.cwd {
         Some(dir) => format!(
             "if cd -- {} 2>/dev/null; then {run}; else __sg_nodir {id}; fi\n",

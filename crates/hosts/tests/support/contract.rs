@@ -173,10 +173,14 @@ pub async fn session_keeps_state(host: &RemoteHost) {
     .await;
     assert_eq!(out, "gone\nno newline", "{o:?}");
 
+    // Functions survive a new shell where the host has bash (a POSIX `sh` cannot list them).
+    let (_, which) = one_shot(host, shell("command -v bash || echo none", "")).await;
+    let kept = if which.trim() == "none" { "" } else { "fn\n" };
+    let after_restart = "pwd; echo \"$FOO\"; f 2>/dev/null || true";
     let (o, _) = in_session(&sessions, host, "exit 4", None, &none, t).await;
     assert_eq!(o.exit_code, Some(4), "{o:?}");
-    let (o, out) = in_session(&sessions, host, "pwd; echo \"$FOO\"; f", None, &none, t).await;
-    assert_eq!(out, "/tmp\na b\nfn\n", "state after exit: {o:?}");
+    let (o, out) = in_session(&sessions, host, after_restart, None, &none, t).await;
+    assert_eq!(out, format!("/tmp\na b\n{kept}"), "state after exit: {o:?}");
 
     // A stopped external command: the shell stays, nothing is left.
     let (o, _) = in_session(&sessions, host, "sleep 388", None, &none, Duration::from_secs(1)).await;
@@ -193,8 +197,8 @@ pub async fn session_keeps_state(host: &RemoteHost) {
     )
     .await;
     assert_eq!(o.status, RunStatus::TimedOut, "{o:?}");
-    let (o, out) = in_session(&sessions, host, "pwd; echo \"$FOO\"; f", None, &none, t).await;
-    assert_eq!(out, "/tmp\na b\nfn\n", "state after a stop: {o:?}");
+    let (o, out) = in_session(&sessions, host, after_restart, None, &none, t).await;
+    assert_eq!(out, format!("/tmp\na b\n{kept}"), "state after a stop: {o:?}");
 
     let (o, _) = in_session(&sessions, host, "echo x", Some("/no/such/dir"), &none, t).await;
     assert_eq!(o.status, RunStatus::FailedToStart, "{o:?}");

@@ -1,0 +1,121 @@
+//! Remote hosts (SPEC X-3) in the tool: which host a call names, the host object that reaches it
+//! (one per host, sharing its ssh connection), its persistent sessions, and the directory mapping
+//! of named hosts.
+
+mod config;
+mod mapping;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use shellgate_hosts::{HostTarget, RemoteHost, RemoteSessionOptions, RemoteSessions};
+
+pub use config::{ClientFile, HostFile, HostsConfig, HostsFile, NamedHost, SshFile};
+pub(crate) use config::{HostSections, effective};
+
+/// The `host` values that mean this machine.
+const LOCAL: &[&str] = &["local", "auto", "sandbox"];
+
+/// The hosts of one tool.
+#[derive(Debug, Clone)]
+pub(crate) struct Hosts {
+    config: Arc<HostsConfig>,
+    runtime_dir: PathBuf,
+    reached: Arc<Mutex<HashMap<String, RemoteHost>>>,
+    sessions: RemoteSessions,
+}
+
+/// A call that runs on a host.
+#[derive(Debug, Clone)]
+pub(crate) struct HostRun {
+    /// The host.
+    pub host: RemoteHost,
+    /// Its configuration, when named.
+    pub named: Option<NamedHost>,
+}
+
+impl HostRun {
+    /// Where the call runs on the host (see [`mapping::remote_cwd`]).
+    pub(crate) fn remote_cwd(&self, requested: Option<&str>, tool_cwd: &Path) -> Option<String> {
+        mapping::remote_cwd(self.named.as_ref(), requested, tool_cwd)
+    }
+
+    /// The host's directory `remote` as this machine's side sees it.
+    pub(crate) fn local_cwd(&self, remote: &str) -> String {
+        mapping::local_cwd(self.named.as_ref(), remote)
+    }
+
+    /// The variables of the host, then the call's.
+    pub(crate) fn env(
+        &self,
+        call: &std::collections::BTreeMap<String, String>,
+    ) -> std::collections::BTreeMap<String, String> {
+        let mut env = self.named.as_ref().map(|n| n.env.clone()).unwrap_or_default();
+        env.extend(call.iter().map(|(k, v)| (k.clone(), v.clone())));
+        env
+    }
+}
+
+impl Hosts {
+    /// The hosts of `config`; sockets of shared connections go below `runtime_dir`.
+    pub(crate) fn new(config: &HostsConfig, runtime_dir: &Path, options: RemoteSessionOptions) -> Self {
+        Self {
+            config: Arc::new(config.clone()),
+            runtime_dir: runtime_dir.to_path_buf(),
+            reached: Arc::default(),
+            sessions: RemoteSessions::new(options),
+        }
+    }
+
+    /// The host a call names: `Ok(None)` for this machine, `Err` (a message naming the host) for one
+    /// that cannot be used. `sandboxed`: a sandbox is configured, so unnamed hosts are refused
+    /// unless the configuration allows them.
+    pub(crate) fn select(&self, host: Option<&str>, sandboxed: bool) -> Result<Option<HostRun>, String> {
+        let Some(name) = host.filter(|h| !LOCAL.contains(h)) else {
+            return Ok(None);
+        };
+        let (target, named) = if let Some(named) = self.config.named.get(name) {
+            (named.target.clone(), Some(named.clone()))
+        } else {
+            let target = HostTarget::parse(name).map_err(|e| e.to_string())?;
+            if !self.config.allow_unnamed.unwrap_or(!sandboxed) {
+                return Err(format!(
+                    "host {name} is not named in the configuration, and this configuration runs \
+                     commands only on this machine{} or on the hosts it names ([hosts.NAME]).",
+                    if sandboxed { " in its sandbox" } else { "" }
+                ));
+            }
+            (target, None)
+        };
+        let key = target.to_string();
+        let host = self
+            .reached
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(key)
+            .or_insert_with(|| RemoteHost::new(target, self.config.clients.clone(), &self.runtime_dir))
+            .clone();
+        Ok(Some(HostRun { host, named }))
+    }
+
+    /// The persistent sessions on hosts.
+    pub(crate) fn sessions(&self) -> &RemoteSessions {
+        &self.sessions
+    }
+
+    /// End every remote session and shared connection.
+    pub(crate) async fn shutdown(&self) {
+        self.sessions.shutdown().await;
+        let hosts: Vec<RemoteHost> = self
+            .reached
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .drain()
+            .map(|(_, h)| h)
+            .collect();
+        for host in hosts {
+            host.shutdown();
+        }
+    }
+}
