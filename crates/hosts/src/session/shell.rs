@@ -379,7 +379,8 @@ fn bootstrap(nonce: &str, state_dir: &str, restore: Restore) -> String {
     }
     s.push_str(REAP_FUNCTION);
     s.push_str(&format!(
-        r#"__sg_n={nonce}
+        r#"[ -n "${{BASH_VERSION-}}" ] && shopt -s expand_aliases
+__sg_n={nonce}
 __sg_save() {{
   __SG_CWD=$PWD; export __SG_CWD
   {{ export -p; if [ -n "${{BASH_VERSION-}}" ]; then declare -f; alias -p; fi; }} >"$__sg_dir/s$1" 2>/dev/null
