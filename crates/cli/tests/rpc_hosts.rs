@@ -101,7 +101,9 @@ fn sleepers_script(secs: u32) -> String {
 
 #[test]
 fn a_named_ssh_host_keeps_a_session_and_containers_run_commands() {
-    let Some((ssh_config, dest, docker, podman)) = hosts() else { return };
+    let Some((ssh_config, dest, docker, podman)) = hosts() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("shellgate.toml");
     std::fs::write(
@@ -119,7 +121,8 @@ fn a_named_ssh_host_keeps_a_session_and_containers_run_commands() {
     assert_eq!(r["exit_code"], 0, "{r}");
     // /tmp on the host is the workspace here.
     assert_eq!(r["cwd"], dir.path().display().to_string(), "{r}");
-    let r = rpc.bash(json!({"command": "pwd; echo \"$V\"; a1; echo \"$FROM_CONFIG\"; id -un", "host": "build"}));
+    let r =
+        rpc.bash(json!({"command": "pwd; echo \"$V\"; a1; echo \"$FROM_CONFIG\"; id -un", "host": "build"}));
     assert_eq!(r["output"], "/tmp\na b\nal\nyes\nsgtest\n", "{r}");
 
     let r = rpc.bash(json!({"command": "sleep 391", "host": "build", "timeout": 1}));
@@ -135,7 +138,11 @@ fn a_named_ssh_host_keeps_a_session_and_containers_run_commands() {
 
     for container in [format!("docker:{docker}"), format!("podman:{podman}")] {
         let r = rpc.bash(json!({"command": "pwd; echo \"$E\"; exit 5", "host": container, "cwd": "/work", "env": {"E": "x y"}}));
-        assert_eq!((r["output"].as_str(), r["exit_code"].as_i64()), (Some("/work\nx y\n"), Some(5)), "{r}");
+        assert_eq!(
+            (r["output"].as_str(), r["exit_code"].as_i64()),
+            (Some("/work\nx y\n"), Some(5)),
+            "{r}"
+        );
         let r = rpc.bash(json!({"command": "echo hi", "host": format!("{container}-missing")}));
         assert_eq!(r["status"], "failed_to_start", "{r}");
     }

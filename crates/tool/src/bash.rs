@@ -68,6 +68,7 @@ impl BashTool {
         let remote_options = shellgate_hosts::RemoteSessionOptions {
             kill_grace: config.kill_grace,
             layers: config.layers.clone(),
+            env: non_interactive(LaunchSpec::new("", Vec::<String>::new(), "")).env,
             ..shellgate_hosts::RemoteSessionOptions::default()
         };
         Self {

@@ -3,6 +3,7 @@
 
 mod criterion;
 mod drivers;
+mod hosts;
 mod jobs;
 mod keystroke;
 mod latency;
@@ -134,6 +135,10 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
     if options.wants("sandbox") {
         let t = Instant::now();
         timed(sandbox::run(&mut ctx), t);
+    }
+    if options.wants("hosts") {
+        let t = Instant::now();
+        timed(hosts::run(&mut ctx), t);
     }
 
     let report = Report {

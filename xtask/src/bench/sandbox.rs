@@ -13,6 +13,7 @@ use crate::stats::Summary;
 
 const RUNS: usize = 200;
 const WARMUP: usize = 10;
+const IO_RUNS: usize = 15;
 const TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Run the comparison.
@@ -90,7 +91,43 @@ pub fn run(ctx: &mut Ctx<'_>) -> Section {
         ratio_cell(ratio),
     ]);
     section.note(format!("median overhead: {}", micros(b.median - p.median)));
+    // An I/O-heavy command: 64 MiB written and read back in the workspace.
+    let io = "dd if=/dev/zero of=sg-io bs=1M count=64 status=none && cat sg-io >/dev/null && rm sg-io";
+    let io_plain = json!({"command": io, "session": "none"});
+    let io_boxed = json!({"command": io, "session": "none", "sandbox": "workspace-write"});
+    let (mut io_p, mut io_b) = (Vec::new(), Vec::new());
+    for _ in 0..IO_RUNS {
+        for (params, samples) in [(&io_plain, &mut io_p), (&io_boxed, &mut io_b)] {
+            if let Ok((_, took)) = client.call_timed("bash", params, TIMEOUT) {
+                samples.push(took.as_secs_f64() * 1e6);
+            }
+        }
+    }
+    let io_ratio = match (Summary::of(&io_p), Summary::of(&io_b)) {
+        (Some(ip), Some(ib)) => {
+            let r = ctx.ratio(
+                "sandbox",
+                "64 MiB write + read, sandboxed vs unsandboxed (median)",
+                ("workspace-write", ib.median),
+                ("unsandboxed", ip.median),
+            );
+            table.push(vec![
+                "64 MiB I/O, unsandboxed".into(),
+                micros(ip.median),
+                micros(ip.p99),
+                "×1.00".into(),
+            ]);
+            table.push(vec![
+                "64 MiB I/O, workspace-write".into(),
+                micros(ib.median),
+                micros(ib.p99),
+                ratio_cell(r),
+            ]);
+            Some((ip, ib))
+        }
+        _ => None,
+    };
     section.table = table;
-    section.data = json!({"runs": RUNS, "unsandboxed_us": p, "sandboxed_us": b});
+    section.data = json!({"runs": RUNS, "unsandboxed_us": p, "sandboxed_us": b, "io_us": io_ratio});
     section
 }

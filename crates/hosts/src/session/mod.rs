@@ -24,6 +24,9 @@ pub struct RemoteSessionOptions {
     pub ready_timeout: Duration,
     /// Wrappers of the local client's launch spec.
     pub layers: LayerStack,
+    /// Variables every session's shell exports when it starts (what a command adds per call costs
+    /// a round of parsing on every call).
+    pub env: std::collections::BTreeMap<String, String>,
 }
 
 impl Default for RemoteSessionOptions {
@@ -32,6 +35,7 @@ impl Default for RemoteSessionOptions {
             kill_grace: Duration::from_secs(2),
             ready_timeout: Duration::from_secs(20),
             layers: LayerStack::new(),
+            env: std::collections::BTreeMap::new(),
         }
     }
 }
@@ -124,6 +128,7 @@ impl RemoteSessions {
             match RemoteShell::spawn(
                 host,
                 &self.options.layers,
+                &self.options.env,
                 &dir,
                 slot.restore,
                 self.options.ready_timeout,

@@ -57,6 +57,7 @@ impl RemoteShell {
     pub(crate) async fn spawn(
         host: &RemoteHost,
         layers: &LayerStack,
+        env: &std::collections::BTreeMap<String, String>,
         state_dir: &str,
         restore: Restore,
         ready_timeout: Duration,
@@ -107,7 +108,7 @@ impl RemoteShell {
         let kept = Arc::new(Mutex::new(VecDeque::new()));
         tokio::spawn(keep_tail(stderr, Arc::clone(&kept)));
         stdin
-            .write_all(bootstrap(&nonce, state_dir, restore).as_bytes())
+            .write_all(bootstrap(&nonce, env, state_dir, restore).as_bytes())
             .await
             .map_err(|e| unreachable(format!("the host's shell did not take its start script: {e}")))?;
         let mut shell = Self {
@@ -359,9 +360,16 @@ async fn keep_tail(mut stderr: tokio::process::ChildStderr, kept: Arc<Mutex<VecD
 
 /// The shell's start: the saved state it restores, the functions that end each command, and the
 /// ready record. Runs in the shell reading stdin, so nothing here may read stdin.
-fn bootstrap(nonce: &str, state_dir: &str, restore: Restore) -> String {
+fn bootstrap(
+    nonce: &str,
+    env: &std::collections::BTreeMap<String, String>,
+    state_dir: &str,
+    restore: Restore,
+) -> String {
+    let env: Vec<(String, String)> = env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let mut s = script::environment(&env, &[], script::EnvDelivery::InScript);
     // Built by the engine from `$TMPDIR` and hex digits only: expanded by the host's shell.
-    let mut s = format!(
+    s += &format!(
         "__sg_dir=\"{state_dir}\"\nmkdir -p \"$__sg_dir\" 2>/dev/null; chmod 700 \"$__sg_dir\" 2>/dev/null\n"
     );
     let file = match restore {

@@ -87,8 +87,9 @@ impl BashTool {
         notices.push(format!("Ran on host {host_name}."));
         let (timeout, clamp_notice) = self.clamp_timeout(params.timeout);
         notices.extend(clamp_notice);
-        let mut env = non_interactive(shellgate_executor::LaunchSpec::new("", Vec::<String>::new(), "")).env;
-        env.extend(remote.env(&params.env));
+        // A session's shell has the non-interactive variables from its start; a client run gets them
+        // with the call's.
+        let env = remote.env(&params.env);
 
         let one_client_run =
             session.is_none() || params.pty || params.background || params.yield_ms.is_some();
@@ -100,7 +101,8 @@ impl BashTool {
                 prefix: self.config.shell.prefix.clone(),
             };
             let mut spec = shell_spec(&shell, &normalized.script, remote_cwd.as_deref().unwrap_or(""));
-            spec.env.clone_from(&env);
+            spec = non_interactive(spec);
+            spec.env.extend(env.clone());
             spec.env_remove.extend(self.env_gate.removals.iter().cloned());
             spec.pty = params.pty;
             spec.timeout = Some(timeout);
