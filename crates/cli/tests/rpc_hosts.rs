@@ -57,9 +57,13 @@ impl Rpc {
     }
 
     fn bash(&mut self, params: Value) -> Value {
+        self.call("bash", params)
+    }
+
+    fn call(&mut self, method: &str, params: Value) -> Value {
         let id = self.next;
         self.next += 1;
-        let request = json!({"jsonrpc": "2.0", "id": id, "method": "bash", "params": params});
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         writeln!(self.stdin.as_mut().unwrap(), "{request}").unwrap();
         loop {
             let mut line = String::new();
@@ -131,6 +135,18 @@ fn a_named_ssh_host_keeps_a_session_and_containers_run_commands() {
     assert_eq!(r["output"], "0\n", "a remote process survived its timeout: {r}");
     let r = rpc.bash(json!({"command": "echo \"$V\"", "host": "build"}));
     assert_eq!(r["output"], "a b\n", "the session outlived the stop: {r}");
+
+    // A terminal on the host.
+    let r = rpc.bash(json!({"command": "tty", "host": "build", "pty": true}));
+    assert!(r["output"].as_str().unwrap_or("").starts_with("/dev/pts/"), "{r}");
+    // A killed background job leaves nothing on the host.
+    let r = rpc.bash(json!({"command": "sleep 393", "host": "build", "background": true}));
+    assert_eq!(r["status"], "running", "{r}");
+    let job = r["job_id"].as_str().unwrap().to_owned();
+    let r = rpc.call("process", json!({"action": "kill", "job_id": job}));
+    assert_ne!(r["status"], "running", "{r}");
+    let r = rpc.bash(json!({"command": sleepers_script(393), "host": "build", "session": "none"}));
+    assert_eq!(r["output"], "0\n", "a killed job's remote process survived: {r}");
 
     // An unnamed host works too (no sandbox is configured).
     let r = rpc.bash(json!({"command": "echo hi", "host": format!("ssh:{dest}"), "session": "none"}));

@@ -354,7 +354,8 @@ impl LaunchLayer for HostLayer {
             cwd: (!cwd.is_empty()).then_some(&*cwd),
             env: &env,
             env_remove: &spec.env_remove,
-            stdin: spec.stdin == shellgate_executor::StdinMode::Piped,
+            // A terminal run reads the terminal; a job its input pipe; anything else nothing.
+            stdin: spec.pty || spec.stdin == shellgate_executor::StdinMode::Piped,
         };
         let text = script::run_script(&command, &marker, delivery);
         let client_env: Vec<(String, String)> = if by_client {

@@ -80,7 +80,8 @@ impl BashTool {
             }
             Err(result) => return self.env_gate.redacted(*result),
         }
-        let shown_cwd = remote_cwd.clone().or(live_cwd).unwrap_or_default();
+        // Without a directory the host's client starts in the login directory.
+        let shown_cwd = remote_cwd.clone().or(live_cwd).unwrap_or_else(|| "~".to_owned());
         if let Err(e) = remote.host.ensure_reachable().await {
             return ToolResult::not_run(ToolStatus::FailedToStart, e.to_string(), shown_cwd);
         }
