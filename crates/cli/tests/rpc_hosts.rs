@@ -57,10 +57,10 @@ impl Rpc {
     }
 
     fn bash(&mut self, params: Value) -> Value {
-        self.call("bash", params)
+        self.call("bash", &params)
     }
 
-    fn call(&mut self, method: &str, params: Value) -> Value {
+    fn call(&mut self, method: &str, params: &Value) -> Value {
         let id = self.next;
         self.next += 1;
         let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
@@ -143,7 +143,7 @@ fn a_named_ssh_host_keeps_a_session_and_containers_run_commands() {
     let r = rpc.bash(json!({"command": "sleep 393", "host": "build", "background": true}));
     assert_eq!(r["status"], "running", "{r}");
     let job = r["job_id"].as_str().unwrap().to_owned();
-    let r = rpc.call("process", json!({"action": "kill", "job_id": job}));
+    let r = rpc.call("process", &json!({"action": "kill", "job_id": job}));
     assert_ne!(r["status"], "running", "{r}");
     let r = rpc.bash(json!({"command": sleepers_script(393), "host": "build", "session": "none"}));
     assert_eq!(r["output"], "0\n", "a killed job's remote process survived: {r}");
