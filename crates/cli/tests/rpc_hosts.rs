@@ -56,8 +56,8 @@ impl Rpc {
         }
     }
 
-    fn bash(&mut self, params: Value) -> Value {
-        self.call("bash", &params)
+    fn bash(&mut self, params: &Value) -> Value {
+        self.call("bash", params)
     }
 
     fn call(&mut self, method: &str, params: &Value) -> Value {
@@ -121,45 +121,45 @@ fn a_named_ssh_host_keeps_a_session_and_containers_run_commands() {
     .unwrap();
     let mut rpc = Rpc::start(&config);
 
-    let r = rpc.bash(json!({"command": "cd /tmp && export V='a b' && alias a1='echo al'", "host": "build"}));
+    let r = rpc.bash(&json!({"command": "cd /tmp && export V='a b' && alias a1='echo al'", "host": "build"}));
     assert_eq!(r["exit_code"], 0, "{r}");
     // /tmp on the host is the workspace here.
     assert_eq!(r["cwd"], dir.path().display().to_string(), "{r}");
     let r =
-        rpc.bash(json!({"command": "pwd; echo \"$V\"; a1; echo \"$FROM_CONFIG\"; id -un", "host": "build"}));
+        rpc.bash(&json!({"command": "pwd; echo \"$V\"; a1; echo \"$FROM_CONFIG\"; id -un", "host": "build"}));
     assert_eq!(r["output"], "/tmp\na b\nal\nyes\nsgtest\n", "{r}");
 
-    let r = rpc.bash(json!({"command": "sleep 391", "host": "build", "timeout": 1}));
+    let r = rpc.bash(&json!({"command": "sleep 391", "host": "build", "timeout": 1}));
     assert_eq!(r["status"], "timed_out", "{r}");
-    let r = rpc.bash(json!({"command": sleepers_script(391), "host": "build", "session": "none"}));
+    let r = rpc.bash(&json!({"command": sleepers_script(391), "host": "build", "session": "none"}));
     assert_eq!(r["output"], "0\n", "a remote process survived its timeout: {r}");
-    let r = rpc.bash(json!({"command": "echo \"$V\"", "host": "build"}));
+    let r = rpc.bash(&json!({"command": "echo \"$V\"", "host": "build"}));
     assert_eq!(r["output"], "a b\n", "the session outlived the stop: {r}");
 
     // A terminal on the host.
-    let r = rpc.bash(json!({"command": "tty", "host": "build", "pty": true}));
+    let r = rpc.bash(&json!({"command": "tty", "host": "build", "pty": true}));
     assert!(r["output"].as_str().unwrap_or("").starts_with("/dev/pts/"), "{r}");
     // A killed background job leaves nothing on the host.
-    let r = rpc.bash(json!({"command": "sleep 393", "host": "build", "background": true}));
+    let r = rpc.bash(&json!({"command": "sleep 393", "host": "build", "background": true}));
     assert_eq!(r["status"], "running", "{r}");
     let job = r["job_id"].as_str().unwrap().to_owned();
     let r = rpc.call("process", &json!({"action": "kill", "job_id": job}));
     assert_ne!(r["status"], "running", "{r}");
-    let r = rpc.bash(json!({"command": sleepers_script(393), "host": "build", "session": "none"}));
+    let r = rpc.bash(&json!({"command": sleepers_script(393), "host": "build", "session": "none"}));
     assert_eq!(r["output"], "0\n", "a killed job's remote process survived: {r}");
 
     // An unnamed host works too (no sandbox is configured).
-    let r = rpc.bash(json!({"command": "echo hi", "host": format!("ssh:{dest}"), "session": "none"}));
+    let r = rpc.bash(&json!({"command": "echo hi", "host": format!("ssh:{dest}"), "session": "none"}));
     assert_eq!(r["output"], "hi\n", "{r}");
 
     for container in [format!("docker:{docker}"), format!("podman:{podman}")] {
-        let r = rpc.bash(json!({"command": "pwd; echo \"$E\"; exit 5", "host": container, "cwd": "/work", "env": {"E": "x y"}}));
+        let r = rpc.bash(&json!({"command": "pwd; echo \"$E\"; exit 5", "host": container, "cwd": "/work", "env": {"E": "x y"}}));
         assert_eq!(
             (r["output"].as_str(), r["exit_code"].as_i64()),
             (Some("/work\nx y\n"), Some(5)),
             "{r}"
         );
-        let r = rpc.bash(json!({"command": "echo hi", "host": format!("{container}-missing")}));
+        let r = rpc.bash(&json!({"command": "echo hi", "host": format!("{container}-missing")}));
         assert_eq!(r["status"], "failed_to_start", "{r}");
     }
     rpc.finish();
