@@ -17,8 +17,9 @@ commands:
         Uses the nightly toolchain with AddressSanitizer when installed, else `-s none` on stable.
   stress [--only LIST]
         output floods, 1000 concurrent commands, a fork bomb under a timeout, SIGKILL of the server,
-        10000 PTY open/close cycles; prints what held and exits non-zero if anything did not.
-        LIST is comma-separated from: flood,concurrent,forkbomb,sigkill,pty
+        10000 PTY open/close cycles, 200 background jobs of 10000 lines each read back line by line;
+        prints what held and exits non-zero if anything did not.
+        LIST is comma-separated from: flood,concurrent,forkbomb,sigkill,pty,jobs
   lint-size
         no file in crates/tool/src over 400 lines, no function in crates/tool over 100 lines;
         lists what is too long and exits non-zero if anything is.
@@ -101,7 +102,7 @@ const BENCH_SECTIONS: &[&str] = &[
     "peers",
     "sandbox",
 ];
-const STRESS_CHECKS: &[&str] = &["flood", "concurrent", "forkbomb", "sigkill", "pty"];
+const STRESS_CHECKS: &[&str] = &["flood", "concurrent", "forkbomb", "sigkill", "pty", "jobs"];
 
 /// Parse the arguments after `cargo xtask`.
 pub fn parse(args: &[String]) -> Result<Command, String> {

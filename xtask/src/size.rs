@@ -363,8 +363,12 @@ impl X {
 
     #[test]
     fn byte_strings_and_escapes_do_not_unbalance_braces() {
-        let text = "fn a() {\n    let x = b\"{\";\n    let y = '\\'';\n    let z = \"\\\"{\";\n}\nfn b() {}\n";
-        let names: Vec<_> = functions(text).into_iter().map(|f| (f.name, f.first, f.last)).collect();
+        let text =
+            "fn a() {\n    let x = b\"{\";\n    let y = '\\'';\n    let z = \"\\\"{\";\n}\nfn b() {}\n";
+        let names: Vec<_> = functions(text)
+            .into_iter()
+            .map(|f| (f.name, f.first, f.last))
+            .collect();
         assert_eq!(names, vec![("a".into(), 1, 5), ("b".into(), 6, 6)]);
     }
 
@@ -381,7 +385,11 @@ impl X {
         std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(found.len(), 2, "{found:?}");
         assert!(found[0].file.ends_with("lib.rs"));
-        assert!(found[0].what.contains("fn big at line 1 has 102 lines"), "{}", found[0].what);
+        assert!(
+            found[0].what.contains("fn big at line 1 has 102 lines"),
+            "{}",
+            found[0].what
+        );
         assert!(found[1].file.ends_with("long.rs"));
         assert!(found[1].what.starts_with("401 lines"), "{}", found[1].what);
     }
