@@ -21,14 +21,8 @@ impl BashTool {
     pub(super) async fn run_job(&self, mut plan: Plan, cancel: CancellationToken) -> ToolResult {
         let mut notices = std::mem::take(&mut plan.notices);
         let (spec, state_file) = self.launch(&plan, &mut notices);
-        let Plan {
-            params,
-            normalized,
-            cwd,
-            timeout,
-            watch,
-            ..
-        } = plan;
+        let watch = plan.watch.take();
+        let (params, normalized) = (&plan.params, &plan.normalized);
         let head = crate::jobs::OutputPlan {
             lines: normalized.limits.head,
             grace: self.config.head_grace,
@@ -39,10 +33,10 @@ impl BashTool {
             background: params.background,
             yield_ms: params.yield_ms,
             pty: params.pty,
-            facts: StreamFacts::new(&normalized, Self::limits(&params, &normalized)),
+            facts: StreamFacts::new(normalized, Self::limits(params, normalized)),
             head,
-            cwd: &cwd,
-            timeout,
+            cwd: &plan.cwd,
+            timeout: plan.timeout,
             notices,
             state_file,
             record_pid: watch.as_ref().map(DenialWatch::pids),

@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use shellgate_executor::{BoxedOutcome, CancellationToken, DynExecutor, LaunchSpec, SendSink};
+use shellgate_executor::{CancellationToken, DynExecutor, ExecOutcome, Executor, LaunchSpec, SendSink};
 use shellgate_sandbox::{DenialCollector, HelperFailure};
 
 use super::{SANDBOX_ERROR, SANDBOX_UNAVAILABLE};
@@ -112,20 +112,13 @@ struct PidRecorder {
     pids: Arc<Mutex<Vec<u32>>>,
 }
 
-impl DynExecutor for PidRecorder {
-    fn run_dyn<'a>(
-        &'a self,
-        spec: LaunchSpec,
-        sink: &'a mut SendSink<'_>,
-        cancel: CancellationToken,
-    ) -> BoxedOutcome<'a> {
-        Box::pin(async move {
-            let outcome = self.inner.run_dyn(spec, sink, cancel).await;
-            if let Some(pid) = outcome.pid {
-                self.pids.lock().unwrap_or_else(PoisonError::into_inner).push(pid);
-            }
-            outcome
-        })
+impl Executor for PidRecorder {
+    async fn run(&self, spec: LaunchSpec, sink: &mut SendSink<'_>, cancel: CancellationToken) -> ExecOutcome {
+        let outcome = self.inner.run_dyn(spec, sink, cancel).await;
+        if let Some(pid) = outcome.pid {
+            self.pids.lock().unwrap_or_else(PoisonError::into_inner).push(pid);
+        }
+        outcome
     }
 }
 
