@@ -1,4 +1,4 @@
-//! Command-line parsing for `cargo xtask` (hand-rolled: three subcommands do not need a parser crate).
+//! Command-line parsing for `cargo xtask` (hand-rolled: four subcommands do not need a parser crate).
 
 /// Usage text printed by `cargo xtask help` and on bad arguments.
 pub const USAGE: &str = "\
@@ -17,8 +17,12 @@ commands:
         Uses the nightly toolchain with AddressSanitizer when installed, else `-s none` on stable.
   stress [--only LIST]
         output floods, 1000 concurrent commands, a fork bomb under a timeout, SIGKILL of the server,
-        10000 PTY open/close cycles; prints what held and exits non-zero if anything did not.
-        LIST is comma-separated from: flood,concurrent,forkbomb,sigkill,pty
+        10000 PTY open/close cycles, 200 background jobs of 10000 lines each read back line by line;
+        prints what held and exits non-zero if anything did not.
+        LIST is comma-separated from: flood,concurrent,forkbomb,sigkill,pty,jobs
+  lint-size
+        no file in crates/tool/src over 400 lines, no function in crates/tool over 100 lines;
+        lists what is too long and exits non-zero if anything is.
   help  this text";
 
 /// Options of `cargo xtask bench`.
@@ -80,6 +84,8 @@ pub enum Command {
     Fuzz(FuzzOptions),
     /// `stress`.
     Stress(StressOptions),
+    /// `lint-size`.
+    LintSize,
 }
 
 /// The minimum latency sample count: p99 over fewer samples is mostly noise.
@@ -97,7 +103,7 @@ const BENCH_SECTIONS: &[&str] = &[
     "sandbox",
     "hosts",
 ];
-const STRESS_CHECKS: &[&str] = &["flood", "concurrent", "forkbomb", "sigkill", "pty"];
+const STRESS_CHECKS: &[&str] = &["flood", "concurrent", "forkbomb", "sigkill", "pty", "jobs"];
 
 /// Parse the arguments after `cargo xtask`.
 pub fn parse(args: &[String]) -> Result<Command, String> {
@@ -164,6 +170,10 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
             }
             Ok(Command::Stress(options))
         }
+        "lint-size" => match rest.next() {
+            None => Ok(Command::LintSize),
+            Some(other) => Err(format!("lint-size takes no options, got {other:?}")),
+        },
         other => Err(format!("unknown command {other:?}")),
     }
 }
@@ -257,6 +267,8 @@ mod tests {
                 .contains("unknown section")
         );
         assert_eq!(parse(&[]).unwrap(), Command::Help);
+        assert_eq!(parse(&args("lint-size")).unwrap(), Command::LintSize);
+        assert!(parse(&args("lint-size --fix")).is_err());
         assert!(parse(&args("frobnicate")).is_err());
     }
 }

@@ -1,8 +1,9 @@
-//! Workspace automation: `cargo xtask bench | fuzz | stress`.
+//! Workspace automation: `cargo xtask bench | fuzz | stress | lint-size`.
 //!
 //! `bench` measures shellgate against the ways agents run commands today (raw spawns, Node, Python) and
 //! writes `target/shellgate-bench/report.{md,json}` plus a ratio chart; `fuzz` runs every crate's fuzz
-//! targets; `stress` checks the engine's limits hold and exits non-zero when one does not. See
+//! targets; `stress` checks the engine's limits hold and exits non-zero when one does not; `lint-size`
+//! keeps the tool crate's files and functions short. See
 //! `xtask/README.md`.
 
 mod bench;
@@ -12,6 +13,7 @@ mod measure;
 mod procs;
 mod report;
 mod rpc;
+mod size;
 mod stats;
 mod stress;
 mod svg;
@@ -36,6 +38,7 @@ fn main() -> ExitCode {
         cli::Command::Bench(options) => bench::run(&options).map(|()| true),
         cli::Command::Fuzz(options) => fuzz::run(&options),
         cli::Command::Stress(options) => stress::run(&options),
+        cli::Command::LintSize => size::run(&workspace::root()),
     };
     match outcome {
         Ok(true) => ExitCode::SUCCESS,

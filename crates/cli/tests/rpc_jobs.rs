@@ -291,7 +291,7 @@ fn end_of_input_kills_every_job_tree() {
 
 #[test]
 fn many_concurrent_jobs_account_for_every_line() {
-    // The 200-job run lives in `cargo run -p shellgate --example jobs_stress`; this is its small twin.
+    // The 200-job run lives in `cargo xtask stress --only jobs`; this is its small twin.
     const JOBS: usize = 20;
     const LINES: usize = 10_000;
     let mut rpc = Rpc::start();

@@ -156,6 +156,7 @@ impl Leader {
     }
 }
 
+#[allow(unsafe_code)] // `pre_exec`: the guard hook between fork and exec
 fn start_guarded(
     spec: &LaunchSpec,
     mut image: ExecImage,

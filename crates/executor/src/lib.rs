@@ -64,12 +64,15 @@
 //! descendant that calls `setsid`, double-forks or uses `nohup` is re-parented to the engine when its
 //! parent exits, and is attributed to its run by process group, session or the `SHELLGATE_RUN_ID`
 //! marker in its environment. Such adopted processes are reaped by pid; `waitpid(-1)` is never used.
+#![deny(unsafe_code)]
 
 mod completion;
 mod cwd;
+#[allow(unsafe_code)] // fork/exec without the C library's process state, waitpid, pidfd
 mod direct;
 mod env;
 mod error;
+#[allow(unsafe_code)] // the pre-exec guard: signal masks, exec, writes between fork and exec
 mod guard;
 mod job;
 mod launch;
@@ -78,11 +81,13 @@ mod marked;
 mod mock;
 mod outcome;
 mod pipe;
+#[allow(unsafe_code)] // inline system calls
 mod rawsys;
 mod remote_stop;
 mod session;
 mod spec;
 pub mod tree;
+#[allow(unsafe_code)] // the guard process sharing the engine's memory
 mod vmguard;
 
 use std::future::Future;

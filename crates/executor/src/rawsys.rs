@@ -2,6 +2,11 @@
 //! in a process sharing the engine's memory, or between `fork` and `exec`.
 
 #[cfg(target_arch = "x86_64")]
+/// One raw system call `n` with six arguments; the kernel's return value (a negative errno on failure).
+///
+/// # Safety
+/// `n` must be a valid system call and `a` its arguments: pointers valid for what the call reads or
+/// writes, and nothing the call does may break the Rust memory model of the calling process.
 pub(crate) unsafe fn call(n: libc::c_long, a: [usize; 6]) -> isize {
     let ret: isize;
     // SAFETY: the caller passes a valid system call; clobbers are declared.
@@ -19,6 +24,11 @@ pub(crate) unsafe fn call(n: libc::c_long, a: [usize; 6]) -> isize {
 }
 
 #[cfg(target_arch = "aarch64")]
+/// One raw system call `n` with six arguments; the kernel's return value (a negative errno on failure).
+///
+/// # Safety
+/// `n` must be a valid system call and `a` its arguments: pointers valid for what the call reads or
+/// writes, and nothing the call does may break the Rust memory model of the calling process.
 pub(crate) unsafe fn call(n: libc::c_long, a: [usize; 6]) -> isize {
     let ret: isize;
     // SAFETY: the caller passes a valid system call.
@@ -35,6 +45,9 @@ pub(crate) unsafe fn call(n: libc::c_long, a: [usize; 6]) -> isize {
 }
 
 /// Other architectures: never called ([`crate::vmguard::SUPPORTED`] is false there).
+///
+/// # Safety
+/// None needed (it does nothing); `unsafe` keeps the signature of the real shims.
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 pub(crate) unsafe fn call(_n: libc::c_long, _a: [usize; 6]) -> isize {
     -(libc::ENOSYS as isize)

@@ -51,6 +51,7 @@ static MARKER_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// Afterwards, orphaned descendants of anything the engine starts are re-parented to the engine rather
 /// than to `init`, so [`ProcessTree`] can still find and kill them. The engine then becomes responsible
 /// for reaping them; [`ProcessTree::kill_all`] and [`ProcessTree::reap_adopted`] do so.
+#[allow(unsafe_code)] // prctl
 pub fn init_subreaper() -> io::Result<()> {
     let result = SUBREAPER.get_or_init(|| {
         // SAFETY: prctl with PR_SET_CHILD_SUBREAPER takes one integer argument and touches no memory.
@@ -61,6 +62,7 @@ pub fn init_subreaper() -> io::Result<()> {
 }
 
 /// Whether the engine is currently a child subreaper (asks the kernel).
+#[allow(unsafe_code)] // prctl
 pub fn is_subreaper() -> bool {
     let mut flag: libc::c_int = 0;
     // SAFETY: PR_GET_CHILD_SUBREAPER writes one c_int through the pointer, which points to `flag`.

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use shellgate_normalize::Normalized;
+use shellgate_normalize::shell_words::is_shell_word;
 
 use crate::analyze::{self, Invocation, Segment, SegmentKind};
 use crate::argv::{basename, render, static_prefix};
@@ -21,84 +22,6 @@ use crate::{
 
 /// The name of the built-in read-only profile in `allow`.
 pub const SAFE_PROFILE: &str = "@safe";
-
-/// Shell builtins and keywords a function definition must not shadow.
-const BUILTINS: &[&str] = &[
-    "alias",
-    "bg",
-    "bind",
-    "break",
-    "builtin",
-    "caller",
-    "cd",
-    "command",
-    "compgen",
-    "complete",
-    "continue",
-    "declare",
-    "dirs",
-    "disown",
-    "echo",
-    "enable",
-    "eval",
-    "exec",
-    "exit",
-    "export",
-    "false",
-    "fc",
-    "fg",
-    "getopts",
-    "hash",
-    "help",
-    "history",
-    "jobs",
-    "kill",
-    "let",
-    "local",
-    "logout",
-    "mapfile",
-    "popd",
-    "printf",
-    "pushd",
-    "pwd",
-    "read",
-    "readarray",
-    "readonly",
-    "return",
-    "set",
-    "shift",
-    "shopt",
-    "source",
-    ".",
-    "suspend",
-    "test",
-    "[",
-    "times",
-    "trap",
-    "true",
-    "type",
-    "typeset",
-    "ulimit",
-    "umask",
-    "unalias",
-    "unset",
-    "wait",
-    ":",
-    "if",
-    "then",
-    "else",
-    "fi",
-    "for",
-    "while",
-    "until",
-    "do",
-    "done",
-    "case",
-    "esac",
-    "function",
-    "select",
-    "time",
-];
 
 #[derive(Debug)]
 struct Rules {
@@ -488,7 +411,8 @@ impl Policy {
         let lifted = lifted_cwd(cmd, ctx);
         let cwd = lifted.as_deref().or(ctx.cwd.as_deref());
         let is_command_name = |name: &str| {
-            BUILTINS.contains(&name)
+            // A function must not shadow a builtin or keyword either.
+            is_shell_word(name)
                 || safe::knows(name)
                 || self.inner.allow.by_name.contains_key(name)
                 || self.inner.deny.by_name.contains_key(name)

@@ -72,6 +72,7 @@ mod parser;
 mod parts;
 mod printer;
 mod rules;
+pub mod shell_words;
 mod shift;
 mod text;
 pub mod visit;

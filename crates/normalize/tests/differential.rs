@@ -393,3 +393,26 @@ fn parser_agrees_with_bash() {
         word_mismatch.join("\n")
     );
 }
+
+/// The builtin and reserved-word tables are exactly what bash itself lists.
+#[test]
+fn shell_words_are_exactly_bashs_builtins_and_keywords() {
+    use shellgate_normalize::shell_words::{BASH_BUILTINS, BASH_RESERVED_WORDS};
+    use std::collections::BTreeSet;
+    if !bash_available() {
+        return;
+    }
+    let listed = |flag: &str| -> BTreeSet<String> {
+        let out = Process::new("bash")
+            .args(["--norc", "--noprofile", "-c", &format!("compgen {flag}")])
+            .output()
+            .expect("run bash");
+        String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect()
+    };
+    let ours = |words: &[&str]| -> BTreeSet<String> { words.iter().map(|w| (*w).to_owned()).collect() };
+    assert_eq!(listed("-b"), ours(BASH_BUILTINS), "builtins");
+    assert_eq!(listed("-k"), ours(BASH_RESERVED_WORDS), "reserved words");
+}

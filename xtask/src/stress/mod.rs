@@ -4,6 +4,7 @@
 mod concurrent;
 mod flood;
 mod forkbomb;
+mod jobs;
 mod pty_cycles;
 mod sigkill;
 
@@ -91,12 +92,13 @@ pub fn run(options: &StressOptions) -> anyhow::Result<bool> {
     std::fs::create_dir_all(&scratch)?;
     let env = Env { shellgate, scratch };
 
-    let all: [(&str, Runner); 5] = [
+    let all: [(&str, Runner); 6] = [
         ("flood", flood::run),
         ("concurrent", concurrent::run),
         ("forkbomb", forkbomb::run),
         ("sigkill", sigkill::run),
         ("pty", pty_cycles::run),
+        ("jobs", jobs::run),
     ];
     let mut checks = Vec::new();
     for (name, runner) in all {

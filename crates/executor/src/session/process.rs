@@ -115,6 +115,7 @@ impl ShellProcess {
         }
     }
 
+    #[allow(unsafe_code)] // `pre_exec`: the guard hook between fork and exec
     async fn spawn_in(plan: &SpawnPlan<'_>, dir: PathBuf) -> io::Result<Self> {
         let req_path = dir.join("req");
         let resp_path = dir.join("resp");

@@ -97,6 +97,7 @@ pub(crate) async fn capture(
 }
 
 /// Ok(true) when the capture script ran to its end.
+#[allow(unsafe_code)] // `pre_exec`: the guard hook between fork and exec
 async fn run_capture(
     program: &Path,
     kind: ShellKind,

@@ -9,96 +9,11 @@
 
 use std::collections::HashSet;
 
+use shellgate_normalize::shell_words::is_shell_word;
+
 /// Builtins that cannot change the shell's state.
 const READ_ONLY_BUILTINS: &[&str] = &[
     "echo", "true", "false", "test", "[", "pwd", "type", ":", "kill", "help", "times", "jobs", "wait",
-];
-
-/// Every bash builtin and reserved word (anything here but not in [`READ_ONLY_BUILTINS`] may change state).
-const SHELL_WORDS: &[&str] = &[
-    ".",
-    ":",
-    "[",
-    "alias",
-    "bg",
-    "bind",
-    "break",
-    "builtin",
-    "caller",
-    "cd",
-    "command",
-    "compgen",
-    "complete",
-    "compopt",
-    "continue",
-    "declare",
-    "dirs",
-    "disown",
-    "echo",
-    "enable",
-    "eval",
-    "exec",
-    "exit",
-    "export",
-    "false",
-    "fc",
-    "fg",
-    "getopts",
-    "hash",
-    "help",
-    "history",
-    "jobs",
-    "kill",
-    "let",
-    "local",
-    "logout",
-    "mapfile",
-    "popd",
-    "printf",
-    "pushd",
-    "pwd",
-    "read",
-    "readarray",
-    "readonly",
-    "return",
-    "set",
-    "shift",
-    "shopt",
-    "source",
-    "suspend",
-    "test",
-    "times",
-    "trap",
-    "true",
-    "type",
-    "typeset",
-    "ulimit",
-    "umask",
-    "unalias",
-    "unset",
-    "wait",
-    "if",
-    "then",
-    "else",
-    "elif",
-    "fi",
-    "case",
-    "esac",
-    "for",
-    "select",
-    "while",
-    "until",
-    "do",
-    "done",
-    "in",
-    "function",
-    "time",
-    "{",
-    "}",
-    "!",
-    "[[",
-    "]]",
-    "coproc",
 ];
 
 /// Whether `command`, run by bash, certainly leaves the shell's state as it was. `names` are the session's
@@ -284,7 +199,7 @@ impl Scanner<'_> {
         if word.is_empty() || word.contains('=') || self.names.contains(word.as_str()) {
             return false;
         }
-        !SHELL_WORDS.contains(&word.as_str()) || READ_ONLY_BUILTINS.contains(&word.as_str())
+        !is_shell_word(word.as_str()) || READ_ONLY_BUILTINS.contains(&word.as_str())
     }
 }
 

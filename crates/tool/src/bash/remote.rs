@@ -2,12 +2,13 @@
 //! session, or as one client run (`session: "none"`, a terminal, a job) moved onto the host by a
 //! [`HostLayer`]. Directories of named hosts map between this machine and the host.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
-use shellgate_executor::{LaunchLayer, ShellConfig, non_interactive, shell_spec};
+use shellgate_executor::{LaunchLayer, LaunchSpec, ShellConfig, non_interactive, shell_spec};
 use shellgate_hosts::HostLayer;
-use shellgate_intercept::Context;
 use shellgate_normalize::Normalized;
 use shellgate_sink::{ArtifactSpill, OutputWindow};
 use tokio_util::sync::CancellationToken;
@@ -19,13 +20,21 @@ use crate::remote::HostRun;
 use crate::shape::StreamFacts;
 use crate::{BashParams, ToolResult, ToolStatus};
 
-/// What a remote call needs besides its parameters.
-pub(super) struct RemoteCall<'a> {
-    pub remote: HostRun,
-    pub normalized: Normalized,
-    pub notices: Vec<String>,
-    pub approved: bool,
-    pub live: Option<&'a LiveFeed>,
+/// A remote call that may run, with what was decided about it.
+struct RemotePlan {
+    params: BashParams,
+    normalized: Normalized,
+    notices: Vec<String>,
+    remote: HostRun,
+    /// The session on the host, `None` for a one-off run.
+    session: Option<String>,
+    /// The directory on the host, `None`: where the client starts (or the session is).
+    remote_cwd: Option<String>,
+    /// The directory the result shows until the host reports one.
+    shown_cwd: String,
+    timeout: Duration,
+    /// The host's variables, then the call's.
+    env: BTreeMap<String, String>,
 }
 
 impl BashTool {
@@ -33,130 +42,43 @@ impl BashTool {
     pub(super) async fn run_remote(
         &self,
         params: BashParams,
-        call: RemoteCall<'_>,
+        remote: HostRun,
+        approved: bool,
         cancel: CancellationToken,
+        live: Option<&LiveFeed>,
     ) -> ToolResult {
-        let RemoteCall {
-            remote,
-            normalized,
-            mut notices,
-            approved,
-            live,
-        } = call;
-        let host_name = remote.host.target().to_string();
-        let session = self.remote_session_name(&params);
-        let live_cwd = session
-            .as_deref()
-            .and_then(|name| self.live_remote_cwd(&host_name, name));
-        let requested = params.cwd.as_deref().or(normalized.cwd.as_deref());
-        let remote_cwd = remote.remote_cwd(requested, &self.config.cwd);
-        // What the policy sees as the call's directory: this machine's side of it.
-        let judged_cwd =
-            PathBuf::from(remote.local_cwd(remote_cwd.as_deref().or(live_cwd.as_deref()).unwrap_or("")));
-        let judged_cwd = if judged_cwd.is_absolute() {
-            judged_cwd
+        let mut plan = match self.plan_remote(params, remote, approved) {
+            Ok(plan) => plan,
+            Err(result) => return *result,
+        };
+        let host = plan.remote.host.clone();
+        let remote = plan.remote.clone();
+        if let Err(e) = host.ensure_reachable().await {
+            return ToolResult::not_run(ToolStatus::FailedToStart, e.to_string(), plan.shown_cwd);
+        }
+        plan.notices.push(format!("Ran on host {}.", host.target()));
+        let job = plan.params.background || plan.params.yield_ms.is_some();
+        let mut result = if job {
+            let spec = self.remote_client_spec(&plan);
+            self.remote_job(plan, spec, cancel).await
         } else {
-            self.config.cwd.clone()
-        };
-        let ctx = Context {
-            tool_names: self.config.tool_names.clone(),
-            cwd: Some(judged_cwd.clone()),
-        };
-        let gate_call = crate::gate::Call {
-            params: &params,
-            normalized: &normalized,
-            ctx: &ctx,
-            cwd: &judged_cwd,
-        };
-        match self.judge(&gate_call) {
-            Ok(judged) => notices.extend(judged),
-            Err(result) if approved && result.status == ToolStatus::ApprovalPending => {
-                notices.extend(result.notices);
-            }
-            Err(result) if result.status == ToolStatus::ApprovalPending => {
-                return self
-                    .env_gate
-                    .redacted(self.pending(*result, &params, &judged_cwd));
-            }
-            Err(result) => return self.env_gate.redacted(*result),
-        }
-        // Without a directory the host's client starts in the login directory.
-        let shown_cwd = remote_cwd.clone().or(live_cwd).unwrap_or_else(|| "~".to_owned());
-        if let Err(e) = remote.host.ensure_reachable().await {
-            return ToolResult::not_run(ToolStatus::FailedToStart, e.to_string(), shown_cwd);
-        }
-        notices.push(format!("Ran on host {host_name}."));
-        let (timeout, clamp_notice) = self.clamp_timeout(params.timeout);
-        notices.extend(clamp_notice);
-        // A session's shell has the non-interactive variables from its start; a client run gets them
-        // with the call's.
-        let env = remote.env(&params.env);
-
-        let one_client_run =
-            session.is_none() || params.pty || params.background || params.yield_ms.is_some();
-        let spec = one_client_run.then(|| {
-            // `sh` stands for the host's shell: bash where it has one (see `shellgate_hosts::script`).
-            let shell = ShellConfig {
-                shell: Some(PathBuf::from("sh")),
-                login: false,
-                prefix: self.config.shell.prefix.clone(),
+            let runner = match plan.session.clone() {
+                Some(name) if !plan.params.pty => Runner::Remote {
+                    sessions: self.hosts.sessions().clone(),
+                    host: host.clone(),
+                    name,
+                    text: super::launch::session_text(&plan.normalized).into_owned(),
+                    cwd: plan.remote_cwd.clone().map(PathBuf::from),
+                    env: plan.env.clone(),
+                },
+                _ if plan.params.pty => Runner::Pty(self.remote_client_spec(&plan)),
+                _ => Runner::Pipe(Arc::clone(&self.executor), self.remote_client_spec(&plan)),
             };
-            let mut spec = shell_spec(&shell, &normalized.script, remote_cwd.as_deref().unwrap_or(""));
-            spec = non_interactive(spec);
-            spec.env.extend(env.clone());
-            spec.env_remove.extend(self.env_gate.removals.iter().cloned());
-            spec.pty = params.pty;
-            spec.timeout = Some(timeout);
-            spec.kill_grace = self.config.kill_grace;
-            self.config
-                .layers
-                .apply(HostLayer::new(remote.host.clone()).wrap(spec))
-        });
-        let display_cwd = PathBuf::from(&shown_cwd);
-        let mut result = match spec {
-            Some(spec) if params.background || params.yield_ms.is_some() => {
-                self.call_as_job(
-                    spec,
-                    None,
-                    &params,
-                    &normalized,
-                    &display_cwd,
-                    timeout,
-                    notices,
-                    cancel,
-                    None,
-                )
-                .await
-            }
-            spec => {
-                let runner = match (spec, session) {
-                    (Some(spec), _) if params.pty => Runner::Pty(spec),
-                    (Some(spec), _) => Runner::Pipe(Arc::clone(&self.executor), spec),
-                    (None, name) => Runner::Remote {
-                        sessions: self.hosts.sessions().clone(),
-                        host: remote.host.clone(),
-                        name: name.unwrap_or_default(),
-                        text: super::session_text(&normalized).into_owned(),
-                        cwd: remote_cwd.map(PathBuf::from),
-                        env,
-                    },
-                };
-                self.remote_foreground(
-                    runner,
-                    &params,
-                    &normalized,
-                    display_cwd,
-                    timeout,
-                    notices,
-                    live,
-                    cancel,
-                )
-                .await
-            }
+            self.remote_foreground(runner, &plan, live, cancel).await
         };
         if result.status != ToolStatus::FailedToStart
-            && remote.host.is_client_failure(result.exit_code)
-            && let Err(e) = remote.host.recheck().await
+            && host.is_client_failure(result.exit_code)
+            && let Err(e) = host.recheck().await
         {
             result.status = ToolStatus::FailedToStart;
             result.notices.push(e.to_string());
@@ -165,16 +87,118 @@ impl BashTool {
         self.env_gate.redacted(result)
     }
 
+    /// Elevation, the normalized command, the directories, the verdict, the timeout.
+    fn plan_remote(
+        &self,
+        mut params: BashParams,
+        remote: HostRun,
+        approved: bool,
+    ) -> Result<RemotePlan, Box<ToolResult>> {
+        if params.command.trim().is_empty() {
+            let base_cwd = self.config.cwd.display().to_string();
+            return Err(Box::new(ToolResult::not_run(
+                ToolStatus::FailedToStart,
+                "The command is empty.",
+                base_cwd,
+            )));
+        }
+        let super::plan::Prepared {
+            approved,
+            normalized,
+            mut notices,
+            ..
+        } = self.prepare(&mut params, approved);
+        let session = self.remote_session_name(&params);
+        let host_name = remote.host.target().to_string();
+        let live_cwd = session
+            .as_deref()
+            .and_then(|name| self.live_remote_cwd(&host_name, name));
+        let requested = params.cwd.as_deref().or(normalized.cwd.as_deref());
+        let remote_cwd = remote.remote_cwd(requested, &self.config.cwd);
+        // What the policy sees as the call's directory: this machine's side of it.
+        let judged =
+            PathBuf::from(remote.local_cwd(remote_cwd.as_deref().or(live_cwd.as_deref()).unwrap_or("")));
+        let judged = if judged.is_absolute() {
+            judged
+        } else {
+            self.config.cwd.clone()
+        };
+        self.admit(&params, &normalized, &judged, approved, &mut notices)?;
+        let (timeout, clamp_notice) = self.clamp_timeout(params.timeout);
+        notices.extend(clamp_notice);
+        // Without a directory the host's client starts in the login directory.
+        let shown_cwd = remote_cwd.clone().or(live_cwd).unwrap_or_else(|| "~".to_owned());
+        let env = remote.env(&params.env);
+        Ok(RemotePlan {
+            params,
+            normalized,
+            notices,
+            remote,
+            session,
+            remote_cwd,
+            shown_cwd,
+            timeout,
+            env,
+        })
+    }
+
+    /// The local launch spec of one client run carrying the call to its host. A session's shell has
+    /// the non-interactive variables from its start; a client run gets them here.
+    fn remote_client_spec(&self, plan: &RemotePlan) -> LaunchSpec {
+        // `sh` stands for the host's shell: bash where it has one (see `shellgate_hosts::script`).
+        let shell = ShellConfig {
+            shell: Some(PathBuf::from("sh")),
+            login: false,
+            prefix: self.config.shell.prefix.clone(),
+        };
+        let cwd = plan.remote_cwd.as_deref().unwrap_or("");
+        let mut spec = non_interactive(shell_spec(&shell, &plan.normalized.script, cwd));
+        spec.env.extend(plan.env.clone());
+        spec.env_remove.extend(self.env_gate.removals.iter().cloned());
+        spec.pty = plan.params.pty;
+        spec.timeout = Some(plan.timeout);
+        spec.kill_grace = self.config.kill_grace;
+        let host = plan.remote.host.clone();
+        self.config.layers.apply(HostLayer::new(host).wrap(spec))
+    }
+
+    /// `background` / `yield_ms` on a host.
+    async fn remote_job(&self, plan: RemotePlan, spec: LaunchSpec, cancel: CancellationToken) -> ToolResult {
+        let RemotePlan {
+            params,
+            normalized,
+            notices,
+            shown_cwd,
+            timeout,
+            ..
+        } = plan;
+        let head = crate::jobs::OutputPlan {
+            lines: normalized.limits.head,
+            grace: self.config.head_grace,
+            redactions: self.env_gate.redactions(),
+        };
+        let cwd = PathBuf::from(shown_cwd);
+        let request = crate::jobs::start::JobRequest {
+            command: &params.command,
+            background: params.background,
+            yield_ms: params.yield_ms,
+            pty: params.pty,
+            facts: StreamFacts::new(&normalized, Self::limits(&params, &normalized)),
+            head,
+            cwd: &cwd,
+            timeout,
+            notices,
+            state_file: None,
+            record_pid: None,
+        };
+        crate::jobs::start::run_as_job(&self.jobs, spec, request, cancel).await
+    }
+
     /// A foreground run on a host, shaped like a local one.
-    #[allow(clippy::too_many_arguments)]
     async fn remote_foreground(
         &self,
         runner: Runner,
-        params: &BashParams,
-        normalized: &Normalized,
-        cwd: PathBuf,
-        timeout: std::time::Duration,
-        notices: Vec<String>,
+        plan: &RemotePlan,
         live: Option<&LiveFeed>,
         cancel: CancellationToken,
     ) -> ToolResult {
@@ -184,6 +208,7 @@ impl BashTool {
             }
             None => OutputWindow::new(self.config.window.clone()),
         };
+        let (params, normalized) = (&plan.params, &plan.normalized);
         let run = Foreground {
             runner,
             state_file: None,
@@ -191,9 +216,9 @@ impl BashTool {
             head_stops: normalized.limits.head.is_some(),
             head_grace: self.config.head_grace,
             live: live.map(|feed| feed.sink(self.config.window.max_column)),
-            cwd,
-            timeout,
-            notices,
+            cwd: PathBuf::from(&plan.shown_cwd),
+            timeout: plan.timeout,
+            notices: plan.notices.clone(),
             command: params.command.clone(),
             redactions: self.env_gate.redactions(),
             artifacts_error: self

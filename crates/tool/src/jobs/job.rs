@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
-use super::backend::JobIo;
+use super::JobIo;
 use super::output::JobOutput;
 use super::text::collapse_tail;
 

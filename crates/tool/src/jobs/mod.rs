@@ -17,6 +17,7 @@
 
 mod backend;
 mod input_wait;
+mod io;
 mod job;
 mod output;
 mod registry;
@@ -30,8 +31,9 @@ use std::time::Duration;
 
 use shellgate_sink::{ArtifactStore, WindowConfig};
 
+pub(crate) use backend::OutputPlan;
 pub(crate) use backend::sleep_until_opt;
-pub(crate) use backend::{JobIo, OutputPlan};
+pub(crate) use io::JobIo;
 pub(crate) use job::Job;
 pub use job::{JobExit, JobInfo, JobStatus};
 pub use registry::JobRegistry;

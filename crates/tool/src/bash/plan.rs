@@ -1,0 +1,196 @@
+//! Everything a call decides before it runs, in the order the stages answer: elevation, the
+//! normalized command, the sandbox, the session and directory, the verdict, the timeout.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use shellgate_executor::SessionKey;
+use shellgate_intercept::Context;
+use shellgate_normalize::{NormalizeContext, Normalized};
+use shellgate_pty::pty_selected;
+
+use super::BashTool;
+use crate::elevated::{Elevation, elevation};
+use crate::sandboxing::{DenialWatch, SandboxRun};
+use crate::{BashParams, ToolResult, ToolStatus};
+
+/// A call that may run, with what every stage decided about it.
+pub(super) struct Plan {
+    /// The request; `elevated` now means granted.
+    pub(super) params: BashParams,
+    pub(super) normalized: Normalized,
+    /// Notices so far, in the order the stages gave them.
+    pub(super) notices: Vec<String>,
+    pub(super) use_pty: bool,
+    pub(super) sandbox: Option<SandboxRun>,
+    /// Present exactly when `sandbox` is.
+    pub(super) watch: Option<DenialWatch>,
+    pub(super) session: Option<SessionKey>,
+    /// Whether the call names its own directory (`cwd`, or a lifted `cd DIR &&`).
+    pub(super) cwd_requested: bool,
+    /// The directory of a session that has run before.
+    pub(super) live_cwd: Option<PathBuf>,
+    pub(super) cwd: PathBuf,
+    pub(super) timeout: Duration,
+}
+
+/// What [`BashTool::prepare`] decided.
+pub(super) struct Prepared {
+    /// The call counts as approved (a person approved it, or an elevation bypasses approvals).
+    pub(super) approved: bool,
+    pub(super) use_pty: bool,
+    pub(super) normalized: Normalized,
+    pub(super) notices: Vec<String>,
+}
+
+impl BashTool {
+    /// Decide how a call runs; `Err` is the result of a call that must not (redacted where it could
+    /// carry a secret).
+    pub(super) fn plan(&self, mut params: BashParams, approved: bool) -> Result<Plan, Box<ToolResult>> {
+        let base_cwd = self.config.cwd.display().to_string();
+        if params.command.trim().is_empty() {
+            return Err(Box::new(ToolResult::not_run(
+                ToolStatus::FailedToStart,
+                "The command is empty.",
+                base_cwd,
+            )));
+        }
+        let Prepared {
+            approved,
+            use_pty,
+            normalized,
+            mut notices,
+        } = self.prepare(&mut params, approved);
+        let requested_cwd = params.cwd.as_deref().or(normalized.cwd.as_deref());
+        let sandbox = self
+            .sandboxing
+            .decide(params.sandbox, params.host.as_deref(), &mut notices)
+            // An elevated run (granted above) runs outside the sandbox (SPEC X-4); the host check stays.
+            .map(|run| run.filter(|_| !params.elevated));
+        let session = self.session_for(&params, sandbox.as_ref().ok().and_then(Option::as_ref));
+        // A session keeps its own directory: relative paths resolve against it.
+        let live_cwd = session.as_ref().and_then(|key| self.live_session_cwd(key));
+        let base = live_cwd.clone().unwrap_or_else(|| self.config.cwd.clone());
+        let cwd = match resolve_cwd(&base, requested_cwd) {
+            Ok(cwd) => cwd,
+            // A session whose directory was deleted falls back to an existing ancestor itself.
+            Err(_) if session.is_some() && requested_cwd.is_none() => base,
+            Err(message) => {
+                return Err(Box::new(ToolResult::not_run(
+                    ToolStatus::FailedToStart,
+                    message,
+                    base_cwd,
+                )));
+            }
+        };
+        let cwd_requested = requested_cwd.is_some();
+
+        self.admit(&params, &normalized, &cwd, approved, &mut notices)?;
+        let sandbox = sandbox.map_err(|result| Box::new(self.env_gate.redacted(*result)))?;
+        let watch = sandbox.as_ref().map(|_| DenialWatch::start(&mut notices));
+
+        let (timeout, clamp_notice) = self.clamp_timeout(params.timeout);
+        notices.extend(clamp_notice);
+
+        if params.pty && !use_pty {
+            notices.push(
+                "A pseudo-terminal was requested but is not available here; the command ran with pipes."
+                    .into(),
+            );
+        }
+        Ok(Plan {
+            params,
+            normalized,
+            notices,
+            use_pty,
+            sandbox,
+            watch,
+            session,
+            cwd_requested,
+            live_cwd,
+            cwd,
+            timeout,
+        })
+    }
+
+    /// The first steps of every call, here or on a host: elevation, then the normalized command.
+    pub(super) fn prepare(&self, params: &mut BashParams, approved: bool) -> Prepared {
+        let (approved, elevation_notice) = self.elevate(params, approved);
+        let use_pty = pty_selected(params.pty);
+        // A terminal cannot be closed the way `head` closes its pipe, so there the limiter stays in the
+        // script; with pipes it is lifted and the output closed once its lines are in.
+        let ctx = NormalizeContext::default()
+            .with_explicit_cwd(params.cwd.is_some())
+            .with_keep_limiters(use_pty);
+        let normalized = self.normalizer.normalize_with(&params.command, &ctx);
+        let mut notices: Vec<String> = normalized.rewrites.iter().map(|r| r.message.clone()).collect();
+        notices.extend(elevation_notice);
+        Prepared {
+            approved,
+            use_pty,
+            normalized,
+            notices,
+        }
+    }
+
+    /// Apply the policy's elevation rules: `params.elevated` is cleared unless granted. Returns whether
+    /// the call counts as approved, and the notice to give.
+    fn elevate(&self, params: &mut BashParams, approved: bool) -> (bool, Option<String>) {
+        match elevation(self.config.policy.as_ref(), params.elevated) {
+            Elevation::No => (approved, None),
+            Elevation::Refused(notice) => {
+                params.elevated = false;
+                (approved, Some(notice))
+            }
+            Elevation::Granted {
+                bypass_approvals,
+                notice,
+            } => (approved || bypass_approvals, Some(notice)),
+        }
+    }
+
+    /// The verdict on a call: `Ok` with its notices when it may run (an ask a person approved counts),
+    /// else the redacted result that answers it (pending approval, blocked).
+    pub(super) fn admit(
+        &self,
+        params: &BashParams,
+        normalized: &Normalized,
+        cwd: &Path,
+        approved: bool,
+        notices: &mut Vec<String>,
+    ) -> Result<(), Box<ToolResult>> {
+        let ctx = Context {
+            tool_names: self.config.tool_names.clone(),
+            cwd: Some(cwd.to_path_buf()),
+        };
+        let call = crate::gate::Call {
+            params,
+            normalized,
+            ctx: &ctx,
+            cwd,
+        };
+        match self.judge(&call) {
+            Ok(judged) => notices.extend(judged),
+            Err(result) if approved && result.status == ToolStatus::ApprovalPending => {
+                notices.extend(result.notices);
+            }
+            Err(result) if result.status == ToolStatus::ApprovalPending => {
+                return Err(Box::new(
+                    self.env_gate.redacted(self.pending(*result, params, cwd)),
+                ));
+            }
+            Err(result) => return Err(Box::new(self.env_gate.redacted(*result))),
+        }
+        Ok(())
+    }
+}
+
+/// Resolve and validate the working directory (SPEC E-4); `~` means the home directory.
+fn resolve_cwd(base: &Path, requested: Option<&str>) -> Result<PathBuf, String> {
+    let home = || std::env::var_os("HOME").map(PathBuf::from);
+    let requested = requested.map(|r| match r.strip_prefix("~/").or((r == "~").then_some("")) {
+        Some(rest) => home().map_or_else(|| PathBuf::from(r), |h| h.join(rest)),
+        None => PathBuf::from(r),
+    });
+    shellgate_executor::resolve_cwd(base, requested.as_deref()).map_err(|e| e.to_string())
+}

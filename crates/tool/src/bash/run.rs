@@ -1,0 +1,135 @@
+//! Running a planned call: as a job (`background`, `yield_ms`), or in the foreground through the one
+//! runner its plan selects (one-shot pipe, terminal, or session).
+
+use std::sync::Arc;
+
+use shellgate_executor::StateFile;
+use shellgate_sink::{ArtifactSpill, OutputWindow};
+use tokio_util::sync::CancellationToken;
+
+use super::BashTool;
+use super::launch::{session_text, transcript_pty};
+use super::plan::Plan;
+use crate::ToolResult;
+use crate::foreground::{Foreground, Runner};
+use crate::live::LiveFeed;
+use crate::sandboxing::DenialWatch;
+use crate::shape::StreamFacts;
+
+impl BashTool {
+    /// `background` / `yield_ms`: run as a job (SPEC J-1).
+    pub(super) async fn run_job(&self, mut plan: Plan, cancel: CancellationToken) -> ToolResult {
+        let mut notices = std::mem::take(&mut plan.notices);
+        let (spec, state_file) = self.launch(&plan, &mut notices);
+        let watch = plan.watch.take();
+        let (params, normalized) = (&plan.params, &plan.normalized);
+        let head = crate::jobs::OutputPlan {
+            lines: normalized.limits.head,
+            grace: self.config.head_grace,
+            redactions: self.env_gate.redactions(),
+        };
+        let request = crate::jobs::start::JobRequest {
+            command: &params.command,
+            background: params.background,
+            yield_ms: params.yield_ms,
+            pty: params.pty,
+            facts: StreamFacts::new(normalized, Self::limits(params, normalized)),
+            head,
+            cwd: &plan.cwd,
+            timeout: plan.timeout,
+            notices,
+            state_file,
+            record_pid: watch.as_ref().map(DenialWatch::pids),
+        };
+        let mut result = crate::jobs::start::run_as_job(&self.jobs, spec, request, cancel).await;
+        if let Some(watch) = watch {
+            watch.finish(&mut result, &[]);
+        }
+        result
+    }
+
+    /// A foreground run; after `auto_yield_ms` it is handed to the job registry.
+    pub(super) async fn run_foreground(
+        &self,
+        mut plan: Plan,
+        cancel: CancellationToken,
+        live: Option<&LiveFeed>,
+    ) -> ToolResult {
+        let window = match &self.config.artifacts {
+            Some(store) => {
+                OutputWindow::with_spill(self.config.window.clone(), ArtifactSpill::new(store.clone()))
+            }
+            None => OutputWindow::new(self.config.window.clone()),
+        };
+        let mut notices = std::mem::take(&mut plan.notices);
+        let session_name = plan.session.as_ref().map(|key| key.name.clone());
+        let shell_before = session_name.as_deref().and_then(|name| self.session_pid(name));
+        let (runner, state_file) = self.runner(&mut plan, &mut notices);
+        let Plan {
+            params,
+            normalized,
+            cwd,
+            timeout,
+            watch,
+            ..
+        } = plan;
+        let run = Foreground {
+            runner,
+            state_file,
+            facts: StreamFacts::new(&normalized, Self::limits(&params, &normalized)),
+            head_stops: normalized.limits.head.is_some(),
+            head_grace: self.config.head_grace,
+            live: live.map(|feed| feed.sink(self.config.window.max_column)),
+            cwd,
+            timeout,
+            notices,
+            command: params.command.clone(),
+            redactions: self.env_gate.redactions(),
+            artifacts_error: self
+                .config
+                .artifacts
+                .is_none()
+                .then(|| self.config.artifacts_error.clone())
+                .flatten(),
+        };
+        let mut result = Box::pin(run.run(window, &self.jobs, self.config.auto_yield, cancel)).await;
+        if let Some(watch) = watch {
+            // A session's shell (the one before the run, or its restart) is the sandbox's creator.
+            let shell_after = session_name.as_deref().and_then(|name| self.session_pid(name));
+            let shells: Vec<u32> = shell_before.into_iter().chain(shell_after).collect();
+            watch.finish(&mut result, &shells);
+        }
+        result
+    }
+
+    /// The runner of a foreground call. A session command is text for the session's shell: only the
+    /// other runs launch a process (and may keep a session's restored state in a file).
+    fn runner(&self, plan: &mut Plan, notices: &mut Vec<String>) -> (Runner, Option<StateFile>) {
+        if plan.use_pty {
+            let (spec, state_file) = self.launch(plan, notices);
+            let runner = match &plan.watch {
+                // The same terminal run, through an executor that records its pid.
+                Some(watch) => Runner::Pipe(watch.recording(Arc::new(transcript_pty())), spec),
+                None => Runner::Pty(spec),
+            };
+            return (runner, state_file);
+        }
+        let Some(key) = plan.session.take() else {
+            let executor = match &plan.watch {
+                Some(watch) => watch.recording(Arc::clone(&self.executor)),
+                None => Arc::clone(&self.executor),
+            };
+            return (Runner::Pipe(executor, self.launch(plan, notices).0), None);
+        };
+        let runner = Runner::Session {
+            sessions: self.sessions.clone(),
+            text: session_text(&plan.normalized).into_owned(),
+            // A new session starts in the tool's directory; a live one keeps its own.
+            cwd: (plan.cwd_requested || plan.live_cwd.is_none()).then(|| plan.cwd.clone()),
+            env: plan.params.env.clone(),
+            report_status: !plan.normalized.limits.is_empty(),
+            key,
+        };
+        (runner, None)
+    }
+}

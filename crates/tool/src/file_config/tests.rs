@@ -1,0 +1,120 @@
+use std::path::Path;
+use std::time::Duration;
+
+use shellgate_intercept::{InterceptConfig, Policy, Security};
+
+use super::*;
+use crate::ToolConfig;
+
+#[test]
+fn values_override_defaults() {
+    let file = FileConfig::parse("timeout = 5\nhead_bytes = 10\nprefix = 'nice'", Path::new("x")).unwrap();
+    let mut config = ToolConfig::default();
+    file.apply(&mut config);
+    assert_eq!(config.default_timeout, Duration::from_secs(5));
+    assert_eq!(config.window.head_bytes, 10);
+    assert_eq!(config.shell.prefix.as_deref(), Some("nice"));
+}
+
+#[test]
+fn effective_configuration_round_trips() {
+    let mut config = ToolConfig {
+        default_session: "work".into(),
+        ..ToolConfig::default()
+    };
+    config.jobs.max_running = 7;
+    let text = FileConfig::effective(&config).to_toml();
+    let parsed = FileConfig::parse(&text, Path::new("effective")).unwrap();
+    let mut again = ToolConfig::default();
+    parsed.apply(&mut again);
+    assert_eq!(again.default_session, "work");
+    assert_eq!(again.jobs.max_running, 7);
+    assert_eq!(again.default_timeout, config.default_timeout);
+}
+
+#[test]
+fn every_key_the_effective_configuration_writes_loads_again() {
+    use shellgate_intercept::{RedirectRuleConfig, RuleEntry};
+    let policy = Policy::builder()
+        .security(Security::Allowlist)
+        .allow("@safe")
+        .deny("git push *")
+        .rule(RuleEntry {
+            allow: Some("npm run *".into()),
+            matches: vec!["npm run build".into()],
+            not_match: vec!["npm run build; rm -rf x".into()],
+            ..RuleEntry::default()
+        })
+        .intercept_config(InterceptConfig {
+            redirect_rules: vec![RedirectRuleConfig {
+                pattern: "^make\\b".into(),
+                flags: "i".into(),
+                tool: "build".into(),
+                message: "use the build tool".into(),
+                quote_aware: true,
+            }],
+            available_tools: vec!["build".into()],
+            ..InterceptConfig::default()
+        })
+        .build()
+        .unwrap();
+    let config = ToolConfig {
+        policy: Some(policy),
+        env: EnvConfig {
+            allow_secrets: vec!["GITHUB_TOKEN".into()],
+            redact: vec!["MY_KEY".into()],
+        },
+        ..ToolConfig::default()
+    };
+    let text = FileConfig::effective(&config).to_toml();
+    // Parsing checks every key against the schema: a field the schema lacks fails here.
+    let parsed = FileConfig::parse(&text, Path::new("effective")).unwrap();
+    let mut again = ToolConfig::default();
+    parsed.apply(&mut again);
+    let policy = again.policy.unwrap();
+    assert_eq!(policy.security(), Security::Allowlist);
+    assert_eq!(policy.policy_config().rules[0].matches, ["npm run build"]);
+    assert_eq!(policy.intercept_config().redirect_rules[0].tool, "build");
+    assert_eq!(again.env.redact, ["MY_KEY"]);
+}
+
+#[test]
+fn policy_sections_build_the_policy_and_bad_rules_name_the_rule() {
+    let file = FileConfig::parse("[policy]\nask = \"off\"\n", Path::new("p.toml")).unwrap();
+    let mut config = ToolConfig::default();
+    file.apply(&mut config);
+    assert_eq!(
+        config.policy.as_ref().unwrap().ask(),
+        shellgate_intercept::AskMode::Off
+    );
+    let err = FileConfig::parse(
+        "[[policy.rules]]\nallow = \"npm run *\"\nnot_match = [\"npm run x\"]\n",
+        Path::new("p.toml"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("p.toml") && err.contains("`npm run *`") && err.contains("npm run x"),
+        "{err}"
+    );
+    let err = FileConfig::parse("[env]\nredact = 3\n", Path::new("p.toml"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("p.toml") && err.contains("line 2"), "{err}");
+}
+
+#[test]
+fn unknown_keys_and_bad_files_are_clear_errors() {
+    let err = FileConfig::parse("timout = 5", Path::new("c.toml"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("c.toml") && err.contains("timout"), "{err}");
+    assert!(
+        err.contains("line 1") && err.contains("did you mean `timeout`?"),
+        "{err}"
+    );
+    let err = load_tool_config(Some(Path::new("/nonexistent/shellgate.toml")))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("cannot read"), "{err}");
+}

@@ -1,0 +1,177 @@
+//! The `poll` and `log` actions: a job's output by stream position or by line.
+
+use std::time::Duration;
+
+use super::{ProcessAction, ProcessResult, ProcessTool};
+use crate::jobs::{Job, JobIo, JobStatus};
+
+impl ProcessTool {
+    pub(super) async fn poll(&self, job: &Job, since: Option<u64>, wait_ms: Option<u64>) -> ProcessResult {
+        let config = self.registry.config();
+        let wait = Duration::from_millis(wait_ms.unwrap_or(0)).min(config.max_poll_wait);
+        let deadline = tokio::time::Instant::now() + wait;
+        let changes = job.subscribe();
+        let waiting = !wait.is_zero();
+        let from = {
+            let mut st = job.state();
+            if waiting {
+                st.waiters += 1;
+            }
+            since.unwrap_or(st.cursor)
+        };
+        if waiting {
+            wait_for_news(job, changes, from, deadline, config.poll_settle).await;
+        }
+        let mut st = job.state();
+        if waiting {
+            st.waiters -= 1;
+        }
+        let done = st.status != JobStatus::Running;
+        let read = st.output.read_since(from, config.poll_max_bytes, done);
+        st.cursor = read.end;
+        let mut notices = Vec::new();
+        if let Some((a, b)) = read.skipped {
+            notices.push(format!(
+                "Output bytes {a}..{b} are not in this poll; use action=log with offset/limit to read them"
+            ));
+        }
+        let retry_in_ms = if done {
+            None
+        } else if read.text.is_empty() {
+            st.empty_polls = st.empty_polls.saturating_add(1);
+            Some(RETRY_STEPS_MS[(st.empty_polls as usize - 1).min(RETRY_STEPS_MS.len() - 1)])
+        } else {
+            st.empty_polls = 0;
+            Some(RETRY_STEPS_MS[0])
+        };
+        let waiting_for_input = if done {
+            None
+        } else {
+            job.io().and_then(JobIo::waiting_for_input)
+        };
+        if waiting_for_input == Some(true) {
+            notices.push("The job is waiting for input: use write, send_keys, submit or paste.".to_owned());
+        }
+        let message = if done {
+            // This response reports the exit, so no notification is sent for it.
+            st.exit_claimed = true;
+            notices.extend(st.notices.iter().cloned());
+            if let Some(e) = st.output.spill_error() {
+                notices.push(format!("Full output could not be saved: {e}"));
+            }
+            exit_sentence(st.status, st.exit_code, st.signal.as_deref())
+        } else {
+            "Job still running.".to_owned()
+        };
+        ProcessResult {
+            action: ProcessAction::Poll,
+            is_error: false,
+            message,
+            job_id: Some(job.id.clone()),
+            status: Some(st.status),
+            pid: job.pid(),
+            exit_code: st.exit_code,
+            signal: st.signal.clone(),
+            output: Some(read.text),
+            cursor: Some(read.end),
+            waiting_for_input,
+            first_line: None,
+            total_lines: Some(st.output.total_lines()),
+            jobs: None,
+            sessions: None,
+            retry_in_ms,
+            artifact: st.output.artifact(),
+            notices,
+        }
+    }
+
+    pub(super) fn log(&self, job: &Job, offset: Option<u64>, limit: Option<u64>) -> ProcessResult {
+        let default_lines = self.registry.config().log_default_lines;
+        let mut result = Self::status_result(job, ProcessAction::Log);
+        let mut st = job.state();
+        let total = st.output.total_lines();
+        let (start, end) = match (offset, limit) {
+            (None, None) => (total.saturating_sub(default_lines), total),
+            (None, Some(limit)) => (total.saturating_sub(limit), total),
+            (Some(offset), limit) => (offset, offset.saturating_add(limit.unwrap_or(u64::MAX))),
+        };
+        let read = st.output.lines(start, end);
+        drop(st);
+        if offset.is_none() && limit.is_none() && total > default_lines {
+            result.notices.push(format!(
+                "Showing the last {default_lines} of {total} lines; pass offset/limit to page"
+            ));
+        }
+        result.notices.extend(read.notices);
+        result.message = if read.count == 0 {
+            String::new()
+        } else {
+            format!(
+                "Lines {}-{} of {}.",
+                read.first + 1,
+                read.first + read.count,
+                read.total_lines
+            )
+        };
+        result.output = Some(read.text);
+        result.first_line = Some(read.first);
+        result.total_lines = Some(read.total_lines);
+        result
+    }
+}
+
+/// Wait until `job` has news after stream position `from`, has ended, or `deadline` passed. The caller
+/// skips this without a wait: the timer would round an immediate answer up to its next tick.
+async fn wait_for_news(
+    job: &Job,
+    mut changes: tokio::sync::watch::Receiver<u64>,
+    from: u64,
+    deadline: tokio::time::Instant,
+    settle: Duration,
+) {
+    // Once news arrived, the answer waits for it to settle: a line ended, or no new byte for the
+    // quiet period (one `print` can arrive as several writes), within a bound.
+    let mut settle_end: Option<tokio::time::Instant> = None;
+    let mut quiet_end: Option<tokio::time::Instant> = None;
+    loop {
+        {
+            let st = job.state();
+            let done = st.status != JobStatus::Running;
+            if done {
+                break;
+            }
+            if st.output.read_since(from, 1, false).end > from {
+                let now = tokio::time::Instant::now();
+                if settle.is_zero() || st.output.ends_line() {
+                    break;
+                }
+                let bound = *settle_end.get_or_insert(now + settle * 10);
+                if now >= bound {
+                    break;
+                }
+                quiet_end = Some((now + settle).min(bound));
+            }
+        }
+        tokio::select! {
+            changed = changes.changed() => if changed.is_err() { break },
+            () = tokio::time::sleep_until(deadline) => break,
+            () = crate::jobs::sleep_until_opt(quiet_end), if quiet_end.is_some() => break,
+        }
+    }
+}
+
+/// Suggested pauses between polls that find nothing new.
+const RETRY_STEPS_MS: [u64; 4] = [5_000, 10_000, 30_000, 60_000];
+
+fn exit_sentence(status: JobStatus, code: Option<i32>, signal: Option<&str>) -> String {
+    let how = match (signal, code) {
+        (Some(sig), _) => format!("signal {sig}"),
+        (None, Some(code)) => format!("code {code}"),
+        (None, None) => "an unknown exit code".to_owned(),
+    };
+    match status {
+        JobStatus::TimedOut => format!("Job timed out and was stopped ({how})."),
+        JobStatus::Killed => format!("Job was killed ({how})."),
+        _ => format!("Job exited with {how}."),
+    }
+}

@@ -1,0 +1,222 @@
+//! The `[sandbox]` settings: as the tool holds them and as a configuration file spells them.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use shellgate_sandbox::{ResourceLimits, SandboxMode};
+
+/// The `[sandbox]` settings (SPEC X-1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxConfig {
+    /// The mode every call gets; `None` (`"off"`): no sandbox unless a call asks for one.
+    pub mode: Option<SandboxMode>,
+    /// Writable roots in `workspace-write` mode besides the workspace, `$TMPDIR` and `/tmp`.
+    pub writable_roots: Vec<PathBuf>,
+    /// Paths that stay read-only inside writable roots (besides `.git` in each).
+    pub protected_paths: Vec<PathBuf>,
+    /// Network access; `None`: off in `read-only` and `workspace-write`, on in `full`.
+    pub network: Option<bool>,
+    /// Unix-domain sockets while the network is off (default on).
+    pub unix_sockets: bool,
+    /// Resource limits of sandboxed commands.
+    pub limits: ResourceLimits,
+    /// Run with what the kernel can enforce instead of failing (a notice says so).
+    pub allow_degraded: bool,
+    /// The lowest Landlock ABI the kernel must offer (a run fails below it).
+    pub min_landlock_abi: Option<u8>,
+    /// The helper binary; `None`: the running executable (the `shellgate` binary).
+    pub helper: Option<PathBuf>,
+    /// Arguments selecting the helper mode (`["sandbox-exec"]`; none for a dedicated helper).
+    pub helper_args: Vec<String>,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        Self {
+            mode: None,
+            writable_roots: Vec::new(),
+            protected_paths: Vec::new(),
+            network: None,
+            unix_sockets: true,
+            limits: ResourceLimits::default(),
+            allow_degraded: false,
+            min_landlock_abi: None,
+            helper: None,
+            helper_args: vec!["sandbox-exec".to_owned()],
+        }
+    }
+}
+
+/// A mode setting of the configuration file: a [`SandboxMode`] or `off`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModeSetting {
+    /// No sandbox unless a call asks for one.
+    Off,
+    /// See [`SandboxMode::ReadOnly`].
+    ReadOnly,
+    /// See [`SandboxMode::WorkspaceWrite`].
+    WorkspaceWrite,
+    /// See [`SandboxMode::Full`].
+    Full,
+}
+
+impl From<ModeSetting> for Option<SandboxMode> {
+    fn from(setting: ModeSetting) -> Self {
+        match setting {
+            ModeSetting::Off => None,
+            ModeSetting::ReadOnly => Some(SandboxMode::ReadOnly),
+            ModeSetting::WorkspaceWrite => Some(SandboxMode::WorkspaceWrite),
+            ModeSetting::Full => Some(SandboxMode::Full),
+        }
+    }
+}
+
+impl From<Option<SandboxMode>> for ModeSetting {
+    fn from(mode: Option<SandboxMode>) -> Self {
+        match mode {
+            None => Self::Off,
+            Some(SandboxMode::ReadOnly) => Self::ReadOnly,
+            Some(SandboxMode::WorkspaceWrite) => Self::WorkspaceWrite,
+            Some(SandboxMode::Full) => Self::Full,
+        }
+    }
+}
+
+/// The `[sandbox]` section of a configuration file; every key is optional.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxFile {
+    /// `off`, `read-only`, `workspace-write` or `full`.
+    pub mode: Option<ModeSetting>,
+    /// Further writable roots in `workspace-write` mode.
+    pub writable_roots: Option<Vec<PathBuf>>,
+    /// Paths that stay read-only inside writable roots.
+    pub protected_paths: Option<Vec<PathBuf>>,
+    /// Network access in the sandbox.
+    pub network: Option<bool>,
+    /// Unix-domain sockets while the network is off.
+    pub unix_sockets: Option<bool>,
+    /// `RLIMIT_CPU`, seconds.
+    pub cpu_seconds: Option<u64>,
+    /// `RLIMIT_AS`, bytes.
+    pub address_space_bytes: Option<u64>,
+    /// `RLIMIT_FSIZE`, bytes.
+    pub file_size_bytes: Option<u64>,
+    /// `RLIMIT_NOFILE`.
+    pub open_files: Option<u64>,
+    /// `RLIMIT_NPROC`.
+    pub processes: Option<u64>,
+    /// Run with reduced enforcement instead of failing.
+    pub allow_degraded: Option<bool>,
+    /// The lowest Landlock ABI the kernel must offer.
+    pub min_landlock_abi: Option<u8>,
+}
+
+impl SandboxFile {
+    /// Apply the values that are set.
+    pub fn apply(&self, config: &mut SandboxConfig) {
+        if let Some(mode) = self.mode {
+            config.mode = mode.into();
+        }
+        if let Some(roots) = &self.writable_roots {
+            config.writable_roots.clone_from(roots);
+        }
+        if let Some(paths) = &self.protected_paths {
+            config.protected_paths.clone_from(paths);
+        }
+        if self.network.is_some() {
+            config.network = self.network;
+        }
+        if let Some(unix) = self.unix_sockets {
+            config.unix_sockets = unix;
+        }
+        let limits = &mut config.limits;
+        for (value, slot) in [
+            (self.cpu_seconds, &mut limits.cpu_seconds),
+            (self.address_space_bytes, &mut limits.address_space_bytes),
+            (self.file_size_bytes, &mut limits.file_size_bytes),
+            (self.open_files, &mut limits.open_files),
+            (self.processes, &mut limits.processes),
+        ] {
+            if value.is_some() {
+                *slot = value;
+            }
+        }
+        if let Some(allow) = self.allow_degraded {
+            config.allow_degraded = allow;
+        }
+        if self.min_landlock_abi.is_some() {
+            config.min_landlock_abi = self.min_landlock_abi;
+        }
+    }
+
+    /// The settings in effect (what `shellgate config` prints).
+    pub fn effective(config: &SandboxConfig) -> Self {
+        Self {
+            mode: Some(config.mode.into()),
+            writable_roots: Some(config.writable_roots.clone()),
+            protected_paths: Some(config.protected_paths.clone()),
+            network: config.network,
+            unix_sockets: Some(config.unix_sockets),
+            cpu_seconds: config.limits.cpu_seconds,
+            address_space_bytes: config.limits.address_space_bytes,
+            file_size_bytes: config.limits.file_size_bytes,
+            open_files: config.limits.open_files,
+            processes: config.limits.processes,
+            allow_degraded: Some(config.allow_degraded),
+            min_landlock_abi: config.min_landlock_abi,
+        }
+    }
+}
+
+/// How strict a mode is: a request may only go up.
+pub(super) fn strictness(mode: Option<SandboxMode>) -> u8 {
+    match mode {
+        None => 0,
+        Some(SandboxMode::Full) => 1,
+        Some(SandboxMode::WorkspaceWrite) => 2,
+        Some(SandboxMode::ReadOnly) => 3,
+    }
+}
+
+pub(super) fn mode_name(mode: Option<SandboxMode>) -> String {
+    mode.map_or_else(|| "off".to_owned(), |m| m.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    #[test]
+    fn the_sandbox_section_loads_and_round_trips() {
+        let text = "[sandbox]\nmode = \"read-only\"\nwritable_roots = [\"/c\"]\nnetwork = true\n\
+                    unix_sockets = false\ncpu_seconds = 5\naddress_space_bytes = 1024\nfile_size_bytes = 7\n\
+                    open_files = 64\nprocesses = 9\nallow_degraded = true\nmin_landlock_abi = 5\n";
+        let file = crate::FileConfig::parse(text, Path::new("s.toml")).unwrap();
+        let mut config = crate::ToolConfig::default();
+        file.apply(&mut config);
+        let sandbox = &config.sandbox;
+        assert_eq!(sandbox.mode, Some(SandboxMode::ReadOnly));
+        assert_eq!(sandbox.writable_roots, [PathBuf::from("/c")]);
+        assert_eq!((sandbox.network, sandbox.unix_sockets), (Some(true), false));
+        assert_eq!(sandbox.limits.cpu_seconds, Some(5));
+        assert_eq!(sandbox.limits.address_space_bytes, Some(1024));
+        assert_eq!(sandbox.limits.file_size_bytes, Some(7));
+        assert_eq!(sandbox.limits.open_files, Some(64));
+        assert_eq!(sandbox.limits.processes, Some(9));
+        assert!(sandbox.allow_degraded);
+        assert_eq!(sandbox.min_landlock_abi, Some(5));
+        let again = crate::FileConfig::effective(&config).to_toml();
+        let reparsed = crate::FileConfig::parse(&again, Path::new("e.toml")).unwrap();
+        let mut back = crate::ToolConfig::default();
+        reparsed.apply(&mut back);
+        assert_eq!(back.sandbox, config.sandbox);
+        let err = crate::FileConfig::parse("[sandbox]\nmode = \"on\"\n", Path::new("s.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("on") && err.contains("workspace-write"), "{err}");
+    }
+}

@@ -1,0 +1,263 @@
+//! Which sandbox a call gets: the configured mode, a stricter request, the kernel check.
+
+use std::path::{Path, PathBuf};
+
+use shellgate_sandbox::{
+    DenialCollector, SandboxError, SandboxLayer, SandboxMode, SandboxPolicy, check_kernel,
+};
+
+use super::config::{mode_name, strictness};
+use super::{SANDBOX_UNAVAILABLE, SandboxConfig, SandboxRun};
+use crate::{ResultError, ToolResult, ToolStatus};
+
+/// The `host` values this engine runs on.
+const LOCAL_HOSTS: &[&str] = &["local", "auto", "sandbox"];
+
+/// The tool's sandbox state: the settings, the helper, and whether denials can be read.
+#[derive(Debug)]
+pub(crate) struct Sandboxing {
+    config: SandboxConfig,
+    workspace: PathBuf,
+    helper: PathBuf,
+    /// The session manager's private directory (each session shell's own directory in it must stay
+    /// writable).
+    runtime_dir: PathBuf,
+}
+
+impl Sandboxing {
+    /// The state for a tool working in `workspace` whose sessions live under `runtime_dir`. With a
+    /// configured mode the denial reader starts now, so that a session shell's sandbox is known
+    /// from its first denial on.
+    pub(crate) fn new(config: &SandboxConfig, workspace: &Path, runtime_dir: &Path) -> Self {
+        if config.mode.is_some() {
+            // A failure shows up again, as a notice, in every sandboxed call.
+            let _ = DenialCollector::prepare();
+        }
+        let helper = config
+            .helper
+            .clone()
+            .unwrap_or_else(|| std::env::current_exe().unwrap_or_else(|_| PathBuf::from("shellgate")));
+        Self {
+            config: config.clone(),
+            workspace: workspace.to_path_buf(),
+            helper,
+            runtime_dir: runtime_dir.to_path_buf(),
+        }
+    }
+
+    /// The sandbox of a call with these `sandbox` and `host` parameters: `Ok(None)` unsandboxed,
+    /// `Err` a call that must not run (an unsupported host, a sandbox the kernel cannot enforce).
+    pub(crate) fn decide(
+        &self,
+        sandbox: Option<SandboxMode>,
+        host: Option<&str>,
+        notices: &mut Vec<String>,
+    ) -> Result<Option<SandboxRun>, Box<ToolResult>> {
+        let configured = match host {
+            None | Some("local" | "auto") => self.config.mode,
+            Some("sandbox") => self.config.mode.or(Some(SandboxMode::WorkspaceWrite)),
+            Some(other) => {
+                return Err(Box::new(ToolResult::not_run(
+                    ToolStatus::FailedToStart,
+                    format!(
+                        "host {other:?} is not supported yet: commands run on this machine \
+                         (host {}).",
+                        LOCAL_HOSTS.join(", ")
+                    ),
+                    self.workspace.display().to_string(),
+                )));
+            }
+        };
+        let mode = match sandbox {
+            Some(requested) if strictness(Some(requested)) >= strictness(configured) => Some(requested),
+            Some(requested) => {
+                notices.push(format!(
+                    "Sandbox mode {requested} is looser than the configured {}; the configured mode applies.",
+                    mode_name(configured)
+                ));
+                configured
+            }
+            None => configured,
+        };
+        let Some(mode) = mode else { return Ok(None) };
+        let policy = self.policy(mode);
+        if mode == SandboxMode::Full
+            && policy.network
+            && policy.limits.is_empty()
+            && policy.min_landlock_abi.is_none()
+        {
+            // Nothing to confine: no file-system rule, the network on, no limit.
+            return Ok(None);
+        }
+        if let Err(error) = check_kernel(&policy) {
+            let reason = match error {
+                SandboxError::Unavailable { reason } => reason,
+                other => other.to_string(),
+            };
+            if !policy.allow_degraded {
+                return Err(Box::new(unavailable(reason, &self.workspace)));
+            }
+            notices.push(format!(
+                "The {mode} sandbox cannot be fully enforced here ({reason}); the command runs with what \
+                 the kernel can enforce (allow_degraded)."
+            ));
+        }
+        Ok(Some(SandboxRun {
+            mode,
+            configured: self.config.mode == Some(mode),
+            layer: SandboxLayer::new(&self.helper, policy).with_helper_args(self.config.helper_args.clone()),
+            runtime_dir: self.runtime_dir.clone(),
+        }))
+    }
+
+    fn policy(&self, mode: SandboxMode) -> SandboxPolicy {
+        let mut policy = SandboxPolicy::new(mode, &self.workspace);
+        policy
+            .writable_roots
+            .extend(self.config.writable_roots.iter().cloned());
+        policy.protected_paths.clone_from(&self.config.protected_paths);
+        policy.network = self.config.network.unwrap_or(mode == SandboxMode::Full);
+        policy.unix_sockets = self.config.unix_sockets;
+        policy.limits = self.config.limits;
+        policy.allow_degraded = self.config.allow_degraded;
+        policy.min_landlock_abi = self.config.min_landlock_abi;
+        policy
+    }
+}
+
+/// The result of a call the sandbox cannot be enforced for.
+fn unavailable(reason: String, cwd: &Path) -> ToolResult {
+    let mut result = ToolResult::not_run(
+        ToolStatus::FailedToStart,
+        format!("The sandbox cannot be enforced here: {reason}. Nothing ran."),
+        cwd.display().to_string(),
+    );
+    result.error = Some(ResultError {
+        kind: SANDBOX_UNAVAILABLE.to_owned(),
+        reason,
+    });
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use shellgate_executor::{LaunchSpec, SessionKey};
+
+    use super::*;
+
+    fn sandboxing(mode: Option<SandboxMode>) -> Sandboxing {
+        let config = SandboxConfig {
+            mode,
+            helper: Some("/opt/helper".into()),
+            ..SandboxConfig::default()
+        };
+        Sandboxing::new(&config, Path::new("/w"), Path::new("/run/sg"))
+    }
+
+    #[test]
+    fn requests_only_tighten() {
+        let tool = sandboxing(Some(SandboxMode::WorkspaceWrite));
+        let mut notices = Vec::new();
+        let run = tool
+            .decide(Some(SandboxMode::Full), None, &mut notices)
+            .unwrap_or_else(|r| panic!("{r:?}"))
+            .unwrap();
+        assert_eq!(run.mode, SandboxMode::WorkspaceWrite);
+        assert!(run.configured);
+        assert!(notices[0].contains("looser"), "{notices:?}");
+        notices.clear();
+        let run = tool
+            .decide(Some(SandboxMode::ReadOnly), Some("auto"), &mut notices)
+            .unwrap_or_else(|r| panic!("{r:?}"))
+            .unwrap();
+        assert_eq!(run.mode, SandboxMode::ReadOnly);
+        assert!(!run.configured);
+        assert!(notices.iter().all(|n| !n.contains("looser")), "{notices:?}");
+        let off = sandboxing(None);
+        assert!(off.decide(None, Some("local"), &mut notices).unwrap().is_none());
+        let run = off.decide(None, Some("sandbox"), &mut notices).unwrap().unwrap();
+        assert_eq!(run.mode, SandboxMode::WorkspaceWrite);
+        assert!(!run.configured);
+        // `full` with the network on and no limits has nothing to confine.
+        assert!(
+            off.decide(Some(SandboxMode::Full), None, &mut notices)
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn unsupported_hosts_fail_to_start_by_name() {
+        let err = sandboxing(None)
+            .decide(None, Some("ssh:build"), &mut Vec::new())
+            .unwrap_err();
+        assert_eq!(err.status, ToolStatus::FailedToStart);
+        assert!(
+            err.output.contains("\"ssh:build\" is not supported yet"),
+            "{}",
+            err.output
+        );
+    }
+
+    #[test]
+    fn an_unenforceable_policy_fails_unless_degrading_is_allowed() {
+        let mut config = SandboxConfig {
+            mode: Some(SandboxMode::ReadOnly),
+            min_landlock_abi: Some(u8::MAX),
+            ..SandboxConfig::default()
+        };
+        let tool = Sandboxing::new(&config, Path::new("/w"), Path::new("/r"));
+        let err = tool.decide(None, None, &mut Vec::new()).unwrap_err();
+        let error = err.error.as_ref().unwrap();
+        assert_eq!(error.kind, SANDBOX_UNAVAILABLE);
+        assert!(error.reason.contains("ABI"), "{}", error.reason);
+        config.allow_degraded = true;
+        let tool = Sandboxing::new(&config, Path::new("/w"), Path::new("/r"));
+        let mut notices = Vec::new();
+        assert!(tool.decide(None, None, &mut notices).unwrap().is_some());
+        assert!(notices[0].contains("allow_degraded"), "{notices:?}");
+    }
+
+    #[test]
+    fn policies_carry_the_configuration() {
+        let config = SandboxConfig {
+            mode: Some(SandboxMode::WorkspaceWrite),
+            writable_roots: vec!["/cache".into()],
+            protected_paths: vec!["/w/secrets".into()],
+            network: Some(true),
+            ..SandboxConfig::default()
+        };
+        let policy = Sandboxing::new(&config, Path::new("/w"), Path::new("/r")).policy(SandboxMode::ReadOnly);
+        assert_eq!(policy.mode, SandboxMode::ReadOnly);
+        assert_eq!(policy.workspace, Path::new("/w"));
+        assert!(policy.writable_roots.contains(&PathBuf::from("/cache")));
+        assert_eq!(policy.protected_paths, [PathBuf::from("/w/secrets")]);
+        assert!(policy.network);
+    }
+
+    #[test]
+    fn a_session_shell_may_write_its_own_directory_only() {
+        let tool = sandboxing(Some(SandboxMode::ReadOnly));
+        let run = tool.decide(None, None, &mut Vec::new()).unwrap().unwrap();
+        let mut key = SessionKey::new("default");
+        run.session_key(&mut key);
+        assert_eq!(key.name, "default");
+        assert_eq!(key.layers.id, "sandbox:read-only");
+        let spec = key.layers.stack.apply(LaunchSpec::new(
+            "bash",
+            ["--noprofile", "/run/sg/shellgate-1-2/req"],
+            "/w",
+        ));
+        assert_eq!(spec.program, "/opt/helper");
+        let policy = SandboxPolicy::from_json(&spec.args[2]).unwrap();
+        assert_eq!(policy.engine_roots, [PathBuf::from("/run/sg/shellgate-1-2")]);
+        assert!(!policy.may_write(Path::new("/run/sg/shellgate-9-9/req")));
+        let mut tighter = SessionKey::new("work");
+        sandboxing(Some(SandboxMode::Full))
+            .decide(Some(SandboxMode::ReadOnly), None, &mut Vec::new())
+            .unwrap()
+            .unwrap()
+            .session_key(&mut tighter);
+        assert_eq!(tighter.name, "work@read-only");
+    }
+}

@@ -1,0 +1,61 @@
+//! The sandbox one call runs in, and the layer that confines a session's shell.
+
+use std::path::{Path, PathBuf};
+
+use shellgate_executor::{LaunchLayer, LaunchSpec, LayerStack, NamedLayers, SessionKey};
+use shellgate_sandbox::{SandboxLayer, SandboxMode};
+
+/// The sandbox one call runs in.
+#[derive(Debug, Clone)]
+pub(crate) struct SandboxRun {
+    pub(super) mode: SandboxMode,
+    /// Whether this is the configured mode (a session then keeps its name).
+    pub(super) configured: bool,
+    pub(super) layer: SandboxLayer,
+    pub(super) runtime_dir: PathBuf,
+}
+
+impl SandboxRun {
+    /// Wrap a one-shot, terminal or job launch.
+    pub(crate) fn wrap(&self, spec: LaunchSpec) -> LaunchSpec {
+        self.layer.wrap(spec)
+    }
+
+    /// Make `key` a session whose shell runs in this sandbox: its own layers (the shell is
+    /// started through the helper, its private FIFO directory writable), and, for a mode
+    /// stricter than the configured one, its own name (`default@read-only`), so that it is a
+    /// shell of its own and never the configured one's.
+    pub(crate) fn session_key(&self, key: &mut SessionKey) {
+        if !self.configured {
+            key.name = format!("{}@{}", key.name, self.mode);
+        }
+        let layer = SessionShellLayer {
+            sandbox: self.layer.clone(),
+            runtime_dir: self.runtime_dir.clone(),
+        };
+        key.layers = NamedLayers::new(format!("sandbox:{}", self.mode), LayerStack::new().with(layer));
+    }
+}
+
+/// The sandbox layer of a session shell: also makes the shell's own directory (where its request
+/// FIFO, named in its arguments, lives) writable, and nothing else of the runtime directory — other
+/// sessions' FIFOs there stay out of reach.
+struct SessionShellLayer {
+    sandbox: SandboxLayer,
+    runtime_dir: PathBuf,
+}
+
+impl LaunchLayer for SessionShellLayer {
+    fn wrap(&self, spec: LaunchSpec) -> LaunchSpec {
+        let mut layer = self.sandbox.clone();
+        let own_dir = spec.args.iter().find_map(|arg| {
+            let rest = Path::new(arg).strip_prefix(&self.runtime_dir).ok()?;
+            let first = rest.components().next()?;
+            Some(self.runtime_dir.join(first))
+        });
+        if let Some(dir) = own_dir {
+            layer.policy.engine_roots.push(dir);
+        }
+        layer.wrap(spec)
+    }
+}
