@@ -8,7 +8,7 @@ commands:
   bench [--quick] [--only LIST] [--runs N] [--peers]
         criterion benches of every crate plus end-to-end comparisons against raw spawn, Node and
         Python; writes target/shellgate-bench/report.md, report.json and ratios.svg.
-        LIST is comma-separated from: criterion,latency,limiter,throughput,parse,jobs,pty,peers,sandbox
+        LIST is comma-separated from: criterion,latency,limiter,throughput,parse,jobs,pty,peers,sandbox,mcp
         --runs N sets the per-command latency sample count (at least 500, the default).
         --peers adds the peers section (npm installs oh-my-pi and Codex's shell-tool MCP into
         target/peers/); `--only peers` implies it.
@@ -95,6 +95,7 @@ const BENCH_SECTIONS: &[&str] = &[
     "pty",
     "peers",
     "sandbox",
+    "mcp",
 ];
 const STRESS_CHECKS: &[&str] = &["flood", "concurrent", "forkbomb", "sigkill", "pty"];
 

@@ -7,6 +7,7 @@ mod jobs;
 mod keystroke;
 mod latency;
 mod limiter;
+mod mcp;
 mod parse;
 mod peers;
 mod pty;
@@ -134,6 +135,10 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
     if options.wants("sandbox") {
         let t = Instant::now();
         timed(sandbox::run(&mut ctx), t);
+    }
+    if options.wants("mcp") {
+        let t = Instant::now();
+        timed(mcp::run(&mut ctx), t);
     }
 
     let report = Report {

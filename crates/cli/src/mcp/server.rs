@@ -292,7 +292,9 @@ impl ServerHandler for McpServer {
     ) -> Result<CallToolResponse, McpError> {
         let args = Value::Object(request.arguments.unwrap_or_default());
         let result = match request.name.as_ref() {
-            tools::BASH => self.bash(args, &context).await,
+            // Boxed: rmcp moves each request's future into its task several times, and the
+            // whole run of a command is many kilobytes of state.
+            tools::BASH => Box::pin(self.bash(args, &context)).await,
             tools::PROCESS => self.process(args, &context).await,
             tools::ARTIFACT => self.artifact(args),
             tools::APPROVE if self.tool.config().approvals.mcp_approve_tool => self.approve(args).await,
