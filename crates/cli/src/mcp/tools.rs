@@ -60,7 +60,8 @@ fn policy_sentence(config: &ToolConfig) -> String {
     format!(
         "Commands are judged before they run (security = \"{}\", ask = \"{}\"): a refused one returns \
          status \"blocked\" with the rule and reason, one that needs a person's approval returns \
-         \"approval_pending\"; neither runs. `security`/`ask` may make one call stricter, never looser. \
+         \"approval_pending\" (where the client can ask the person itself, the call waits for the \
+         answer and returns the run's result or \"blocked\"); an unapproved command never runs. `security`/`ask` may make one call stricter, never looser. \
          Variables such as PATH, LD_* or BASH_ENV in `env` are refused.",
         policy.security().as_str(),
         policy.ask().as_str()
