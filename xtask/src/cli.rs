@@ -8,7 +8,7 @@ commands:
   bench [--quick] [--only LIST] [--runs N] [--peers]
         criterion benches of every crate plus end-to-end comparisons against raw spawn, Node and
         Python; writes target/shellgate-bench/report.md, report.json and ratios.svg.
-        LIST is comma-separated from: criterion,latency,limiter,throughput,parse,jobs,pty,peers,sandbox,hosts
+        LIST is comma-separated from: criterion,latency,limiter,throughput,parse,jobs,pty,peers,sandbox,hosts,mcp
         --runs N sets the per-command latency sample count (at least 500, the default).
         --peers adds the peers section (npm installs oh-my-pi and Codex's shell-tool MCP into
         target/peers/); `--only peers` implies it.
@@ -102,6 +102,7 @@ const BENCH_SECTIONS: &[&str] = &[
     "peers",
     "sandbox",
     "hosts",
+    "mcp",
 ];
 const STRESS_CHECKS: &[&str] = &["flood", "concurrent", "forkbomb", "sigkill", "pty", "jobs"];
 

@@ -64,14 +64,12 @@ fn inspector() -> Result<PathBuf, String> {
     Ok(path)
 }
 
-#[test]
-fn python_sdk_client_drives_every_feature() {
-    let Some(python) = client_or_skip("the Python mcp SDK client", python()) else {
-        return;
-    };
+/// Run the Python client script `name` (under `tests/mcp/`) against `shellgate mcp`; the number
+/// of its checks, all of which passed.
+fn run_python_checks(python: &Path, name: &str) -> u32 {
     let work = tempfile::tempdir().unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/python_client.py");
-    let out = Command::new(&python)
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp").join(name);
+    let out = Command::new(python)
         .arg(&script)
         .arg(env!("CARGO_BIN_EXE_shellgate"))
         .arg(work.path())
@@ -81,16 +79,33 @@ fn python_sdk_client_drives_every_feature() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success(),
-        "python client failed ({}):\n{stdout}\n{stderr}",
+        "{name} failed ({}):\n{stdout}\n{stderr}",
         out.status
     );
     // Every check ran and passed (the script's own summary line: `N passed, 0 failed`).
     let summary = stdout.lines().last().unwrap_or_default();
-    let passed: u32 = summary
+    summary
         .strip_suffix(" passed, 0 failed")
         .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("bad summary {summary:?}:\n{stdout}\n{stderr}"));
-    assert!(passed >= 20, "only {passed} checks ran:\n{stdout}");
+        .unwrap_or_else(|| panic!("bad summary {summary:?}:\n{stdout}\n{stderr}"))
+}
+
+#[test]
+fn python_sdk_client_drives_every_feature() {
+    let Some(python) = client_or_skip("the Python mcp SDK client", python()) else {
+        return;
+    };
+    let passed = run_python_checks(&python, "python_client.py");
+    assert!(passed >= 20, "only {passed} checks ran");
+}
+
+#[test]
+fn python_sdk_client_answers_approvals_through_elicitation() {
+    let Some(python) = client_or_skip("the Python mcp SDK client", python()) else {
+        return;
+    };
+    let passed = run_python_checks(&python, "elicitation_client.py");
+    assert!(passed >= 16, "only {passed} checks ran");
 }
 
 /// Run the Inspector CLI against `shellgate mcp` with `args` after `--`.
@@ -142,7 +157,7 @@ fn inspector_cli_lists_calls_and_reads_resources() {
         .iter()
         .filter_map(|t| t["name"].as_str())
         .collect();
-    assert_eq!(names, ["bash", "process", "artifact", "approve"]);
+    assert_eq!(names, ["bash", "process", "artifact"]);
 
     let call = |args: &[&str]| {
         let mut all = vec!["--method", "tools/call", "--tool-name", "bash"];

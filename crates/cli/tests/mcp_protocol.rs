@@ -24,12 +24,21 @@ struct Mcp {
 
 impl Mcp {
     fn start() -> Self {
+        Self::start_with("", &json!({}))
+    }
+
+    /// A server reading `config` as its `.shellgate.toml`, for a client declaring `capabilities`.
+    fn start_with(config: &str, capabilities: &Value) -> Self {
         let dir = tempfile::tempdir().unwrap();
+        if !config.is_empty() {
+            std::fs::write(dir.path().join(".shellgate.toml"), config).unwrap();
+        }
         let artifacts = dir.path().join("artifacts");
         let mut child = Command::new(env!("CARGO_BIN_EXE_shellgate"))
             .arg("mcp")
             .current_dir(dir.path())
             .env("SHELLGATE_ARTIFACT_DIR", &artifacts)
+            .env("SHELLGATE_APPROVALS_FILE", dir.path().join("approvals.toml"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -60,7 +69,7 @@ impl Mcp {
             "initialize",
             &json!({
                 "protocolVersion": "2025-06-18",
-                "capabilities": {},
+                "capabilities": capabilities,
                 "clientInfo": {"name": "raw-lines", "version": "1"}
             }),
         );
@@ -109,6 +118,26 @@ impl Mcp {
         let response = self.request("tools/call", &json!({"name": name, "arguments": arguments}));
         assert!(response.get("error").is_none(), "protocol error: {response}");
         response["result"].clone()
+    }
+
+    /// The next request the server sends the client with `method` (notifications before it are
+    /// kept); `None` when none comes within `within`.
+    fn server_request(&mut self, method: &str, within: Duration) -> Option<Value> {
+        let deadline = Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let message = self.lines.recv_timeout(left).ok()?;
+            if message["method"] == method && message.get("id").is_some() {
+                return Some(message);
+            }
+            self.notifications.push(message);
+        }
+    }
+
+    /// Answer the server's request `request` with `result`.
+    fn reply(&mut self, request: &Value, result: &Value) {
+        let id = request["id"].clone();
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "result": result}));
     }
 
     /// Notifications with `method`, in arrival order, waiting up to `within` for at least one.
@@ -190,7 +219,7 @@ fn handshake_names_shellgate_and_tools_have_portable_schemas() {
     let listed = mcp.request("tools/list", &json!({}));
     let tools = listed["result"]["tools"].as_array().expect("tools").clone();
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-    assert_eq!(names, ["bash", "process", "artifact", "approve"]);
+    assert_eq!(names, ["bash", "process", "artifact"]);
     for tool in &tools {
         let schema = &tool["inputSchema"];
         let mut found = Vec::new();
@@ -458,8 +487,16 @@ fn eof_stops_every_job_tree_and_exits() {
 }
 
 #[test]
-fn the_approve_tool_runs_or_denies_a_pending_call() {
-    let mut mcp = Mcp::start();
+fn the_approve_tool_runs_or_denies_a_pending_call_when_configured() {
+    let mut mcp = Mcp::start_with("[approvals]\nmcp_approve_tool = true\n", &json!({}));
+    let listed = mcp.request("tools/list", &json!({}));
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(names, ["bash", "process", "artifact", "approve"]);
     let pending = mcp.call("bash", &json!({"command": "echo approved", "ask": "always"}));
     assert_eq!(
         pending["structuredContent"]["status"], "approval_pending",
@@ -488,4 +525,157 @@ fn the_approve_tool_runs_or_denies_a_pending_call() {
     let bad = mcp.call("approve", &json!({"id": id, "decision": "perhaps"}));
     assert_eq!(bad["isError"], true);
     assert!(text_of(&bad).contains("perhaps"), "{bad}");
+}
+
+#[test]
+fn the_model_is_not_offered_the_approve_tool_by_default() {
+    let mut mcp = Mcp::start();
+    let pending = mcp.call("bash", &json!({"command": "echo mine", "ask": "always"}));
+    assert_eq!(
+        pending["structuredContent"]["status"], "approval_pending",
+        "{pending}"
+    );
+    let id = pending["structuredContent"]["approval"]["id"].clone();
+    let refused = mcp.request(
+        "tools/call",
+        &json!({"name": "approve", "arguments": {"id": id, "decision": "allow-once"}}),
+    );
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("unknown tool `approve`"), "{refused}");
+    assert!(
+        !message.contains("approve)"),
+        "the refusal lists only offered tools: {refused}"
+    );
+}
+
+/// Start a `bash` call needing approval and return its request id and the elicitation it caused.
+fn elicited_call(mcp: &mut Mcp, command: &str) -> (u64, Value) {
+    let call = mcp.start_request(
+        "tools/call",
+        &json!({"name": "bash", "arguments": {"command": command, "ask": "always"}}),
+    );
+    let asked = mcp
+        .server_request("elicitation/create", Duration::from_secs(30))
+        .unwrap_or_else(|| panic!("no elicitation for {command:?}: {:?}", mcp.notifications));
+    (call, asked)
+}
+
+#[test]
+fn elicitation_asks_the_person_and_runs_or_blocks_the_call() {
+    let mut mcp = Mcp::start_with("", &json!({"elicitation": {}}));
+    let marker = mcp.dir.path().join("ran-once");
+    let command = format!("touch '{}'; echo elicited", marker.display());
+    let (call, asked) = elicited_call(&mut mcp, &command);
+    let params = &asked["params"];
+    let message = params["message"].as_str().unwrap_or_default();
+    assert!(message.contains(&format!("Command: {command}")), "{asked}");
+    assert!(
+        message.contains("Directory: ") && message.contains("Host: local"),
+        "{asked}"
+    );
+    assert!(message.contains("Reason: "), "{asked}");
+    let choices: Vec<&str> = params["requestedSchema"]["properties"]["decision"]["oneOf"]
+        .as_array()
+        .expect("choices")
+        .iter()
+        .filter_map(|c| c["const"].as_str())
+        .collect();
+    assert!(
+        choices.contains(&"allow-once") && choices.contains(&"deny"),
+        "{asked}"
+    );
+    assert!(!marker.exists(), "the command ran before the person answered");
+    mcp.reply(
+        &asked,
+        &json!({"action": "accept", "content": {"decision": "allow-once"}}),
+    );
+    let ran = mcp.response(call, Duration::from_secs(30));
+    assert_eq!(ran["result"]["isError"], false, "{ran}");
+    assert_eq!(ran["result"]["structuredContent"]["status"], "completed", "{ran}");
+    assert_eq!(
+        ran["result"]["structuredContent"]["output"], "elicited\n",
+        "{ran}"
+    );
+    assert!(marker.exists());
+
+    for refusal in [
+        json!({"action": "decline"}),
+        json!({"action": "cancel"}),
+        json!({"action": "accept", "content": {"decision": "deny"}}),
+    ] {
+        let marker = mcp.dir.path().join("never");
+        let (call, asked) = elicited_call(&mut mcp, &format!("touch '{}'", marker.display()));
+        mcp.reply(&asked, &refusal);
+        let blocked = mcp.response(call, Duration::from_secs(30));
+        let fields = &blocked["result"]["structuredContent"];
+        assert_eq!(blocked["result"]["isError"], true, "{refusal}: {blocked}");
+        assert_eq!(fields["status"], "blocked", "{refusal}: {blocked}");
+        assert_eq!(
+            fields["blocked"]["rule"], "approval-denied",
+            "{refusal}: {blocked}"
+        );
+        assert!(!marker.exists(), "{refusal} ran the command");
+    }
+}
+
+#[test]
+fn an_unanswered_elicitation_leaves_the_approval_pending() {
+    let config = "[approvals]\nelicitation_timeout_secs = 0.5\n";
+    let mut mcp = Mcp::start_with(config, &json!({"elicitation": {"form": {}}}));
+    let (call, asked) = elicited_call(&mut mcp, "echo unanswered");
+    let started = Instant::now();
+    mcp.reply(
+        &asked,
+        &json!({"action": "accept", "content": {"decision": "perhaps"}}),
+    );
+    let unusable = mcp.response(call, Duration::from_secs(30));
+    assert_eq!(
+        unusable["result"]["structuredContent"]["status"], "approval_pending",
+        "{unusable}"
+    );
+    // An error answer and no answer at all (the timeout) leave it pending too.
+    let (call, asked) = elicited_call(&mut mcp, "echo refused-by-client");
+    let id = asked["id"].clone();
+    mcp.send(&json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32600, "message": "no UI"}}));
+    let errored = mcp.response(call, Duration::from_secs(30));
+    let fields = &errored["result"]["structuredContent"];
+    assert_eq!(fields["status"], "approval_pending", "{errored}");
+    assert!(
+        fields["notices"]
+            .to_string()
+            .contains("Could not ask through the client"),
+        "{errored}"
+    );
+    let (call, _ignored) = elicited_call(&mut mcp, "echo ignored");
+    let timed_out = mcp.response(call, Duration::from_secs(30));
+    assert_eq!(
+        timed_out["result"]["structuredContent"]["status"], "approval_pending",
+        "{timed_out}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(20));
+    // The approval is still answerable by a person through the usual ways (here: it expires only
+    // after the configured 30 minutes, so it is listed as pending).
+    let id = timed_out["result"]["structuredContent"]["approval"]["id"].clone();
+    assert!(id.as_str().is_some_and(|i| !i.is_empty()), "{timed_out}");
+}
+
+#[test]
+fn a_client_without_elicitation_gets_the_pending_result() {
+    let mut mcp = Mcp::start();
+    let call = mcp.start_request(
+        "tools/call",
+        &json!({"name": "bash", "arguments": {"command": "echo unasked", "ask": "always"}}),
+    );
+    let pending = mcp.response(call, Duration::from_secs(30));
+    assert_eq!(
+        pending["result"]["structuredContent"]["status"], "approval_pending",
+        "{pending}"
+    );
+    assert!(
+        !mcp.notifications
+            .iter()
+            .any(|m| m["method"] == "elicitation/create"),
+        "{:?}",
+        mcp.notifications
+    );
 }

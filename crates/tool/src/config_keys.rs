@@ -133,6 +133,8 @@ const APPROVALS: &[(&str, Shape)] = &[
     ("expiry_secs", Shape::Value),
     ("fallback", Shape::Value),
     ("file", Shape::Value),
+    ("mcp_approve_tool", Shape::Value),
+    ("elicitation_timeout_secs", Shape::Value),
 ];
 
 /// A key the schema does not know.

@@ -454,7 +454,7 @@ fn concurrent_writer_processes_lose_no_rule() {
 }
 
 #[test]
-fn the_approvals_section_configures_expiry_and_the_file() {
+fn the_approvals_section_configures_expiry_the_file_and_the_mcp_answers() {
     let file = shellgate::FileConfig::parse(
         "[approvals]\nexpiry_secs = 5\nfallback = \"deny\"\nfile = \"/tmp/a.toml\"\n",
         Path::new("c.toml"),
@@ -467,6 +467,27 @@ fn the_approvals_section_configures_expiry_and_the_file() {
     file.apply(&mut config);
     assert_eq!(config.approvals.expiry, Duration::from_secs(5));
     assert_eq!(config.approvals.file_path(), Some(PathBuf::from("/tmp/a.toml")));
+    // The model is not offered the MCP `approve` tool unless the file says so.
+    assert!(!config.approvals.mcp_approve_tool);
+    assert_eq!(config.approvals.elicitation_timeout, Duration::from_secs(300));
+    let mcp = shellgate::FileConfig::parse(
+        "[approvals]\nmcp_approve_tool = true\nelicitation_timeout_secs = 0.5\n",
+        Path::new("c.toml"),
+    )
+    .unwrap();
+    mcp.apply(&mut config);
+    assert!(config.approvals.mcp_approve_tool);
+    assert_eq!(config.approvals.elicitation_timeout, Duration::from_millis(500));
+    let shown = shellgate::FileConfig::effective(&config).to_toml();
+    assert!(shown.contains("mcp_approve_tool = true"), "{shown}");
+    assert!(shown.contains("elicitation_timeout_secs = 0.5"), "{shown}");
+    let err = shellgate::FileConfig::parse("[approvals]\nmcp_aprove_tool = true\n", Path::new("c.toml"))
+        .unwrap_err();
+    assert!(err.to_string().contains("approvals.mcp_aprove_tool"), "{err}");
+    assert!(
+        err.to_string().contains("did you mean `mcp_approve_tool`"),
+        "{err}"
+    );
     let err = shellgate::FileConfig::parse("[approvals]\nexpiry = 5\n", Path::new("c.toml")).unwrap_err();
     assert!(err.to_string().contains("approvals.expiry"), "{err}");
     let err =

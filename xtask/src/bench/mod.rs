@@ -8,6 +8,7 @@ mod jobs;
 mod keystroke;
 mod latency;
 mod limiter;
+mod mcp;
 mod parse;
 mod peers;
 mod pty;
@@ -139,6 +140,10 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
     if options.wants("hosts") {
         let t = Instant::now();
         timed(hosts::run(&mut ctx), t);
+    }
+    if options.wants("mcp") {
+        let t = Instant::now();
+        timed(mcp::run(&mut ctx), t);
     }
 
     let report = Report {

@@ -1,12 +1,15 @@
 //! `shellgate mcp`: a Model Context Protocol server on stdin/stdout (SPEC T-9), built on `rmcp`.
 //!
-//! Tools `bash`, `process` and `artifact`; artifacts as resources (`artifact://<id>`, template
+//! Tools `bash`, `process` and `artifact` (and `approve` when `[approvals] mcp_approve_tool` is
+//! set); a pending approval is put to the person through elicitation when the client supports it;
+//! artifacts as resources (`artifact://<id>`, template
 //! `artifact://{id}`); live output as progress notifications; `notifications/cancelled` stops the
 //! command; background job exits as `notifications/message` (logger `shellgate`) and in the next tool
 //! result. Stdout carries only the protocol; logs go to stderr (`RUST_LOG`). At EOF every job tree
 //! and shell session is stopped before the process exits.
 
 mod artifacts;
+mod elicit;
 mod logging;
 mod notes;
 mod progress;

@@ -23,6 +23,7 @@ use shellgate::{
 };
 
 use super::artifacts::{self, ArtifactParams, ReadFailure};
+use super::elicit;
 use super::logging::{self, LogFilter};
 use super::notes::{PendingNotes, collapsed_tail};
 use super::progress::ProgressForwarder;
@@ -107,6 +108,9 @@ impl McpServer {
         if let Some(progress) = progress {
             progress.finish().await;
         }
+        if result.status == ToolStatus::ApprovalPending {
+            result = self.ask_person(result, context).await;
+        }
         if cancel.is_cancelled() && result.status == ToolStatus::Cancelled {
             // The client will not read this result: keep what the command printed where it will look.
             self.keep_cancelled(&command, &result, &context.peer).await;
@@ -114,6 +118,38 @@ impl McpServer {
             result.notices.extend(self.notes.take(None));
         }
         tool_result(&result.model_text(), &result, result.is_error)
+    }
+
+    /// Put a pending approval to the person at the client (elicitation), when the client can ask
+    /// and the configuration allows it; the decision is applied like an `approve` request. Any
+    /// failure to get an answer leaves `pending` as it is, with a notice saying why.
+    async fn ask_person(&self, pending: ToolResult, context: &RequestContext<RoleServer>) -> ToolResult {
+        let timeout = self.tool.config().approvals.elicitation_timeout;
+        let Some(approval) = pending.approval.as_ref() else {
+            return pending;
+        };
+        if timeout.is_zero() || !elicit::supports_form(&context.peer) {
+            return pending;
+        }
+        let answer = tokio::select! {
+            answer = elicit::ask(&context.peer, approval, timeout) => answer,
+            // The call itself was cancelled: nobody reads its result, the approval stays pending.
+            () = context.ct.cancelled() => return pending,
+        };
+        match answer {
+            elicit::Answer::Decided(decision) => {
+                let id = approval.id.clone();
+                self.tool.approve(&id, decision, context.ct.clone()).await
+            }
+            elicit::Answer::Unanswered(why) => {
+                tracing::info!(%why, "approval left pending");
+                let mut pending = pending;
+                pending
+                    .notices
+                    .push(format!("Could not ask through the client: {why}."));
+                pending
+            }
+        }
     }
 
     async fn keep_cancelled(&self, command: &str, result: &ToolResult, peer: &Peer<RoleServer>) {
@@ -256,13 +292,16 @@ impl ServerHandler for McpServer {
     ) -> Result<CallToolResponse, McpError> {
         let args = Value::Object(request.arguments.unwrap_or_default());
         let result = match request.name.as_ref() {
-            tools::BASH => self.bash(args, &context).await,
+            // Boxed: rmcp moves each request's future into its task several times, and the
+            // whole run of a command is many kilobytes of state.
+            tools::BASH => Box::pin(self.bash(args, &context)).await,
             tools::PROCESS => self.process(args, &context).await,
             tools::ARTIFACT => self.artifact(args),
-            tools::APPROVE => self.approve(args).await,
+            tools::APPROVE if self.tool.config().approvals.mcp_approve_tool => self.approve(args).await,
             other => {
+                let offered: Vec<&str> = self.tools.iter().map(|t| t.name.as_ref()).collect();
                 return Err(McpError::invalid_params(
-                    format!("unknown tool `{other}` (bash, process, artifact, approve)"),
+                    format!("unknown tool `{other}` ({})", offered.join(", ")),
                     None,
                 ));
             }

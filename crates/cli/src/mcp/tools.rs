@@ -60,7 +60,8 @@ fn policy_sentence(config: &ToolConfig) -> String {
     format!(
         "Commands are judged before they run (security = \"{}\", ask = \"{}\"): a refused one returns \
          status \"blocked\" with the rule and reason, one that needs a person's approval returns \
-         \"approval_pending\"; neither runs. `security`/`ask` may make one call stricter, never looser. \
+         \"approval_pending\" (where the client can ask the person itself, the call waits for the \
+         answer and returns the run's result or \"blocked\"); an unapproved command never runs. `security`/`ask` may make one call stricter, never looser. \
          Variables such as PATH, LD_* or BASH_ENV in `env` are refused.",
         policy.security().as_str(),
         policy.ask().as_str()
@@ -127,7 +128,8 @@ pub fn process_description(config: &ToolConfig) -> String {
     )
 }
 
-/// The three tools for `config`.
+/// The tools for `config`: `bash`, `process`, `artifact`, and `approve` only when
+/// `[approvals] mcp_approve_tool` offers it (the model would otherwise answer its own approvals).
 pub fn list(config: &ToolConfig) -> Vec<Tool> {
     let timeout = config.default_timeout;
     let timeout_default = if timeout.subsec_nanos() == 0 {
@@ -142,7 +144,7 @@ pub fn list(config: &ToolConfig) -> Vec<Tool> {
         ("background", Value::from(false)),
     ];
     let process_defaults = [("eof", Value::from(false))];
-    vec![
+    let mut tools = vec![
         Tool::new(
             BASH,
             bash_description(config),
@@ -167,13 +169,18 @@ pub fn list(config: &ToolConfig) -> Vec<Tool> {
                 .read_only(true)
                 .open_world(false),
         ),
-        Tool::new(
-            APPROVE,
-            APPROVE_DESCRIPTION,
-            Arc::new(input_schema::<ApproveToolParams>(&[])),
-        )
-        .with_title("Answer an approval"),
-    ]
+    ];
+    if config.approvals.mcp_approve_tool {
+        tools.push(
+            Tool::new(
+                APPROVE,
+                APPROVE_DESCRIPTION,
+                Arc::new(input_schema::<ApproveToolParams>(&[])),
+            )
+            .with_title("Answer an approval"),
+        );
+    }
+    tools
 }
 
 #[cfg(test)]
@@ -207,11 +214,24 @@ mod tests {
     fn every_tool_has_an_object_schema_with_defaults() {
         let tools = list(&ToolConfig::default());
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-        assert_eq!(names, [BASH, PROCESS, ARTIFACT, APPROVE]);
+        assert_eq!(names, [BASH, PROCESS, ARTIFACT]);
         for tool in &tools {
             assert_eq!(tool.input_schema["type"], "object", "{}", tool.name);
         }
         assert_eq!(tools[0].input_schema["properties"]["timeout"]["default"], 300);
         assert_eq!(tools[2].input_schema["properties"]["limit"]["default"], 2000);
+    }
+
+    #[test]
+    fn the_approve_tool_is_offered_only_when_configured() {
+        let mut config = ToolConfig::default();
+        config.approvals.mcp_approve_tool = true;
+        let tools = list(&config);
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+        assert_eq!(names, [BASH, PROCESS, ARTIFACT, APPROVE]);
+        assert_eq!(
+            tools[3].input_schema["required"],
+            serde_json::json!(["id", "decision"])
+        );
     }
 }

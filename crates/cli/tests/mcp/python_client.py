@@ -45,7 +45,7 @@ async def main(binary, work_dir):
 
             tools = await session.list_tools()
             names = [t.name for t in tools.tools]
-            check("list_tools", names == ["bash", "process", "artifact", "approve"], repr(names))
+            check("list_tools", names == ["bash", "process", "artifact"], repr(names))
             bash = tools.tools[0]
             timeout = bash.input_schema["properties"]["timeout"]
             check("schema_default", timeout.get("default") == 300 and timeout.get("type") == "number", repr(timeout))

@@ -28,6 +28,9 @@ pub const APPROVALS_FILE_ENV: &str = "SHELLGATE_APPROVALS_FILE";
 /// Default lifetime of a pending approval: 30 minutes.
 pub const DEFAULT_EXPIRY: Duration = Duration::from_secs(30 * 60);
 
+/// Default time an MCP server waits for a person to answer an elicitation: 5 minutes.
+pub const DEFAULT_ELICITATION_TIMEOUT: Duration = Duration::from_secs(5 * 60);
+
 /// A person's answer to a pending approval.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -86,6 +89,13 @@ pub struct ApprovalsConfig {
     pub file: Option<PathBuf>,
     /// Most approvals pending at once (the oldest is dropped beyond it).
     pub max_pending: usize,
+    /// Whether an MCP server offers the model the `approve` tool. Off by default: the model would
+    /// approve its own commands; a person answers through elicitation, `shellgate approve` or
+    /// JSON-RPC instead.
+    pub mcp_approve_tool: bool,
+    /// How long an MCP server waits for a person to answer an elicitation before the call returns
+    /// `approval_pending` (zero: never ask through elicitation).
+    pub elicitation_timeout: Duration,
 }
 
 impl Default for ApprovalsConfig {
@@ -95,6 +105,8 @@ impl Default for ApprovalsConfig {
             fallback: ExpiryFallback::Deny,
             file: None,
             max_pending: DEFAULT_MAX_PENDING,
+            mcp_approve_tool: false,
+            elicitation_timeout: DEFAULT_ELICITATION_TIMEOUT,
         }
     }
 }
@@ -123,6 +135,12 @@ pub struct ApprovalsFileConfig {
     /// The approvals file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub file: Option<PathBuf>,
+    /// Offer the model the MCP `approve` tool (default false).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mcp_approve_tool: Option<bool>,
+    /// Seconds an MCP server waits for an elicitation answer (default 300; 0: never elicit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elicitation_timeout_secs: Option<f64>,
 }
 
 impl ApprovalsFileConfig {
@@ -136,6 +154,12 @@ impl ApprovalsFileConfig {
         }
         if let Some(p) = &self.file {
             config.file = Some(p.clone());
+        }
+        if let Some(offered) = self.mcp_approve_tool {
+            config.mcp_approve_tool = offered;
+        }
+        if let Some(s) = self.elicitation_timeout_secs {
+            config.elicitation_timeout = Duration::from_secs_f64(s.clamp(0.0, 1e9));
         }
     }
 }

@@ -115,6 +115,8 @@ impl FileConfig {
                 expiry_secs: Some(config.approvals.expiry.as_secs_f64()),
                 fallback: Some(config.approvals.fallback),
                 file: config.approvals.file_path(),
+                mcp_approve_tool: Some(config.approvals.mcp_approve_tool),
+                elicitation_timeout_secs: Some(config.approvals.elicitation_timeout.as_secs_f64()),
             }),
             sandbox: Some(crate::SandboxFile::effective(&config.sandbox)),
             ssh: Some(ssh),

@@ -60,8 +60,8 @@ impl Sandboxing {
                 return Err(Box::new(ToolResult::not_run(
                     ToolStatus::FailedToStart,
                     format!(
-                        "host {other:?} is not supported yet: commands run on this machine \
-                         (host {}).",
+                        "host {other:?} is not on this machine: the sandbox confines runs here \
+                         (host {}); remote hosts are run by the host layer.",
                         LOCAL_HOSTS.join(", ")
                     ),
                     self.workspace.display().to_string(),
@@ -193,7 +193,7 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.status, ToolStatus::FailedToStart);
         assert!(
-            err.output.contains("\"ssh:build\" is not supported yet"),
+            err.output.contains("\"ssh:build\" is not on this machine"),
             "{}",
             err.output
         );
