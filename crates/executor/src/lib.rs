@@ -107,7 +107,7 @@ pub use outcome::{ExecOutcome, RunStatus, SIGPIPE_STATUS, signal_name};
 pub use pipe::PipeExecutor;
 pub use session::{
     SessionCommand, SessionInfo, SessionKey, SessionManager, SessionOptions, SessionState, ShellKind,
-    StateFile,
+    StateFile, cannot_change_state,
 };
 pub use shellgate_sink::{Flow, Sink};
 pub use spec::{

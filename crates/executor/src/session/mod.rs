@@ -91,3 +91,4 @@ mod stateless;
 pub use manager::restore::{SessionState, StateFile};
 pub use manager::{SessionCommand, SessionInfo, SessionKey, SessionManager, SessionOptions};
 pub use script::ShellKind;
+pub use stateless::cannot_change_state;

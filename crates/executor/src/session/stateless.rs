@@ -18,7 +18,7 @@ const READ_ONLY_BUILTINS: &[&str] = &[
 
 /// Whether `command`, run by bash, certainly leaves the shell's state as it was. `names` are the session's
 /// function and alias names.
-pub(crate) fn cannot_change_state(command: &str, names: &HashSet<String>) -> bool {
+pub fn cannot_change_state(command: &str, names: &HashSet<String>) -> bool {
     Scanner {
         chars: command.chars().collect(),
         pos: 0,

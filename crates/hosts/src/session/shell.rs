@@ -49,6 +49,10 @@ pub(crate) struct RemoteShell {
     pub(crate) last_saved: Option<u64>,
     /// The shell's directory on the host.
     pub(crate) cwd: String,
+    /// The session's function and alias names (bash), as of the last save: a command naming none of
+    /// them that only runs programs cannot change the state, so its save is skipped.
+    /// `None` until the first save reported them (a restored state may hold any).
+    names: Option<std::collections::HashSet<String>>,
     buf: Vec<u8>,
 }
 
@@ -122,6 +126,7 @@ impl RemoteShell {
             next_id: 1,
             last_saved: None,
             cwd: String::new(),
+            names: None,
             buf: vec![0; 16 * 1024],
         };
         match tokio::time::timeout(ready_timeout, shell.wait_ready()).await {
@@ -187,7 +192,11 @@ impl RemoteShell {
         let start = Instant::now();
         let id = self.next_id;
         self.next_id += 1;
-        let line = command_line(command, id);
+        let save = !self
+            .names
+            .as_ref()
+            .is_some_and(|names| shellgate_executor::cannot_change_state(command.text, names));
+        let line = command_line(command, id, save);
         if let Err(e) = self.stdin.write_all(line.as_bytes()).await {
             let mut outcome = ExecOutcome::failed_to_start(
                 format!("the session's shell on {} is gone: {e}", host.target()),
@@ -219,6 +228,9 @@ impl RemoteShell {
                             }
                         }
                         Piece::Record(r) if r.id == id && (r.kind == b'e' || r.kind == b'd') => end = Some(r),
+                        Piece::Record(r) if r.id == id && r.kind == b'n' => {
+                            self.names = Some(r.cwd.split_whitespace().map(str::to_owned).collect());
+                        }
                         Piece::Record(_) => {}
                     });
                 }
@@ -268,7 +280,9 @@ impl RemoteShell {
                 (outcome, true)
             }
             Some(record) => {
-                self.last_saved = Some(id);
+                if save {
+                    self.last_saved = Some(id);
+                }
                 outcome.exit_code = Some(record.status);
                 outcome.cwd_after = Some(record.cwd.clone().into());
                 self.cwd = record.cwd;
@@ -397,6 +411,15 @@ __sg_save() {{
 __sg_end() {{
   __sg_st=$1
   __sg_save $(( $2 % 2 ))
+  # The names of functions and aliases, so that later commands calling none of them skip the save.
+  # (A plain `sh` saves no functions or aliases: its list stays empty.)
+  printf '\036%s:n:%s:0:' "$__sg_n" "$2"
+  [ -n "${{BASH_VERSION-}}" ] && compgen -A function -A alias
+  printf '\036'
+  __sg_done "$__sg_st" "$2"
+}}
+__sg_done() {{
+  __sg_st=$1
   __sg_k=
   read -r __sg_k 2>/dev/null </proc/$$/task/$$/children
   [ -n "$__sg_k" ] && __sg_reap "${MARKER_VAR}" KILL
@@ -421,7 +444,8 @@ printf '\036%s:r:%s:0:%s\036' "$__sg_n" "$$" "$PWD"
 
 /// The line that runs one command at the shell's top level (so `declare`, `local` errors, `exit` and
 /// `set -e` mean what they mean in a script), with its directory and variables, then reports.
-fn command_line(command: &SessionCommand<'_>, id: u64) -> String {
+fn command_line(command: &SessionCommand<'_>, id: u64, save: bool) -> String {
+    let end = if save { "__sg_end" } else { "__sg_done" };
     // Variables for this command only: saved, set, then restored (`K=v eval …` would keep them in a
     // POSIX shell, where `eval` is a special builtin).
     let names: Vec<&str> = command
@@ -433,7 +457,7 @@ fn command_line(command: &SessionCommand<'_>, id: u64) -> String {
     let mut run = String::new();
     if names.is_empty() {
         run.push_str(&format!(
-            "eval {} </dev/null 2>&1; __sg_end $? {id}",
+            "eval {} </dev/null 2>&1; {end} $? {id}",
             sh_quote(command.text)
         ));
     } else {
@@ -450,7 +474,7 @@ fn command_line(command: &SessionCommand<'_>, id: u64) -> String {
             }
         }
         run.push_str(&format!(
-            "eval {} </dev/null 2>&1; __sg_st=$?; __sg_envrestore {list}; __sg_end $__sg_st {id}",
+            "eval {} </dev/null 2>&1; __sg_st=$?; __sg_envrestore {list}; {end} $__sg_st {id}",
             sh_quote(command.text)
         ));
     }

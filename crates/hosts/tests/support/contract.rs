@@ -177,10 +177,20 @@ pub async fn session_keeps_state(host: &RemoteHost) {
     let (_, which) = one_shot(host, shell("command -v bash || echo none", "")).await;
     let kept = if which.trim() == "none" { "" } else { "fn\n" };
     let after_restart = "pwd; echo \"$FOO\"; f 2>/dev/null || true";
+    let after_restart_setv = "echo \"${SETV-lost}\"";
+    // A command that only runs programs skips the save; one calling a session function does not.
+    let (o, _) = in_session(&sessions, host, "setv() { export SETV=yes; }", None, &none, t).await;
+    assert_eq!(o.exit_code, Some(0), "{o:?}");
+    let (o, _) = in_session(&sessions, host, "true", None, &none, t).await;
+    assert_eq!(o.exit_code, Some(0), "{o:?}");
+    let (o, _) = in_session(&sessions, host, "setv", None, &none, t).await;
+    assert_eq!(o.exit_code, Some(0), "{o:?}");
     let (o, _) = in_session(&sessions, host, "exit 4", None, &none, t).await;
     assert_eq!(o.exit_code, Some(4), "{o:?}");
     let (o, out) = in_session(&sessions, host, after_restart, None, &none, t).await;
     assert_eq!(out, format!("/tmp\na b\n{kept}"), "state after exit: {o:?}");
+    let (_, out) = in_session(&sessions, host, after_restart_setv, None, &none, t).await;
+    assert_eq!(out, "yes\n", "what a session function exported is kept");
 
     // A stopped external command: the shell stays, nothing is left.
     let (o, _) = in_session(&sessions, host, "sleep 388", None, &none, Duration::from_secs(1)).await;
