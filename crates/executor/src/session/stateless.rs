@@ -18,6 +18,7 @@ const READ_ONLY_BUILTINS: &[&str] = &[
 
 /// Whether `command`, run by bash, certainly leaves the shell's state as it was. `names` are the session's
 /// function and alias names.
+#[allow(clippy::implicit_hasher)] // the sessions' name sets are plain `HashSet`s
 pub fn cannot_change_state(command: &str, names: &HashSet<String>) -> bool {
     Scanner {
         chars: command.chars().collect(),
