@@ -5,6 +5,7 @@
 //! targets; `stress` checks the engine's limits hold and exits non-zero when one does not; `lint-size`
 //! keeps the tool crate's files and functions short. See
 //! `xtask/README.md`.
+#![forbid(unsafe_code)]
 
 mod bench;
 mod cli;

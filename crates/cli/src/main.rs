@@ -1,4 +1,5 @@
 //! The `shellgate` command-line program: run one command, or serve JSON-RPC or MCP on stdio.
+#![forbid(unsafe_code)]
 
 mod approve_cmd;
 mod artifact_cmd;

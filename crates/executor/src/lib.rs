@@ -125,6 +125,10 @@ pub type SendSink<'a> = dyn Sink + Send + 'a;
 /// passed per call.
 pub trait Executor: Send + Sync {
     /// Run `spec`, writing its merged stdout/stderr to `sink`, until it ends, times out or `cancel` fires.
+    ///
+    /// The sink stays the caller's: the executor only writes to it and never calls [`Sink::finish`],
+    /// which the caller does once, after the run (so a sink shared by several runs, or wrapped by the
+    /// caller, is finished exactly once).
     fn run<'a>(
         &'a self,
         spec: LaunchSpec,

@@ -63,11 +63,9 @@ impl Executor for MockExecutor {
             .unwrap_or_else(PoisonError::into_inner)
             .push(spec);
         if cancel.is_cancelled() {
-            sink.finish();
             return ExecOutcome::new(RunStatus::Cancelled, Duration::ZERO);
         }
         let stopped = !self.output.is_empty() && sink.write(&self.output).is_stop();
-        sink.finish();
         let mut outcome = ExecOutcome::new(RunStatus::Completed, Duration::ZERO);
         outcome.exit_code = Some(self.exit_code);
         outcome.output_stopped = stopped;

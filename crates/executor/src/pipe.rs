@@ -52,10 +52,7 @@ impl Executor for PipeExecutor {
         let start = Instant::now();
         match launch(&spec, self.guard) {
             Ok(launched) => Box::pin(self.drive(launched, &spec, sink, cancel)).await,
-            Err(e) => {
-                sink.finish();
-                ExecOutcome::failed_to_start(e.to_string(), start.elapsed())
-            }
+            Err(e) => ExecOutcome::failed_to_start(e.to_string(), start.elapsed()),
         }
     }
 }
@@ -74,7 +71,8 @@ impl PipeExecutor {
     /// The job honours `spec.timeout` and `spec.kill_grace`, and stops only through its handle
     /// ([`RunningProcess::cancel`], [`RunningProcess::signal`]) — not when the caller's own work is
     /// cancelled. With [`crate::StdinMode::Piped`], its stdin is [`RunningProcess::take_stdin`]. If the
-    /// runtime shuts down, the task is dropped and the job's whole tree is killed.
+    /// runtime shuts down, the task is dropped and the job's whole tree is killed. The job owns `sink`
+    /// and calls [`Sink::finish`] on it once the run has ended.
     pub fn spawn<S>(&self, spec: LaunchSpec, sink: S) -> Result<RunningProcess, ExecError>
     where
         S: Sink + Send + 'static,
@@ -90,6 +88,8 @@ impl PipeExecutor {
         tokio::spawn(async move {
             let mut sink = sink;
             let outcome = Box::pin(exec.drive(launched, &spec, &mut sink, task_cancel)).await;
+            // The job owns its sink: the stream has ended.
+            sink.finish();
             let _ = tx.send(Some(outcome));
         });
         Ok(RunningProcess::new(pid, stdin, tree, cancel, rx))
@@ -239,7 +239,6 @@ impl PipeExecutor {
         if let Some(open) = output.as_mut().filter(|_| held_open) {
             read_what_is_left(open, &mut buf, sink).await;
         }
-        sink.finish();
 
         let (exit_code, signal) = match exit_status {
             Some(st) => (st.code(), st.signal().map(signal_name)),

@@ -93,10 +93,7 @@ pub(crate) async fn run_pty(
             outcome.duration = start.elapsed();
             outcome
         }
-        Err(e) => {
-            sink.finish();
-            ExecOutcome::failed_to_start(e.to_string(), start.elapsed())
-        }
+        Err(e) => ExecOutcome::failed_to_start(e.to_string(), start.elapsed()),
     }
 }
 
@@ -187,7 +184,6 @@ async fn drive(
         }
     }
     transcript.finish(sink);
-    sink.finish();
 
     let pid = process.pid();
     // Dropping joins the process's threads; keep that off the async workers.
@@ -274,7 +270,7 @@ async fn sleep_until_opt(at: Option<tokio::time::Instant>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shellgate_sink::Collect;
+    use shellgate_sink::{Collect, Flow, Sink};
 
     #[tokio::test]
     async fn falls_back_to_pipes_with_stdin_open_when_no_terminal() {
@@ -325,5 +321,35 @@ mod tests {
             .await;
         assert_eq!(outcome.status, RunStatus::FailedToStart);
         assert!(outcome.error.unwrap().contains("dir-4711"));
+    }
+
+    /// Counts finishes; the bytes go to `Collect`.
+    #[derive(Default)]
+    struct CountFinishes(Collect, usize);
+
+    impl Sink for CountFinishes {
+        fn write(&mut self, chunk: &[u8]) -> Flow {
+            self.0.write(chunk)
+        }
+        fn finish(&mut self) {
+            self.1 += 1;
+        }
+    }
+
+    #[tokio::test]
+    async fn the_callers_sink_is_written_but_never_finished() {
+        let mut out = CountFinishes::default();
+        let ok = LaunchSpec::new("sh", ["-c", "echo hi"], "/");
+        let outcome = PtyExecutor::default()
+            .run(ok, &mut out, CancellationToken::new())
+            .await;
+        assert_eq!(outcome.exit_code, Some(0), "{outcome:?}");
+        assert!(String::from_utf8_lossy(&out.0.bytes).contains("hi"));
+        let missing = LaunchSpec::new("/nonexistent/program-4712", Vec::<String>::new(), "/");
+        let outcome = PtyExecutor::default()
+            .run(missing, &mut out, CancellationToken::new())
+            .await;
+        assert_eq!(outcome.status, RunStatus::FailedToStart);
+        assert_eq!(out.1, 0, "the caller finishes its own sink");
     }
 }

@@ -47,6 +47,9 @@ pub enum KeyError {
     /// Ctrl combined with a character that has no control code.
     #[error("no control code for {0:?}")]
     NoControlCode(char),
+    /// A key only a terminal can encode (arrows, function keys, modifiers), sent to a pipe.
+    #[error("unknown key {0:?} for a pipe job (only a terminal encodes it; use a PTY job)")]
+    NotForPipe(String),
 }
 
 /// Keys of the numeric keypad.
@@ -168,8 +171,13 @@ impl Key {
         }
         let mut rest = token;
         let mut mods = Modifiers::default();
-        // Stackable prefixes: a letter and '-', followed by at least one more character.
+        // Stackable prefixes: a letter and '-' (or `ctrl-`), followed by at least one more character.
         loop {
+            if rest.len() > 5 && rest.is_char_boundary(5) && rest[..5].eq_ignore_ascii_case("ctrl-") {
+                mods.ctrl = true;
+                rest = &rest[5..];
+                continue;
+            }
             let bytes = rest.as_bytes();
             if bytes.len() > 2 && bytes[1] == b'-' {
                 match bytes[0].to_ascii_lowercase() {
@@ -427,21 +435,30 @@ impl std::fmt::Write for Bytes<'_> {
     }
 }
 
-/// Parse hex bytes (`"1b 5b 41"`, `"0x0d,0x0a"`).
+/// Parse hex bytes (`"1b 5b 41"`, `"0x0d,0x0a"`, or runs of pairs such as `"1b5b41"`).
 pub fn parse_hex(text: &str) -> Result<Vec<u8>, KeyError> {
-    text.split(|c: char| c.is_whitespace() || c == ',')
+    let mut out = Vec::new();
+    for token in text
+        .split(|c: char| c.is_whitespace() || c == ',')
         .filter(|t| !t.is_empty())
-        .map(|token| {
-            let digits = token
-                .strip_prefix("0x")
-                .or_else(|| token.strip_prefix("0X"))
-                .unwrap_or(token);
-            if digits.is_empty() || digits.len() > 2 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
-                return Err(KeyError::InvalidHex(token.to_owned()));
-            }
-            u8::from_str_radix(digits, 16).map_err(|_| KeyError::InvalidHex(token.to_owned()))
-        })
-        .collect()
+    {
+        let invalid = || KeyError::InvalidHex(token.to_owned());
+        let digits = token
+            .strip_prefix("0x")
+            .or_else(|| token.strip_prefix("0X"))
+            .unwrap_or(token);
+        // One or two digits are one byte; a longer token must be whole pairs.
+        let pairs = digits.len() <= 2 || digits.len().is_multiple_of(2);
+        if digits.is_empty() || !pairs || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(invalid());
+        }
+        let step = if digits.len() <= 2 { digits.len() } else { 2 };
+        for chunk in digits.as_bytes().chunks(step) {
+            let pair = std::str::from_utf8(chunk).map_err(|_| invalid())?;
+            out.push(u8::from_str_radix(pair, 16).map_err(|_| invalid())?);
+        }
+    }
+    Ok(out)
 }
 
 /// Encode a whole send-keys request, in order, into one byte string.
@@ -455,6 +472,54 @@ pub fn encode_keys(keys: &[KeySpec], modes: KeyModes) -> Result<Vec<u8>, KeyErro
         }
     }
     Ok(out)
+}
+
+/// Encode a send-keys request for a program reading a pipe, which has no terminal to turn keys into
+/// bytes: text and hex bytes as they are, and the keys a line-oriented reader understands — Enter as a
+/// line feed (a terminal sends CR), Tab, Space, Escape, Backspace (DEL), single characters and their
+/// control codes (`C-d`, `ctrl-d`, `^D`). Any other key (arrows, function keys, Alt) is
+/// [`KeyError::NotForPipe`].
+pub fn encode_keys_for_pipe(keys: &[KeySpec]) -> Result<Vec<u8>, KeyError> {
+    let mut out = Vec::new();
+    for spec in keys {
+        match spec {
+            KeySpec::Text(text) => out.extend_from_slice(text.as_bytes()),
+            KeySpec::Hex(hex) => out.extend(parse_hex(hex)?),
+            KeySpec::Key(token) => {
+                let not_for_pipe = || KeyError::NotForPipe(token.clone());
+                let key = Key::parse(token).map_err(|_| not_for_pipe())?;
+                let Modifiers { ctrl, alt, shift } = key.mods;
+                if alt || shift {
+                    return Err(not_for_pipe());
+                }
+                match key.code {
+                    KeyCode::Char(c) if ctrl => {
+                        out.push(control_code(c.to_ascii_lowercase()).ok_or_else(not_for_pipe)?);
+                    }
+                    KeyCode::Char(c) => {
+                        let mut buf = [0u8; 4];
+                        out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                    }
+                    KeyCode::Named(named) => {
+                        out.push(pipe_byte(named).filter(|_| !ctrl).ok_or_else(not_for_pipe)?);
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The byte a named key means to a line-oriented reader, if any.
+fn pipe_byte(key: NamedKey) -> Option<u8> {
+    Some(match key {
+        NamedKey::Enter | NamedKey::Keypad(KeypadKey::Enter) => b'\n',
+        NamedKey::Tab => b'\t',
+        NamedKey::Space => b' ',
+        NamedKey::Escape => 0x1b,
+        NamedKey::Backspace => 0x7f,
+        _ => return None,
+    })
 }
 
 /// The bytes for pasting `text`: wrapped in `ESC[200~ … ESC[201~` when the program enabled bracketed
@@ -670,8 +735,30 @@ mod tests {
     }
 
     #[test]
+    fn pipe_keys_encode() {
+        let keys = [
+            KeySpec::Key("h".into()),
+            KeySpec::Key("enter".into()),
+            KeySpec::Key("C-d".into()),
+            KeySpec::Key("^C".into()),
+            KeySpec::Key("ctrl-d".into()),
+            KeySpec::Key("kpenter".into()),
+            KeySpec::Hex("1b41".into()),
+            KeySpec::Text("x".into()),
+        ];
+        assert_eq!(encode_keys_for_pipe(&keys).unwrap(), b"h\n\x04\x03\x04\n\x1bAx");
+        assert!(encode_keys_for_pipe(&[KeySpec::Key("F13x".into())]).is_err());
+        assert_eq!(
+            encode_keys_for_pipe(&[KeySpec::Key("up".into())]),
+            Err(KeyError::NotForPipe("up".into()))
+        );
+        assert!(encode_keys_for_pipe(&[KeySpec::Key("M-x".into())]).is_err());
+    }
+
+    #[test]
     fn hex_tokens() {
         assert_eq!(parse_hex("0d 0x0a,1B  f"), Ok(vec![0x0d, 0x0a, 0x1b, 0x0f]));
+        assert_eq!(parse_hex("1b5b41 0x0d0a"), Ok(vec![0x1b, 0x5b, 0x41, 0x0d, 0x0a]));
         assert_eq!(parse_hex(""), Ok(vec![]));
         assert_eq!(parse_hex("zz"), Err(KeyError::InvalidHex("zz".into())));
         assert_eq!(parse_hex("123"), Err(KeyError::InvalidHex("123".into())));

@@ -95,7 +95,9 @@ pub trait Sink {
     /// Accept the next chunk of output; answer whether more is wanted.
     fn write(&mut self, chunk: &[u8]) -> Flow;
 
-    /// The stream has ended; flush anything pending. Called at most once.
+    /// The stream has ended; flush anything pending. Called exactly once, by the sink's owner, after the
+    /// last write: whoever created the sink (or was given it by value). Code handed a `&mut` sink, such
+    /// as an executor, writes to it but does not finish it.
     fn finish(&mut self) {}
 }
 

@@ -39,6 +39,13 @@ fn one(env: &Env, name: &str) -> anyhow::Result<Check> {
         format!("max_jobs = {cap}\nmax_finished_jobs = {cap}\n"),
     )?;
     let mut client = RpcClient::spawn(&env.shellgate, |c| super::isolate(c, &dir))?;
+    // One answered call first: the memory before is that of a server at work, not of one starting.
+    let warm = client.call(
+        "bash",
+        &json!({"command": "true", "session": "none"}),
+        Duration::from_secs(30),
+    )?;
+    rpc::result(&warm)?;
     let rss_before = procs::rss_kib(client.pid());
     let start = Instant::now();
     let mut ids = Vec::with_capacity(JOBS);

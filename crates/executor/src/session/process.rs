@@ -494,7 +494,6 @@ impl ShellProcess {
         if let Some(open) = output.as_mut().filter(|_| held_open) {
             read_what_is_left(open, &mut buf, sink).await;
         }
-        sink.finish();
         abandon.armed = false;
         // A command that may have changed the state returns once the state is saved, so a shell lost
         // right after it (or a concurrent fresh shell) still starts from it.

@@ -1,8 +1,8 @@
 //! The input actions: `write`, `send_keys`, `submit`, `paste`, and the wait for their answer.
 
 use shellgate_pty::KeySpec;
+use shellgate_pty::keys::encode_keys_for_pipe;
 
-use super::pipe_keys::encode_pipe_keys;
 use super::{ProcessAction, ProcessParams, ProcessResult, ProcessTool};
 use crate::jobs::Job;
 
@@ -82,13 +82,13 @@ impl ProcessTool {
         if !job.is_running() {
             return ProcessResult::error(action, Some(&job.id), format!("Job {} is not running.", job.id));
         }
+        let mut specs: Vec<KeySpec> = params.keys.iter().cloned().map(KeySpec::Key).collect();
+        specs.extend(params.hex.iter().cloned().map(KeySpec::Hex));
+        specs.extend(params.literal.iter().cloned().map(KeySpec::Text));
+        if specs.is_empty() {
+            return ProcessResult::error(action, Some(&job.id), "No key data provided.");
+        }
         if job.pty {
-            let mut specs: Vec<KeySpec> = params.keys.iter().cloned().map(KeySpec::Key).collect();
-            specs.extend(params.hex.iter().cloned().map(KeySpec::Hex));
-            specs.extend(params.literal.iter().cloned().map(KeySpec::Text));
-            if specs.is_empty() {
-                return ProcessResult::error(action, Some(&job.id), "No key data provided.");
-            }
             let sent = match job.io() {
                 Some(io) => io.send_keys(specs).await,
                 None => None,
@@ -105,7 +105,8 @@ impl ProcessTool {
                 }
             };
         }
-        match encode_pipe_keys(&params.keys, &params.hex, params.literal.as_deref()) {
+        // A pipe has no terminal to encode keys: the pty crate's pipe encoding (Enter is a line feed).
+        match encode_keys_for_pipe(&specs) {
             Ok(bytes) if bytes.is_empty() => {
                 ProcessResult::error(action, Some(&job.id), "No key data provided.")
             }
@@ -115,7 +116,7 @@ impl ProcessTool {
                 })
                 .await
             }
-            Err(e) => ProcessResult::error(action, Some(&job.id), e),
+            Err(e) => ProcessResult::error(action, Some(&job.id), format!("Job {}: {e}.", job.id)),
         }
     }
 

@@ -31,7 +31,6 @@
 mod input;
 mod kill;
 mod params;
-mod pipe_keys;
 mod poll;
 mod result;
 mod sessions;
