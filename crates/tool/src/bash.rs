@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use shellgate_executor::{DynExecutor, PipeExecutor, SessionManager};
+use shellgate_executor::{DynExecutor, SessionManager};
 use shellgate_intercept::{AllowAll, Interceptor};
 use shellgate_normalize::{Limits, Normalized, Normalizer, StandardNormalizer};
 use tokio_util::sync::CancellationToken;
@@ -22,7 +22,7 @@ pub struct BashTool {
     normalizer: Arc<dyn Normalizer + Send + Sync>,
     interceptor: Arc<dyn Interceptor>,
     env_gate: Arc<EnvGate>,
-    executor: Arc<dyn DynExecutor>,
+    executors: crate::executors::Executors,
     jobs: crate::JobRegistry,
     sessions: SessionManager,
     approvals: crate::approvals::ApprovalState,
@@ -84,7 +84,7 @@ impl BashTool {
             normalizer: Arc::new(StandardNormalizer::default()),
             interceptor: Arc::new(AllowAll),
             env_gate: Arc::new(env_gate),
-            executor: Arc::new(PipeExecutor::default()),
+            executors: crate::executors::Executors::default(),
         }
     }
 
@@ -106,7 +106,14 @@ impl BashTool {
     /// Replace the executor used for one-shot (`session: "none"`) commands.
     #[must_use]
     pub fn with_executor(mut self, executor: impl DynExecutor + 'static) -> Self {
-        self.executor = Arc::new(executor);
+        self.executors.pipe = Arc::new(executor);
+        self
+    }
+
+    /// Replace the executor of foreground runs under a pseudo-terminal (`pty: true`).
+    #[must_use]
+    pub fn with_terminal_executor(mut self, executor: impl DynExecutor + 'static) -> Self {
+        self.executors.terminal = Arc::new(executor);
         self
     }
 

@@ -13,7 +13,6 @@ use std::time::Duration;
 use shellgate_executor::{
     DynExecutor, LaunchSpec, RunStatus, SessionCommand, SessionKey, SessionManager, StateFile,
 };
-use shellgate_pty::{PtyExecutor, PtyOptions};
 use shellgate_sink::{Flow, LineLimit, OutputWindow, Redact, Sink, Tee};
 use tokio_util::sync::CancellationToken;
 
@@ -24,10 +23,8 @@ use crate::{ToolResult, ToolStatus};
 
 /// What runs the command.
 pub(crate) enum Runner {
-    /// A one-shot process through the tool's executor.
-    Pipe(Arc<dyn DynExecutor>, LaunchSpec),
-    /// A pseudo-terminal (transcript only, no screen emulation).
-    Pty(LaunchSpec),
+    /// A process through one of the tool's executors (pipes or a terminal).
+    Process(Arc<dyn DynExecutor>, LaunchSpec),
     /// A persistent session.
     Session {
         sessions: SessionManager,
@@ -220,16 +217,7 @@ impl Foreground {
         // Secrets are replaced before anything downstream — window, artifact, live view — sees them.
         let mut sink = Redact::new(limited, redactions.iter().map(|(n, v)| (n.as_str(), v.as_str())));
         let outcome = match runner {
-            Runner::Pty(spec) => {
-                let options = PtyOptions {
-                    emulate_screen: false,
-                    ..PtyOptions::default()
-                };
-                PtyExecutor::with_options(options)
-                    .run_dyn(spec, &mut sink, cancel)
-                    .await
-            }
-            Runner::Pipe(executor, spec) => executor.run_dyn(spec, &mut sink, cancel).await,
+            Runner::Process(executor, spec) => executor.run_dyn(spec, &mut sink, cancel).await,
             Runner::Session {
                 sessions,
                 key,

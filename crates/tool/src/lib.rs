@@ -23,6 +23,7 @@ mod bash;
 mod config;
 mod config_keys;
 mod elevated;
+mod executors;
 mod file_config;
 mod foreground;
 mod gate;

@@ -98,3 +98,30 @@ async fn the_mock_executor_takes_every_one_shot_run() {
             .any(|a| a.contains("make nothing-runs"))
     );
 }
+
+#[tokio::test]
+async fn the_terminal_executor_takes_every_foreground_terminal_run() {
+    let pipes = shellgate::executor::MockExecutor::new().with_output("piped\n");
+    let terminal = shellgate::executor::MockExecutor::new().with_output("on a terminal\n");
+    let bash = shellgate::BashTool::new(test_config())
+        .with_executor(pipes.clone())
+        .with_terminal_executor(terminal.clone());
+    if !shellgate_pty::pty_selected(true) {
+        assert!(
+            std::env::var("SHELLGATE_REQUIRE_ALL").as_deref() != Ok("1"),
+            "no pseudo-terminal here but SHELLGATE_REQUIRE_ALL=1"
+        );
+        eprintln!("skipped: no pseudo-terminal here");
+        return;
+    }
+    let mut params = BashParams::new("tty");
+    params.pty = true;
+    let r = bash.call(params, CancellationToken::new()).await;
+    assert_eq!(r.output, "on a terminal\n");
+    assert_eq!(terminal.specs().len(), 1);
+    assert!(terminal.specs()[0].pty);
+    assert!(
+        pipes.specs().is_empty(),
+        "a terminal run went through the pipe executor"
+    );
+}

@@ -127,12 +127,3 @@ pub(super) fn session_text(normalized: &Normalized) -> std::borrow::Cow<'_, str>
     }
     format!("(\n{}\n)", normalized.script).into()
 }
-
-/// The terminal executor of a foreground run (a transcript, no screen emulation), as the foreground
-/// runner's own terminal branch builds it.
-pub(super) fn transcript_pty() -> shellgate_pty::PtyExecutor {
-    shellgate_pty::PtyExecutor::with_options(shellgate_pty::PtyOptions {
-        emulate_screen: false,
-        ..shellgate_pty::PtyOptions::default()
-    })
-}

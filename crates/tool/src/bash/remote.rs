@@ -4,7 +4,6 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
 use shellgate_executor::{LaunchLayer, LaunchSpec, ShellConfig, non_interactive, shell_spec};
@@ -71,8 +70,10 @@ impl BashTool {
                     cwd: plan.remote_cwd.clone().map(PathBuf::from),
                     env: plan.env.clone(),
                 },
-                _ if plan.params.pty => Runner::Pty(self.remote_client_spec(&plan)),
-                _ => Runner::Pipe(Arc::clone(&self.executor), self.remote_client_spec(&plan)),
+                _ => Runner::Process(
+                    self.executors.for_run(plan.params.pty),
+                    self.remote_client_spec(&plan),
+                ),
             };
             self.remote_foreground(runner, &plan, live, cancel).await
         };

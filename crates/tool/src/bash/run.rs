@@ -1,14 +1,12 @@
 //! Running a planned call: as a job (`background`, `yield_ms`), or in the foreground through the one
 //! runner its plan selects (one-shot pipe, terminal, or session).
 
-use std::sync::Arc;
-
 use shellgate_executor::StateFile;
 use shellgate_sink::{ArtifactSpill, OutputWindow};
 use tokio_util::sync::CancellationToken;
 
 use super::BashTool;
-use super::launch::{session_text, transcript_pty};
+use super::launch::session_text;
 use super::plan::Plan;
 use crate::ToolResult;
 use crate::foreground::{Foreground, Runner};
@@ -109,17 +107,17 @@ impl BashTool {
             let (spec, state_file) = self.launch(plan, notices);
             let runner = match &plan.watch {
                 // The same terminal run, through an executor that records its pid.
-                Some(watch) => Runner::Pipe(watch.recording(Arc::new(transcript_pty())), spec),
-                None => Runner::Pty(spec),
+                Some(watch) => Runner::Process(watch.recording(self.executors.for_run(true)), spec),
+                None => Runner::Process(self.executors.for_run(true), spec),
             };
             return (runner, state_file);
         }
         let Some(key) = plan.session.take() else {
             let executor = match &plan.watch {
-                Some(watch) => watch.recording(Arc::clone(&self.executor)),
-                None => Arc::clone(&self.executor),
+                Some(watch) => watch.recording(self.executors.for_run(false)),
+                None => self.executors.for_run(false),
             };
-            return (Runner::Pipe(executor, self.launch(plan, notices).0), None);
+            return (Runner::Process(executor, self.launch(plan, notices).0), None);
         };
         let runner = Runner::Session {
             sessions: self.sessions.clone(),
