@@ -21,7 +21,7 @@ use crate::{HostError, RemoteHost};
 /// How much of the client's stderr is kept for error messages.
 const STDERR_KEEP: usize = 4096;
 /// How long a stopped command may take to report its end before its shell is ended too.
-const STOP_REPORT_WAIT: Duration = Duration::from_secs(5);
+const STOP_REPORT_WAIT: Duration = Duration::from_secs(2);
 
 /// Which saved state a new shell starts from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
