@@ -66,6 +66,7 @@ impl BashTool {
         let remote_options = shellgate_hosts::RemoteSessionOptions {
             kill_grace: config.kill_grace,
             layers: config.layers.clone(),
+            idle_timeout: config.sessions.idle_timeout,
             env: shellgate_executor::non_interactive(shellgate_executor::LaunchSpec::new(
                 "",
                 Vec::<String>::new(),

@@ -24,6 +24,8 @@ pub struct RemoteSessionOptions {
     pub ready_timeout: Duration,
     /// Wrappers of the local client's launch spec.
     pub layers: LayerStack,
+    /// A session unused for this long is closed (its shell ended, its saved state removed).
+    pub idle_timeout: Duration,
     /// Variables every session's shell exports when it starts (what a command adds per call costs
     /// a round of parsing on every call).
     pub env: std::collections::BTreeMap<String, String>,
@@ -35,6 +37,7 @@ impl Default for RemoteSessionOptions {
             kill_grace: Duration::from_secs(2),
             ready_timeout: Duration::from_secs(20),
             layers: LayerStack::new(),
+            idle_timeout: Duration::from_secs(30 * 60),
             env: std::collections::BTreeMap::new(),
         }
     }
@@ -47,6 +50,8 @@ struct Slot {
     state_dir: String,
     /// Where the next shell starts from.
     restore: Restore,
+    /// When a command last ended here.
+    last_used: std::time::Instant,
 }
 
 type SlotRef = Arc<tokio::sync::Mutex<Slot>>;
@@ -98,6 +103,7 @@ impl RemoteSessions {
                     shell: None,
                     state_dir,
                     restore: Restore::Fresh,
+                    last_used: std::time::Instant::now(),
                 })),
             )
         });
@@ -114,6 +120,7 @@ impl RemoteSessions {
         cancel: CancellationToken,
     ) -> ExecOutcome {
         let start = std::time::Instant::now();
+        self.close_idle().await;
         let slot = self.slot(host, name);
         let mut slot = slot.lock().await;
         if slot.shell.as_mut().is_some_and(RemoteShell::has_exited) {
@@ -157,7 +164,28 @@ impl RemoteSessions {
         } else if let Some(id) = last_saved {
             slot.restore = Restore::After(id);
         }
+        slot.last_used = std::time::Instant::now();
         outcome
+    }
+
+    /// Close the sessions unused for longer than the idle timeout (those not running a command).
+    async fn close_idle(&self) {
+        let limit = self.options.idle_timeout;
+        let idle: Vec<(RemoteHost, SlotRef)> = {
+            let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
+            let keys: Vec<(String, String)> = slots
+                .iter()
+                .filter(|(_, (_, slot))| slot.try_lock().is_ok_and(|s| s.last_used.elapsed() > limit))
+                .map(|(key, _)| key.clone())
+                .collect();
+            keys.iter().filter_map(|key| slots.remove(key)).collect()
+        };
+        for (host, slot) in idle {
+            let mut slot = slot.lock().await;
+            if let Some(mut shell) = slot.shell.take() {
+                shell.end_shell(&host, Some(&slot.state_dir)).await;
+            }
+        }
     }
 
     /// The sessions with their directories.
