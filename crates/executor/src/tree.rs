@@ -172,6 +172,24 @@ pub fn children_of(pid: u32) -> Vec<u32> {
         .collect()
 }
 
+/// Children of the main thread of `pid` alone, from `/proc/<pid>/task/<pid>/children` (one read);
+/// `None` when that file cannot be read (the process is gone, or the kernel lacks the file).
+///
+/// That is every child of a single-threaded process (a shell). In a multi-threaded one it is still
+/// where orphans re-parented to it as a subreaper land: the kernel hands them to the first live
+/// thread of the reaper, the main thread while the process runs.
+pub(crate) fn main_thread_children(pid: u32) -> Option<Vec<u32>> {
+    if CHILDREN_FILE_MISSING.load(Ordering::Relaxed) {
+        return None;
+    }
+    let text = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).ok()?;
+    Some(
+        text.split_ascii_whitespace()
+            .filter_map(|s| s.parse::<u32>().ok())
+            .collect(),
+    )
+}
+
 fn children_from_task_files(pid: u32) -> Option<Vec<u32>> {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
         return Some(Vec::new()); // the process is gone
