@@ -419,20 +419,20 @@ pub(crate) fn command_line(
         let _ = write!(s, "\\builtin export {key}={}; ", quote(value));
     }
     match kind {
-        // bash traces `source` itself (`+ source …`) to the group's stderr when `xtrace` is on: the
-        // group's stderr is /dev/null and `source` gets the command's stderr as its own redirection,
-        // which bash applies after printing the trace. (zsh prints no such line, and would send the
-        // command's own trace to the group's stderr.)
+        // bash prints the trace of `source` itself (`+ source …`, with `xtrace` on) and runs a `DEBUG`
+        // trap for it before it applies the command's redirections: both go to the shell's own stderr
+        // and stdout, /dev/null. (A brace group around it, as zsh needs, would have them in the
+        // output, and cost a redirection more.)
         Kind::Bash if dev_fd_available() => {
             let _ = write!(
                 s,
-                "{{ \\builtin source {SOURCED_AS} 2>&1;}} 3<\"${FILE_VAR}\" </dev/null >\"${OUTPUT_VAR}\" 2>/dev/null;"
+                "\\builtin source {SOURCED_AS} 3<\"${FILE_VAR}\" </dev/null >\"${OUTPUT_VAR}\" 2>&1;"
             );
         }
         Kind::Bash => {
             let _ = write!(
                 s,
-                "{{ \\builtin source \"${FILE_VAR}\" 2>&1;}} </dev/null >\"${OUTPUT_VAR}\" 2>/dev/null 3>&-;"
+                "\\builtin source \"${FILE_VAR}\" </dev/null >\"${OUTPUT_VAR}\" 2>&1 3>&-;"
             );
         }
         Kind::Zsh if status_copy => {
