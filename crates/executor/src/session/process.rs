@@ -438,7 +438,12 @@ impl ShellProcess {
                     break;
                 }
                 () = tokio::time::sleep_until(ack_deadline), if !acked => {
-                    return Ok(RunEnd::Unresponsive);
+                    // bash does not acknowledge (a record would wake the engine for nothing on every
+                    // command): it has picked the command up once it has read its line, all of it.
+                    if self.kind == ShellKind::Zsh || line_unread(&self.req) {
+                        return Ok(RunEnd::Unresponsive);
+                    }
+                    acked = true;
                 }
                 () = tokio::time::sleep_until(deadline), if status == RunStatus::Completed => {
                     status = RunStatus::TimedOut;
@@ -607,6 +612,18 @@ impl Drop for ShellProcess {
         self.tree.kill_all();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// Whether the request FIFO still holds bytes the shell has not read (the engine holds it read-write,
+/// so it can ask the FIFO itself).
+fn line_unread(req: &pipe::Sender) -> bool {
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    use std::os::fd::AsFd;
+    let mut fds = [PollFd::new(req.as_fd(), PollFlags::POLLIN)];
+    // When the FIFO cannot be asked, the shell is treated as not responding (the old rule).
+    poll(&mut fds, PollTimeout::ZERO).map_or(true, |_| {
+        fds[0].revents().is_some_and(|r| r.contains(PollFlags::POLLIN))
+    })
 }
 
 /// Stops a process tree when dropped while armed.

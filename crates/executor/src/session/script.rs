@@ -132,7 +132,6 @@ pub(crate) fn bootstrap(
             let _ = write!(
                 s,
                 r#"__shellgate_begin() {{
-  \builtin printf 'A\0%s\0' "$1" >&3
   \builtin unset __shellgate_ps
   case $2$- in 0*|*[xvT]*) {FILE_VAR}={command_q};; *) {FILE_VAR}={copy_q};; esac
   case $- in *a*) \builtin export -n {FILE_VAR};; esac
@@ -377,8 +376,10 @@ fn zsh_source_group(dir: &Path, file: &str) -> String {
 /// report the stages.
 ///
 /// bash reads the line from the FIFO one byte per system call, so there the fixed parts are functions
-/// and variables the bootstrap defined (`__shellgate_begin` acknowledges and picks the file), and a
-/// plain command's line is about 130 bytes. The command file is still sourced by the line itself, at
+/// and variables the bootstrap defined (`__shellgate_begin` picks the file), and a plain command's line
+/// is about 130 bytes. bash sends no acknowledgement: that it took the line is seen from the request
+/// FIFO, which is empty once it has read the line (see `ShellProcess::run`); zsh, which reads ahead,
+/// acknowledges. The command file is still sourced by the line itself, at
 /// the top level: inside a function the command's `declare` would be local, and inside `eval` its trace
 /// lines would get one more `+`.
 pub(crate) fn command_line(
