@@ -16,6 +16,7 @@ mod mcp;
 mod render;
 mod rpc;
 mod run_cmd;
+mod stdio_pipes;
 
 use clap::{Parser, Subcommand};
 

@@ -98,14 +98,12 @@ impl Server {
                 .insert(key.clone(), cancel.clone());
         }
         // Live output goes out as `output` notifications while the request runs (not for notifications).
-        let live = id.map(|id| LiveNotifier::start(id.clone(), self.out.clone()));
-        let result = self
-            .tool
-            .call_live(params, cancel, live.as_ref().map(|l| &l.feed))
-            .await;
-        if let Some(live) = live {
-            live.stop().await;
-        }
+        let live = id.map(|_| LiveFeed::default());
+        let call = self.tool.call_live(params, cancel, live.as_ref());
+        let result = match (id, &live) {
+            (Some(id), Some(feed)) => with_live_notifications(call, feed, id, &self.out).await,
+            _ => call.await,
+        };
         if let Some(key) = &key {
             self.running.lock().expect("running map").remove(key);
         }
@@ -153,42 +151,32 @@ impl Server {
     }
 }
 
-/// Sends what a running request printed as `output` notifications, coalesced every 50 ms.
-struct LiveNotifier {
-    feed: LiveFeed,
-    stop: CancellationToken,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl LiveNotifier {
-    fn start(id: Value, out: mpsc::UnboundedSender<Value>) -> Self {
-        let feed = LiveFeed::default();
-        let stop = CancellationToken::new();
-        let task = tokio::spawn({
-            let (feed, stop) = (feed.clone(), stop.clone());
-            async move {
-                let mut tick = tokio::time::interval(shellgate::sink::DEFAULT_INTERVAL);
-                tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-                loop {
-                    tokio::select! {
-                        () = stop.cancelled() => break,
-                        _ = tick.tick() => {
-                            if let Some(live) = feed.take() {
-                                let params = json!({"id": id, "text": live.text, "skipped_bytes": live.skipped});
-                                let _ = out.send(json!({"jsonrpc": "2.0", "method": "output", "params": params}));
-                            }
-                        }
-                    }
+/// Runs `call`, sending what it printed meanwhile as `output` notifications, coalesced every 50 ms.
+///
+/// The timer is polled next to the call on the request's own task (no task of its own: most calls end
+/// long before the first tick), and no notification can follow the call's end, so the result comes
+/// after every `output` of its request.
+async fn with_live_notifications<F: std::future::Future>(
+    call: F,
+    feed: &LiveFeed,
+    id: &Value,
+    out: &mpsc::UnboundedSender<Value>,
+) -> F::Output {
+    let period = shellgate::sink::DEFAULT_INTERVAL;
+    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut call = std::pin::pin!(call);
+    loop {
+        tokio::select! {
+            biased;
+            result = &mut call => return result,
+            _ = tick.tick() => {
+                if let Some(live) = feed.take() {
+                    let params = json!({"id": id, "text": live.text, "skipped_bytes": live.skipped});
+                    let _ = out.send(json!({"jsonrpc": "2.0", "method": "output", "params": params}));
                 }
             }
-        });
-        Self { feed, stop, task }
-    }
-
-    /// Stop sending; returns once no further notification can be sent (the result comes after).
-    async fn stop(self) {
-        self.stop.cancel();
-        let _ = self.task.await;
+        }
     }
 }
 
@@ -240,7 +228,7 @@ pub async fn serve(config_file: Option<&Path>) -> anyhow::Result<()> {
     let config = load_config(config_file)?;
     let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Value>();
     let writer = tokio::spawn(async move {
-        let mut stdout = tokio::io::stdout();
+        let mut stdout = crate::stdio_pipes::output();
         while let Some(message) = out_rx.recv().await {
             let mut line = message.to_string();
             line.push('\n');
@@ -261,7 +249,25 @@ pub async fn serve(config_file: Option<&Path>) -> anyhow::Result<()> {
     // `shellgate jobs` reaches this server's jobs through its private socket while it runs.
     let control = crate::control_socket::start_or_warn(server.process.clone(), server.tool.clone());
 
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    // On a worker of the runtime, as the requests' tasks are, not on the thread that waits for the
+    // server to end: each request then starts without waking another thread.
+    let in_flight = tokio::spawn(read_requests(Arc::clone(&server))).await?;
+    // The client is gone: no job outlives the server. Killing the jobs also ends polls waiting on them.
+    drop(control);
+    exit_notifier.abort();
+    server.tool.jobs().shutdown().await;
+    server.tool.sessions().shutdown();
+    server.tool.shutdown_hosts().await;
+    let mut in_flight = in_flight;
+    while in_flight.join_next().await.is_some() {}
+    drop(server);
+    let _ = writer.await;
+    Ok(())
+}
+
+/// Read requests until stdin ends, each served on its own task; returns the tasks still running.
+async fn read_requests(server: Arc<Server>) -> JoinSet<()> {
+    let mut lines = BufReader::new(crate::stdio_pipes::input()).lines();
     let mut in_flight = JoinSet::new();
     loop {
         let line = match lines.next_line().await {
@@ -291,16 +297,7 @@ pub async fn serve(config_file: Option<&Path>) -> anyhow::Result<()> {
         // Reap finished tasks so the set does not grow with the session.
         while in_flight.try_join_next().is_some() {}
     }
-    // The client is gone: no job outlives the server. Killing the jobs also ends polls waiting on them.
-    drop(control);
-    exit_notifier.abort();
-    server.tool.jobs().shutdown().await;
-    server.tool.sessions().shutdown();
-    server.tool.shutdown_hosts().await;
-    while in_flight.join_next().await.is_some() {}
-    drop(server);
-    let _ = writer.await;
-    Ok(())
+    in_flight
 }
 
 /// Forward each backgrounded job's exit as a `job_exited` notification (JSON-RPC, no id), once per job

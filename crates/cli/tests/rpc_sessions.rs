@@ -111,3 +111,44 @@ fn sessions_are_listed_closed_and_independent() {
     let fresh = rpc.call("bash", &json!({"command": "echo ${X:-unset}", "session": "one"}));
     assert_eq!(fresh["output"], "unset\n", "a closed session starts over");
 }
+
+/// Requests read from a file and responses written to one (no pipes: the server then reads and
+/// writes through tokio's blocking handles) are all answered.
+#[test]
+fn requests_from_a_file_are_answered_into_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let requests = dir.path().join("requests.jsonl");
+    let responses = dir.path().join("responses.jsonl");
+    let lines: Vec<String> = ["echo one", "echo two"]
+        .iter()
+        .enumerate()
+        .map(|(i, command)| {
+            json!({"jsonrpc": "2.0", "id": i + 1, "method": "bash",
+                   "params": {"command": command, "session": "none"}})
+            .to_string()
+        })
+        .collect();
+    std::fs::write(&requests, lines.join("\n") + "\n").unwrap();
+    let status = Command::new(assert_cmd::cargo::cargo_bin!("shellgate"))
+        .arg("rpc")
+        .current_dir(dir.path())
+        .stdin(std::fs::File::open(&requests).unwrap())
+        .stdout(std::fs::File::create(&responses).unwrap())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let text = std::fs::read_to_string(&responses).unwrap();
+    let answers: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|m| m.get("id").is_some())
+        .collect();
+    assert_eq!(answers.len(), 2, "{text}");
+    for (id, want) in [(1, "one\n"), (2, "two\n")] {
+        let answer = answers
+            .iter()
+            .find(|m| m["id"] == id)
+            .expect("an answer per request");
+        assert_eq!(answer["result"]["output"], want, "{answer}");
+    }
+}

@@ -115,8 +115,37 @@ impl ProcInfo {
 
 /// Read `/proc/<pid>/stat`; `None` when the process is gone or the file is malformed.
 pub fn read_proc(pid: u32) -> Option<ProcInfo> {
-    let text = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
+    let text = read_proc_file(format!("/proc/{pid}/stat")).ok()?;
     parse_stat(&text)
+}
+
+/// The whole of a small `/proc` file. `std::fs::read` asks for the size first (which `/proc` files
+/// report as 0) and then reads in growing steps: four more system calls per file, on every run's
+/// process-tree checks.
+fn read_proc_file(path: impl AsRef<std::path::Path>) -> io::Result<Vec<u8>> {
+    use std::io::Read as _;
+    let mut file = std::fs::File::open(path)?;
+    let mut out = vec![0u8; 1024];
+    let mut len = 0;
+    loop {
+        if len == out.len() {
+            out.resize(len * 2, 0);
+        }
+        match file.read(&mut out[len..]) {
+            Ok(0) => break,
+            Ok(n) => len += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    out.truncate(len);
+    Ok(out)
+}
+
+/// The pids listed in a `children` file.
+fn parse_pids(text: &[u8]) -> impl Iterator<Item = u32> + '_ {
+    text.split(u8::is_ascii_whitespace)
+        .filter_map(|s| std::str::from_utf8(s).ok()?.parse::<u32>().ok())
 }
 
 fn parse_stat(text: &[u8]) -> Option<ProcInfo> {
@@ -174,6 +203,20 @@ pub fn children_of(pid: u32) -> Vec<u32> {
         .collect()
 }
 
+/// Children of the main thread of `pid` alone, from `/proc/<pid>/task/<pid>/children` (one read);
+/// `None` when that file cannot be read (the process is gone, or the kernel lacks the file).
+///
+/// That is every child of a single-threaded process (a shell). In a multi-threaded one it is still
+/// where orphans re-parented to it as a subreaper land: the kernel hands them to the first live
+/// thread of the reaper, the main thread while the process runs.
+pub(crate) fn main_thread_children(pid: u32) -> Option<Vec<u32>> {
+    if CHILDREN_FILE_MISSING.load(Ordering::Relaxed) {
+        return None;
+    }
+    let text = read_proc_file(format!("/proc/{pid}/task/{pid}/children")).ok()?;
+    Some(parse_pids(&text).collect())
+}
+
 fn children_from_task_files(pid: u32) -> Option<Vec<u32>> {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
         return Some(Vec::new()); // the process is gone
@@ -183,14 +226,11 @@ fn children_from_task_files(pid: u32) -> Option<Vec<u32>> {
     let mut any_task = false;
     for task in tasks.flatten() {
         any_task = true;
-        let Ok(text) = std::fs::read_to_string(task.path().join("children")) else {
+        let Ok(text) = read_proc_file(task.path().join("children")) else {
             continue;
         };
         any_file = true;
-        out.extend(
-            text.split_ascii_whitespace()
-                .filter_map(|s| s.parse::<u32>().ok()),
-        );
+        out.extend(parse_pids(&text));
     }
     if any_task && !any_file && pid == std::process::id() {
         // Our own task directories exist but have no `children` file: CONFIG_PROC_CHILDREN is off.
@@ -266,8 +306,15 @@ impl ProcessTree {
             found.insert(leader.pid, leader);
         }
         let subreaper = is_subreaper_cached();
+        // Orphans re-parented to the engine are children of its main thread (see
+        // `main_thread_children`); its other threads' children are runs it started itself, each the
+        // leader of its own tree (this one's leader was read above).
         let candidates: Vec<ProcInfo> = if subreaper {
-            children_of(engine).into_iter().filter_map(read_proc).collect()
+            main_thread_children(engine)
+                .unwrap_or_else(|| children_of(engine))
+                .into_iter()
+                .filter_map(read_proc)
+                .collect()
         } else {
             all_processes()
         };

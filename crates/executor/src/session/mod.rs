@@ -9,21 +9,32 @@
 //! two FIFOs:
 //!
 //! - `req` is the shell's **script**: the shell is started as `bash --noprofile --norc <dir>/req` and
-//!   executes lines as the engine writes them. Each command is one fixed line: acknowledge, `cd` to the
+//!   executes lines as the engine writes them. Each command is one line: (zsh) acknowledge, `cd` to the
 //!   call's directory and export its variables (for that command only: afterwards each is put back unless
-//!   the command changed it), then `{ source /dev/fd/3; } 3<<dir>/c<id> </dev/null ><dir>/o<id> …`, then
-//!   report. The user's text is written to the file `c<id>`, never into the script stream, so quotes,
+//!   the command changed it), then `source /dev/fd/3 3<<dir>/c </dev/null ><dir>/o 2>&1` (zsh: the same
+//!   in a brace group), then report. The user's text is written to the file `c` (rewritten in place for
+//!   each command: a shell runs one at a time), never into the script stream, so quotes,
 //!   heredocs or syntax errors in it cannot desynchronise anything, and `return` ends just the command.
 //!   Reading it as `/dev/fd/3` keeps the engine's directory out of error messages (bash: `bash: line 1:
 //!   …`; zsh: `/dev/fd/3:1: …`; lines counted from the command's first).
 //!   Because the command is sourced by the shell itself (no subshell), `cd`, `export`, functions, aliases
 //!   and options persist. Running at the top level of the script (not inside a `while read` loop) means a
 //!   stray `break` or `continue` in a command cannot end the session.
-//! - `resp` (the shell's fd 3) carries NUL-separated control records: ready, acknowledged, done (status
+//!   bash reads a script from a FIFO one byte per system call, so the fixed parts of its line are
+//!   functions and path variables defined once by the bootstrap (`__shellgate_begin 7 0; source
+//!   /dev/fd/3 3<"$__shellgate_f" … ; __shellgate_end "$?" 7 0`, about 130 bytes); the `source` itself
+//!   stays on the line, at the top level (in a function the command's `declare` would be local; in
+//!   `eval` its trace lines would get one more `+`). bash sends no acknowledgement either: when the
+//!   pick-up time runs out before the command is done, the engine asks the request FIFO instead,
+//!   which is empty once bash has read the whole line (it reads no further).
+//! - `resp` (the shell's fd 3) carries NUL-separated control records: ready, acknowledged (zsh), done (status
 //!   and `$PWD`), state saved. While a command runs, fd 3 is its own command file (read-only), not the
-//!   control channel, and its stdout/stderr go to a FIFO of its own (`o<id>`), so nothing a command prints — NUL bytes, fake sentinels, escape sequences — can be
-//!   mistaken for a control record. Redirections of the compound command are undone by the shell when it
-//!   ends, which also neutralises `exec >file` or `exec 3>&-` inside a command.
+//!   control channel, and its stdout/stderr go to a FIFO made anew for each command (`o`), so nothing a
+//!   command prints — NUL bytes, fake sentinels, escape sequences — can be mistaken for a control record.
+//!   Redirections of the `source` are undone by the shell when it returns, which also neutralises
+//!   `exec >file` or `exec 3>&-` inside a command. The trace of the `source` itself (`xtrace`) and a
+//!   `DEBUG` trap run for it happen before its redirections apply, on the shell's own stdout and stderr
+//!   (`/dev/null`), so neither shows in the output.
 //! - The per-command output FIFO gives the pipe executor's completion rule unchanged: after "done", the
 //!   engine drops its own write end and reads until EOF (every writer gone) or the bounded drain ends;
 //!   processes the command left behind are then killed, the shell itself is kept.

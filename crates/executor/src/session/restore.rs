@@ -143,7 +143,7 @@ impl SessionState {
             // `set -u` of the session cannot trip the lines above, and inside a group whose redirection
             // keeps the rest out of a trace the session switched on.
             ShellKind::Bash => s.push_str(
-                "\\builtin unset -f __shellgate_end 2>/dev/null || \\builtin :\n\
+                "\\builtin unset -f __shellgate_begin __shellgate_end 2>/dev/null || \\builtin :\n\
                  { if \\builtin declare -F __shellgate_options >/dev/null; then \
                  __shellgate_options \"${__shellgate_so-}\" \"${__shellgate_bo-}\"; \
                  \\builtin unset -f __shellgate_options; fi; \

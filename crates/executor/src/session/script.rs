@@ -101,6 +101,8 @@ pub(crate) fn bootstrap(
     marker: &str,
 ) -> String {
     let dir_q = quote_path(dir);
+    let command_q = quote_path(&dir.join(COMMAND_FILE));
+    let copy_q = quote_path(&dir.join(STATUS_COPY_FILE));
     let mut s = String::new();
     let _ = writeln!(s, "\\exec 3>{}", quote_path(&dir.join("resp")));
     match kind {
@@ -129,13 +131,18 @@ pub(crate) fn bootstrap(
             // command's output (zsh prints none when not interactive).
             let _ = write!(
                 s,
-                r#"__shellgate_end() {{
-  \builtin disown -a 2>/dev/null
-  \builtin printf 'D\0%s\0%s\0%s\0%s\0' "$1" "$2" "$PWD" "${{__shellgate_ps-}}" >&3
+                r#"__shellgate_begin() {{
+  \builtin unset __shellgate_ps
+  case $2$- in 0*|*[xvT]*) {FILE_VAR}={command_q};; *) {FILE_VAR}={copy_q};; esac
+  case $- in *a*) \builtin export -n {FILE_VAR};; esac
+}}
+__shellgate_end() {{
+  \builtin disown -a
+  \builtin printf 'D\0%s\0%s\0%s\0%s\0' "$2" "$1" "$PWD" "${{__shellgate_ps-}}" >&3
   \builtin unset __shellgate_ps __shellgate_st
   case $3 in 0) \builtin return 0;; esac
-  \__shellgate_save {dir_q}/s$(( $1 % 2 ))
-  \builtin printf 'S\0%s\0' "$1" >&3
+  \__shellgate_save {dir_q}/s$(( $2 % 2 ))
+  \builtin printf 'S\0%s\0' "$2" >&3
 }}
 __shellgate_save() {{
   __shellgate_so=$SHELLOPTS __shellgate_bo=$BASHOPTS
@@ -149,6 +156,11 @@ __shellgate_exit() {{
 }}
 "#
             );
+            // The output FIFO's path, as a variable: bash reads its script from the FIFO one byte per
+            // system call, so the command lines are kept short (see [`command_line`]).
+            let _ = writeln!(s, "{OUTPUT_VAR}={}", quote_path(&dir.join(OUTPUT_FIFO)));
+            // Under `allexport` (from an rc file) it would reach every command's environment.
+            let _ = writeln!(s, "\\builtin export -n {OUTPUT_VAR}");
             if init.is_some() {
                 s.push_str("__shellgate_options \"${__shellgate_so-}\" \"${__shellgate_bo-}\"\n");
             }
@@ -167,12 +179,12 @@ __shellgate_exit() {{
             let _ = write!(
                 s,
                 r#"__shellgate_end() {{
-  \builtin print -rn -- D$'\0'"$1"$'\0'"$2"$'\0'"$PWD"$'\0'"${{__shellgate_ps-}}"$'\0' >&3
+  \builtin print -rn -- D$'\0'"$2"$'\0'"$1"$'\0'"$PWD"$'\0'"${{__shellgate_ps-}}"$'\0' >&3
   \builtin unset __shellgate_ps __shellgate_st
   case $3 in 0) \builtin return 0;; esac
   \__shellgate_opts
-  \__shellgate_save {dir_q}/s$(( $1 % 2 ))
-  \builtin print -rn -- S$'\0'"$1"$'\0' >&3
+  \__shellgate_save {dir_q}/s$(( $2 % 2 ))
+  \builtin print -rn -- S$'\0'"$2"$'\0' >&3
 }}
 __shellgate_opts() {{
   __shellgate_on="\builtin setopt ${{(k)options[(R)on]:#(interactive|login|shinstdin|privileged|restricted|zle|monitor|singlecommand)}}"
@@ -323,14 +335,53 @@ fn last_statement_has_and(text: &str) -> bool {
     last.contains("&&") && !["}", "fi", "done", "esac"].contains(&last)
 }
 
-/// The line that runs command `id`: acknowledge, apply the call's directory and variables, source the
-/// command file with stdin from `/dev/null` and stdout+stderr into the command's output FIFO (the control
+/// The command file, written before each command (a shell runs one command at a time).
+pub(crate) const COMMAND_FILE: &str = "c";
+
+/// The command file followed by its [`status_line`], when there is one.
+pub(crate) const STATUS_COPY_FILE: &str = "p";
+
+/// The output FIFO of the running command, made anew for each command.
+pub(crate) const OUTPUT_FIFO: &str = "o";
+
+/// bash variable holding the file a command's line sources: [`COMMAND_FILE`], or [`STATUS_COPY_FILE`]
+/// when the command has one and neither `xtrace`, `verbose` nor `functrace` is on (each would put the
+/// status line's commands into the command's output; `functrace` would also run a `DEBUG` trap for
+/// them). `__shellgate_begin` sets it.
+const FILE_VAR: &str = "__shellgate_f";
+
+/// bash variable holding the path of [`OUTPUT_FIFO`].
+const OUTPUT_VAR: &str = "__shellgate_o";
+
+/// A zsh brace group that sources `file` (one of the files above) with stdin from `/dev/null` and
+/// stdout+stderr into the output FIFO (the control descriptor replaced by the read-only command file,
+/// see [`SOURCED_AS`]).
+fn zsh_source_group(dir: &Path, file: &str) -> String {
+    let out = quote_path(&dir.join(OUTPUT_FIFO));
+    let closed = if dev_fd_available() { "" } else { " 3>&-" };
+    format!(
+        "{} </dev/null >{out} 2>&1{closed}",
+        sourced(Kind::Zsh, &dir.join(file))
+    )
+}
+
+/// The line that runs command `id` (its text in [`COMMAND_FILE`], and with `status_copy` in
+/// [`STATUS_COPY_FILE`] too): acknowledge, apply the call's directory and variables, source the command
+/// file with stdin from `/dev/null` and stdout+stderr into the command's output FIFO (the control
 /// descriptor replaced by the read-only command file, see [`SOURCED_AS`]), put the call's variables back,
 /// then report and save state.
 ///
-/// With `status_copy`, the directory also holds `p{id}`, the command followed by its [`status_line`];
-/// that copy is sourced unless `xtrace` or `verbose` (bash: also `functrace`) is on — each would put the
-/// status line's commands into the command's output — so `__shellgate_end` can report the stages.
+/// With `status_copy`, the copy is sourced unless `xtrace` or `verbose` (bash: also `functrace`) is
+/// on — each would put the status line's commands into the command's output — so `__shellgate_end` can
+/// report the stages.
+///
+/// bash reads the line from the FIFO one byte per system call, so there the fixed parts are functions
+/// and variables the bootstrap defined (`__shellgate_begin` picks the file), and a plain command's line
+/// is about 130 bytes. bash sends no acknowledgement: that it took the line is seen from the request
+/// FIFO, which is empty once it has read the line (see `ShellProcess::run`); zsh, which reads ahead,
+/// acknowledges. The command file is still sourced by the line itself, at
+/// the top level: inside a function the command's `declare` would be local, and inside `eval` its trace
+/// lines would get one more `+`.
 pub(crate) fn command_line(
     kind: ShellKind,
     dir: &Path,
@@ -343,17 +394,18 @@ pub(crate) fn command_line(
     let mut s = String::new();
     match kind {
         Kind::Bash => {
-            let _ = write!(s, "\\builtin printf 'A\\0%s\\0' {id} >&3; ");
+            let _ = write!(s, "\\__shellgate_begin {id} {};", u8::from(status_copy));
         }
         Kind::Zsh => {
             let _ = write!(s, "\\builtin print -rn -- A$'\\0'{id}$'\\0' >&3; ");
+            // A command that ends before its status line (`return`, an error) must not report a stale
+            // value (bash: `__shellgate_begin` does this).
+            s.push_str("\\builtin unset __shellgate_ps; ");
         }
     }
     if let Some(cd) = cd {
         let _ = write!(s, "\\builtin cd -- {} 2>/dev/null; ", quote_path(cd));
     }
-    // A command that ends before its status line (`return`, an error) must not report a stale value.
-    s.push_str("\\builtin unset __shellgate_ps; ");
     if !env.is_empty() {
         // Putting the call's variables back is a function, so the exit trap can do it too (a command
         // that exits must not leave them in the state its shell saves on the way out).
@@ -367,46 +419,41 @@ pub(crate) fn command_line(
         s.push_str(&remember_var(kind, i, key));
         let _ = write!(s, "\\builtin export {key}={}; ", quote(value));
     }
-    let source = |name: char| {
-        let file = dir.join(format!("{name}{id}"));
-        let out = quote_path(&dir.join(format!("o{id}")));
-        let closed = if dev_fd_available() { "" } else { " 3>&-" };
-        match kind {
-            // bash traces `source` itself (`+ source …`) to the group's stderr when `xtrace` is on: the
-            // group's stderr is /dev/null and `source` gets the command's stderr as its own redirection,
-            // which bash applies after printing the trace. (zsh prints no such line, and would send the
-            // command's own trace to the group's stderr.)
-            Kind::Bash => format!(
-                "{} </dev/null >{out} 2>/dev/null{closed}",
-                sourced(kind, &file).replacen("; }", " 2>&1; }", 1)
-            ),
-            Kind::Zsh => format!("{} </dev/null >{out} 2>&1{closed}", sourced(kind, &file)),
+    match kind {
+        // bash prints the trace of `source` itself (`+ source …`, with `xtrace` on) and runs a `DEBUG`
+        // trap for it before it applies the command's redirections: both go to the shell's own stderr
+        // and stdout, /dev/null. (A brace group around it, as zsh needs, would have them in the
+        // output, and cost a redirection more.)
+        Kind::Bash if dev_fd_available() => {
+            let _ = write!(
+                s,
+                "\\builtin source {SOURCED_AS} 3<\"${FILE_VAR}\" </dev/null >\"${OUTPUT_VAR}\" 2>&1;"
+            );
         }
-    };
-    if status_copy {
-        // bash `-T` (functrace) would also run a DEBUG trap for the status line's commands.
-        let plain_when = match kind {
-            Kind::Bash => "*[xvT]*",
-            Kind::Zsh => "*[xv]*",
-        };
-        let _ = write!(
-            s,
-            "case $- in {plain_when}) {};; *) {};; esac; ",
-            source('c'),
-            source('p')
-        );
-    } else {
-        let _ = write!(s, "{}; ", source('c'));
+        Kind::Bash => {
+            let _ = write!(
+                s,
+                "\\builtin source \"${FILE_VAR}\" </dev/null >\"${OUTPUT_VAR}\" 2>&1 3>&-;"
+            );
+        }
+        Kind::Zsh if status_copy => {
+            let _ = write!(
+                s,
+                "case $- in *[xv]*) {};; *) {};; esac; ",
+                zsh_source_group(dir, COMMAND_FILE),
+                zsh_source_group(dir, STATUS_COPY_FILE)
+            );
+        }
+        Kind::Zsh => {
+            let _ = write!(s, "{}; ", zsh_source_group(dir, COMMAND_FILE));
+        }
     }
+    let save = u8::from(save_state);
     if env.is_empty() {
-        let _ = writeln!(s, "\\__shellgate_end {id} \"$?\" {}", u8::from(save_state));
+        let _ = writeln!(s, "\\__shellgate_end \"$?\" {id} {save}");
     } else {
         s.push_str("__shellgate_st=$?; \\__shellgate_restore; \\builtin unset -f __shellgate_restore; ");
-        let _ = writeln!(
-            s,
-            "\\__shellgate_end {id} \"$__shellgate_st\" {}",
-            u8::from(save_state)
-        );
+        let _ = writeln!(s, "\\__shellgate_end \"$__shellgate_st\" {id} {save}");
     }
     s
 }
@@ -483,6 +530,8 @@ const VOLATILE: &[&str] = &[
     "_",
     "SHELLGATE_RUN_ID",
     "__shellgate_ps",
+    "__shellgate_f",
+    "__shellgate_o",
     "__shellgate_on",
     "__shellgate_off",
     "ZSH_ARGZERO",
