@@ -111,7 +111,8 @@ pub use session::{
 };
 pub use shellgate_sink::{Flow, Sink};
 pub use spec::{
-    LaunchSpec, STATUS_FD, ShellConfig, StdinMode, find_on_path, shell_spec, shell_spec_reporting_status,
+    LaunchSpec, STATUS_FD, ShellConfig, StdinMode, find_on_path, sh_quote, shell_spec,
+    shell_spec_reporting_status,
 };
 pub use tokio_util::sync::CancellationToken;
 pub use tree::init_subreaper;

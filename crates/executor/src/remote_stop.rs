@@ -10,17 +10,8 @@ use crate::LaunchSpec;
 const DEFAULT_LIMIT: Duration = Duration::from_secs(10);
 
 fn command(stop: &LaunchSpec) -> std::process::Command {
-    let mut cmd = std::process::Command::new(&stop.program);
-    if stop.env_clear {
-        cmd.env_clear();
-    }
-    for key in &stop.env_remove {
-        cmd.env_remove(key);
-    }
-    cmd.args(&stop.args)
-        .current_dir(&stop.cwd)
-        .envs(&stop.env)
-        .stdin(Stdio::null())
+    let mut cmd = stop.command();
+    cmd.stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
     cmd

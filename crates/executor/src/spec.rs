@@ -79,12 +79,42 @@ impl LaunchSpec {
         self
     }
 
+    /// A command for this spec's program, arguments, directory and environment (stdio, timeout and
+    /// the rest are the executor's to apply).
+    pub fn command(&self) -> std::process::Command {
+        let mut cmd = std::process::Command::new(&self.program);
+        if self.env_clear {
+            cmd.env_clear();
+        }
+        for key in &self.env_remove {
+            cmd.env_remove(key);
+        }
+        cmd.args(&self.args).current_dir(&self.cwd).envs(&self.env);
+        cmd
+    }
+
     /// Set one environment variable.
     #[must_use]
     pub fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         self.env.insert(key.into(), value.into());
         self
     }
+}
+
+/// `value` as one single-quoted word for a POSIX shell, bash or zsh: `'` is written `'\''`, every other
+/// character stands as it is.
+pub fn sh_quote(value: &str) -> String {
+    let mut out = String::with_capacity(value.len() + 2);
+    out.push('\'');
+    for c in value.chars() {
+        if c == '\'' {
+            out.push_str("'\\''");
+        } else {
+            out.push(c);
+        }
+    }
+    out.push('\'');
+    out
 }
 
 /// Which shell runs command strings, and how.

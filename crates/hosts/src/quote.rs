@@ -1,20 +1,6 @@
-//! POSIX shell quoting for text that crosses to a remote shell.
+//! POSIX shell words for text that crosses to a remote shell (quoting is the executor's `sh_quote`).
 
-/// `text` as one word for a POSIX shell: single-quoted, with `'` written as `'\''`. Any bytes but
-/// NUL pass unchanged (a remote shell cannot receive NUL in a word anyway).
-pub fn sh_quote(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('\'');
-    for c in text.chars() {
-        if c == '\'' {
-            out.push_str("'\\''");
-        } else {
-            out.push(c);
-        }
-    }
-    out.push('\'');
-    out
-}
+pub use shellgate_executor::sh_quote;
 
 /// Whether `name` can be assigned by a POSIX shell (`[A-Za-z_][A-Za-z0-9_]*`).
 pub fn is_shell_name(name: &str) -> bool {

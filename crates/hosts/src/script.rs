@@ -16,13 +16,18 @@ pub const MARKER_VAR: &str = "SHELLGATE_REMOTE_RUN";
 pub const PATH_PREPEND_VAR: &str = "SHELLGATE_PATH_PREPEND";
 
 /// Defines `__sg_reap MARKER SIGNAL [PID…]`: send SIGNAL to every process marked MARKER except the
-/// calling shell and the PIDs given.
+/// calling shell and the PIDs given. A process caught in `execve` may show an empty environment for
+/// a moment, so a pass that found anything is followed by another (at most three in all).
 pub const REAP_FUNCTION: &str = r#"__sg_reap() {
   __sg_m=$1; __sg_sig=$2; shift 2
-  for __sg_f in $(grep -lzxF "SHELLGATE_REMOTE_RUN=$__sg_m" /proc/[0-9]*/environ 2>/dev/null); do
-    __sg_p=${__sg_f#/proc/}; __sg_p=${__sg_p%/environ}
-    case " $$ $* " in *" $__sg_p "*) continue ;; esac
-    kill -s "$__sg_sig" "$__sg_p" 2>/dev/null
+  for __sg_pass in 1 2 3; do
+    __sg_found=
+    for __sg_f in $(grep -lzxF "SHELLGATE_REMOTE_RUN=$__sg_m" /proc/[0-9]*/environ 2>/dev/null); do
+      __sg_p=${__sg_f#/proc/}; __sg_p=${__sg_p%/environ}
+      case " $$ $* " in *" $__sg_p "*) continue ;; esac
+      kill -s "$__sg_sig" "$__sg_p" 2>/dev/null && __sg_found=1
+    done
+    [ -n "$__sg_found" ] || break
   done
 }
 "#;

@@ -144,6 +144,16 @@ pub fn parse_args(
     Ok((policy, argv))
 }
 
+/// `main` of a stand-alone helper binary: `[sandbox-exec] --policy JSON -- argv…` from the process's
+/// arguments (the subcommand word is accepted, so the binary stands in for `shellgate sandbox-exec`).
+pub fn standalone_main() -> ! {
+    let mut args = std::env::args_os().skip(1).peekable();
+    if args.peek().is_some_and(|a| a == "sandbox-exec") {
+        args.next();
+    }
+    std::process::exit(helper_main(args));
+}
+
 /// The helper's entry point: parse `--policy JSON -- argv…`, sandbox, exec. Returns only on
 /// failure, with the exit status to use after printing the failure line on stderr (see the
 /// module table). Call it from `main` of a single-threaded process.

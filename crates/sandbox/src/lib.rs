@@ -67,7 +67,7 @@ pub use denials::{
 };
 pub use error::SandboxError;
 pub use exec::exec_sandboxed;
-pub use helper::{HelperFailure, helper_main};
+pub use helper::{HelperFailure, helper_main, standalone_main};
 pub use kernel::landlock_abi;
 pub use landlock_rules::{AUDIT_LOG_ABI, NEWEST_ABI_USED, check_kernel, required_abi};
 pub use layer::SandboxLayer;

@@ -150,14 +150,7 @@ impl ShellProcess {
         spec.env_remove = plan.env_remove.to_vec();
         // The shell is launched like any other process: whatever wraps launch specs wraps it too.
         let spec = plan.layers.apply(non_interactive(spec));
-        let mut cmd = tokio::process::Command::new(&spec.program);
-        if spec.env_clear {
-            cmd.env_clear();
-        }
-        for key in &spec.env_remove {
-            cmd.env_remove(key);
-        }
-        cmd.args(&spec.args).current_dir(&spec.cwd).envs(&spec.env);
+        let mut cmd = tokio::process::Command::from(spec.command());
         cmd.env(RUN_MARKER_VAR, &marker);
         cmd.stdin(Stdio::null())
             .stdout(Stdio::null())

@@ -53,17 +53,7 @@ impl ShellKind {
 
 /// `value` as one single-quoted shell word (valid in bash and zsh).
 pub(crate) fn quote(value: &str) -> String {
-    let mut out = String::with_capacity(value.len() + 2);
-    out.push('\'');
-    for c in value.chars() {
-        if c == '\'' {
-            out.push_str("'\\''");
-        } else {
-            out.push(c);
-        }
-    }
-    out.push('\'');
-    out
+    crate::sh_quote(value)
 }
 
 fn quote_path(path: &Path) -> String {

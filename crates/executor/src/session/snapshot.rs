@@ -122,17 +122,8 @@ async fn run_capture(
     let spec = layers.apply(non_interactive(spec));
     let marker = tree::new_run_marker();
     let err_file = std::fs::File::create(err).map_err(|e| e.to_string())?;
-    let mut cmd = tokio::process::Command::new(&spec.program);
-    if spec.env_clear {
-        cmd.env_clear();
-    }
-    for key in &spec.env_remove {
-        cmd.env_remove(key);
-    }
-    cmd.args(&spec.args)
-        .current_dir(&spec.cwd)
-        .envs(&spec.env)
-        .env(RUN_MARKER_VAR, &marker);
+    let mut cmd = tokio::process::Command::from(spec.command());
+    cmd.env(RUN_MARKER_VAR, &marker);
     cmd.stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::from(err_file));

@@ -83,17 +83,8 @@ impl RemoteShell {
         let mut like = LaunchSpec::new("", Vec::<String>::new(), "/");
         like.stdin = shellgate_executor::StdinMode::Piped;
         let spec = layers.apply(RemoteHost::client_spec(argv, &like));
-        let mut cmd = tokio::process::Command::new(&spec.program);
-        if spec.env_clear {
-            cmd.env_clear();
-        }
-        for key in &spec.env_remove {
-            cmd.env_remove(key);
-        }
-        cmd.args(&spec.args)
-            .current_dir(&spec.cwd)
-            .envs(&spec.env)
-            .stdin(Stdio::piped())
+        let mut cmd = tokio::process::Command::from(spec.command());
+        cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
@@ -337,10 +328,8 @@ impl RemoteShell {
             let text = format!("{}rm -rf \"{dir}\"\n", script::stop_script(&self.marker, 0, &[]));
             stop.args = host.argv(&text, &Invocation::default()).split_off(1);
         }
-        let mut cmd = tokio::process::Command::new(&stop.program);
-        cmd.args(&stop.args)
-            .current_dir("/")
-            .stdin(Stdio::null())
+        let mut cmd = tokio::process::Command::from(stop.command());
+        cmd.stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .kill_on_drop(true);

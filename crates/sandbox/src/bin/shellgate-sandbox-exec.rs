@@ -4,9 +4,5 @@
 //! this binary so they do not need the whole CLI.
 
 fn main() {
-    let mut args = std::env::args_os().skip(1).peekable();
-    if args.peek().is_some_and(|a| a == "sandbox-exec") {
-        args.next();
-    }
-    std::process::exit(shellgate_sandbox::helper_main(args));
+    shellgate_sandbox::standalone_main()
 }

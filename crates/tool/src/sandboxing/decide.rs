@@ -33,10 +33,7 @@ impl Sandboxing {
             // A failure shows up again, as a notice, in every sandboxed call.
             let _ = DenialCollector::prepare();
         }
-        let helper = config
-            .helper
-            .clone()
-            .unwrap_or_else(|| std::env::current_exe().unwrap_or_else(|_| PathBuf::from("shellgate")));
+        let helper = config.helper.clone().unwrap_or_else(default_helper);
         Self {
             config: config.clone(),
             workspace: workspace.to_path_buf(),
@@ -137,6 +134,15 @@ fn unavailable(reason: String, cwd: &Path) -> ToolResult {
         reason,
     });
     result
+}
+
+/// The helper when none is configured: the small `shellgate-sandbox-exec` installed beside the
+/// running executable (it starts faster than the whole CLI, and every sandboxed process starts
+/// through it), else the running executable itself (its `sandbox-exec` subcommand).
+fn default_helper() -> PathBuf {
+    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("shellgate"));
+    let beside = exe.with_file_name("shellgate-sandbox-exec");
+    if beside.is_file() { beside } else { exe }
 }
 
 #[cfg(test)]
