@@ -26,9 +26,13 @@ const AUDIT_NLGRP_READLOG: u32 = 1;
 /// `AUDIT_STATUS_ENABLED`: the mask bit for `enabled` in `AUDIT_SET`.
 const AUDIT_STATUS_ENABLED: u32 = 1;
 
+/// `NLMSG_ERROR`: an error (or, with error 0, an acknowledgement) from the kernel.
 const NLMSG_ERROR: u16 = 2;
+/// `NLM_F_REQUEST`: the message is a request.
 const NLM_F_REQUEST: u16 = 1;
+/// `NLM_F_ACK`: ask the kernel to acknowledge the request.
 const NLM_F_ACK: u16 = 4;
+/// `sizeof(struct nlmsghdr)`.
 const HEADER_LEN: usize = 16;
 
 /// The part of the kernel's `struct audit_status` the collector reads.
