@@ -4,12 +4,24 @@ use std::fmt::Write as _;
 
 use crate::report::Ratio;
 
-const WIDTH: f64 = 960.0;
-const LABEL_WIDTH: f64 = 470.0;
-const RIGHT_MARGIN: f64 = 60.0;
-const ROW: f64 = 22.0;
-const TOP: f64 = 56.0;
-const BOTTOM: f64 = 36.0;
+/// The chart's geometry, in SVG user units.
+struct Layout {
+    width: f64,
+    label_width: f64,
+    right_margin: f64,
+    row: f64,
+    top: f64,
+    bottom: f64,
+}
+
+const L: Layout = Layout {
+    width: 960.0,
+    label_width: 470.0,
+    right_margin: 60.0,
+    row: 22.0,
+    top: 56.0,
+    bottom: 36.0,
+};
 
 /// The chart: one bar per ratio, starting at parity (×1), leftwards when the subject costs less and
 /// rightwards when it costs more.
@@ -17,21 +29,22 @@ pub fn ratio_chart(ratios: &[Ratio]) -> String {
     let logs: Vec<f64> = ratios.iter().map(|r| r.value.log2()).collect();
     let lo = logs.iter().copied().fold(-1.0_f64, f64::min).floor().max(-10.0);
     let hi = logs.iter().copied().fold(1.0_f64, f64::max).ceil().min(16.0);
-    let plot_width = WIDTH - LABEL_WIDTH - RIGHT_MARGIN;
-    let x = |log: f64| LABEL_WIDTH + (log.clamp(lo, hi) - lo) / (hi - lo) * plot_width;
-    let height = TOP + BOTTOM + ROW * ratios.len().max(1) as f64;
+    let plot_width = L.width - L.label_width - L.right_margin;
+    let x = |log: f64| L.label_width + (log.clamp(lo, hi) - lo) / (hi - lo) * plot_width;
+    let height = L.top + L.bottom + L.row * ratios.len().max(1) as f64;
+    let width = L.width;
 
     let mut svg = String::new();
     let _ = writeln!(
         svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="12">"#
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">"#
     );
     let _ = writeln!(svg, r#"<rect width="100%" height="100%" fill="white"/>"#);
     let _ = writeln!(
         svg,
         r#"<text x="12" y="22" font-size="15" font-weight="bold">shellgate cost relative to its baselines (log₂ scale; ×1 = parity, left = cheaper)</text>"#
     );
-    let axis_bottom = height - BOTTOM;
+    let axis_bottom = height - L.bottom;
     let mut tick = lo as i32;
     while f64::from(tick) <= hi {
         let tx = x(f64::from(tick));
@@ -39,7 +52,7 @@ pub fn ratio_chart(ratios: &[Ratio]) -> String {
         let _ = writeln!(
             svg,
             r#"<line x1="{tx:.1}" y1="{:.1}" x2="{tx:.1}" y2="{axis_bottom:.1}" stroke="{stroke}"/>"#,
-            TOP - 8.0
+            L.top - 8.0
         );
         let _ = writeln!(
             svg,
@@ -53,18 +66,18 @@ pub fn ratio_chart(ratios: &[Ratio]) -> String {
         let _ = writeln!(
             svg,
             r#"<text x="12" y="{:.1}">no ratios measured</text>"#,
-            TOP + 14.0
+            L.top + 14.0
         );
     }
     for (i, (ratio, log)) in ratios.iter().zip(&logs).enumerate() {
-        let y = TOP + ROW * i as f64;
+        let y = L.top + L.row * i as f64;
         let (x0, x1) = (x(0.0), x(*log));
         let (left, width) = (x0.min(x1), (x1 - x0).abs().max(1.0));
         let fill = if ratio.value <= 1.0 { "#2a9d8f" } else { "#e76f51" };
         let _ = writeln!(
             svg,
             r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
-            LABEL_WIDTH - 8.0,
+            L.label_width - 8.0,
             y + 14.0,
             escape(&ellipsize(&ratio.caption(), 72))
         );
@@ -72,7 +85,7 @@ pub fn ratio_chart(ratios: &[Ratio]) -> String {
             svg,
             r#"<rect x="{left:.1}" y="{:.1}" width="{width:.1}" height="{:.1}" fill="{fill}"><title>{}</title></rect>"#,
             y + 3.0,
-            ROW - 6.0,
+            L.row - 6.0,
             escape(&format!("{} = {:.3}", ratio.caption(), ratio.value))
         );
         // The value sits on the empty side of the parity line for cheaper bars (never over the labels),
