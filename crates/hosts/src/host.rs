@@ -1,6 +1,7 @@
 //! [`RemoteHost`]: one host with its client settings, its shared ssh connection, the check that it
 //! can be reached, and the launch layer that moves a launch spec onto it.
 
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -307,7 +308,7 @@ fn control_socket(runtime_dir: &Path, destination: &str, clients: &ClientSetting
     let name = format!("ssh-{:016x}", hasher.finish());
     let mut dir = runtime_dir.join("hosts");
     if dir.as_os_str().len() + name.len() > 100 {
-        dir = std::env::temp_dir().join(format!("shellgate-{}", rustix_uid()));
+        dir = std::env::temp_dir().join(format!("shellgate-{}", own_uid()));
     }
     let _ = std::fs::DirBuilder::new()
         .recursive(true)
@@ -316,12 +317,11 @@ fn control_socket(runtime_dir: &Path, destination: &str, clients: &ClientSetting
     dir.join(name)
 }
 
-fn rustix_uid() -> u32 {
+/// The engine's own uid (the owner of `/proc/self`).
+fn own_uid() -> u32 {
     use std::os::unix::fs::MetadataExt;
     std::fs::metadata("/proc/self").map_or(0, |m| m.uid())
 }
-
-use std::os::unix::fs::DirBuilderExt;
 
 /// Moves a launch spec onto its host (SPEC X-3): the client runs locally, the command on the host,
 /// in its directory, with its variables, marked so that a stop reaches all it started there.

@@ -9,21 +9,9 @@ use shellgate::{BashParams, BashTool, HostsConfig, NamedHost, ToolConfig, ToolSt
 use shellgate_hosts::{ClientSettings, HostTarget};
 use tokio_util::sync::CancellationToken;
 
-/// `exec [-i] [-t] [-e K=V]… CONTAINER sh -c SCRIPT` runs locally; `missing` does not exist.
-const STAND_IN_ENGINE: &str = r#"#!/bin/sh
-[ "$1" = exec ] || exit 125
-shift
-while :; do
-  case $1 in
-    -i|-t) shift ;;
-    -e) export "$2"; shift 2 ;;
-    *) break ;;
-  esac
-done
-if [ "$1" = missing ]; then echo "Error: No such container: $1" >&2; exit 1; fi
-shift
-exec "$@"
-"#;
+/// The hosts crate's container engine stand-in: runs the script on this machine; `missing` does not
+/// exist.
+const STAND_IN_ENGINE: &str = include_str!("../../hosts/tests/support/stand_in_engine.sh");
 
 fn tool(dir: &Path, named: Vec<(&str, NamedHost)>) -> BashTool {
     let engine = dir.join("engine");

@@ -9,22 +9,8 @@ use std::path::PathBuf;
 
 use shellgate_hosts::{ClientSettings, HostTarget, RemoteHost, SshSettings};
 
-/// A container engine stand-in: `exec [-i] [-t] [-e K=V]… CONTAINER sh -c SCRIPT` runs locally; the
-/// container `missing` does not exist.
-const FAKE_ENGINE: &str = r#"#!/bin/sh
-[ "$1" = exec ] || exit 125
-shift
-while :; do
-  case $1 in
-    -i|-t) shift ;;
-    -e) export "$2"; shift 2 ;;
-    *) break ;;
-  esac
-done
-if [ "$1" = missing ]; then echo "Error: No such container: $1" >&2; exit 125; fi
-shift
-exec "$@"
-"#;
+/// A container engine stand-in (see the script's header).
+const FAKE_ENGINE: &str = include_str!("stand_in_engine.sh");
 
 /// A host whose "container" is this machine, through the stand-in engine.
 pub fn fake_host(dir: &std::path::Path) -> RemoteHost {

@@ -9,14 +9,13 @@ use std::time::Duration;
 use shellgate_executor::{LaunchLayer, LaunchSpec, ShellConfig, non_interactive, shell_spec};
 use shellgate_hosts::HostLayer;
 use shellgate_normalize::Normalized;
-use shellgate_sink::{ArtifactSpill, OutputWindow};
 use tokio_util::sync::CancellationToken;
 
 use super::BashTool;
-use crate::foreground::{Foreground, Runner};
+use super::run::RunBasics;
+use crate::foreground::Runner;
 use crate::live::LiveFeed;
 use crate::remote::HostRun;
-use crate::shape::StreamFacts;
 use crate::{BashParams, ToolResult, ToolStatus};
 
 /// A remote call that may run, with what was decided about it.
@@ -59,7 +58,8 @@ impl BashTool {
         let job = plan.params.background || plan.params.yield_ms.is_some();
         let mut result = if job {
             let spec = self.remote_client_spec(&plan);
-            self.remote_job(plan, spec, cancel).await
+            let basics = Self::remote_basics(&plan);
+            self.start_job(spec, basics, None, None, cancel).await
         } else {
             let runner = match plan.session.clone() {
                 Some(name) if !plan.params.pty => Runner::Remote {
@@ -75,7 +75,8 @@ impl BashTool {
                     self.remote_client_spec(&plan),
                 ),
             };
-            self.remote_foreground(runner, &plan, live, cancel).await
+            let basics = Self::remote_basics(&plan);
+            self.foreground(runner, None, basics, live, cancel).await
         };
         if result.status != ToolStatus::FailedToStart
             && host.is_client_failure(result.exit_code)
@@ -163,73 +164,15 @@ impl BashTool {
         self.config.layers.apply(HostLayer::new(host).wrap(spec))
     }
 
-    /// `background` / `yield_ms` on a host.
-    async fn remote_job(&self, plan: RemotePlan, spec: LaunchSpec, cancel: CancellationToken) -> ToolResult {
-        let RemotePlan {
-            params,
-            normalized,
-            notices,
-            shown_cwd,
-            timeout,
-            ..
-        } = plan;
-        let head = crate::jobs::OutputPlan {
-            lines: normalized.limits.head,
-            grace: self.config.head_grace,
-            redactions: self.env_gate.redactions(),
-        };
-        let cwd = PathBuf::from(shown_cwd);
-        let request = crate::jobs::start::JobRequest {
-            command: &params.command,
-            background: params.background,
-            yield_ms: params.yield_ms,
-            pty: params.pty,
-            facts: StreamFacts::new(&normalized, Self::limits(&params, &normalized)),
-            head,
-            cwd: &cwd,
-            timeout,
-            notices,
-            state_file: None,
-            record_pid: None,
-        };
-        crate::jobs::start::run_as_job(&self.jobs, spec, request, cancel).await
-    }
-
-    /// A foreground run on a host, shaped like a local one.
-    async fn remote_foreground(
-        &self,
-        runner: Runner,
-        plan: &RemotePlan,
-        live: Option<&LiveFeed>,
-        cancel: CancellationToken,
-    ) -> ToolResult {
-        let window = match &self.config.artifacts {
-            Some(store) => {
-                OutputWindow::with_spill(self.config.window.clone(), ArtifactSpill::new(store.clone()))
-            }
-            None => OutputWindow::new(self.config.window.clone()),
-        };
-        let (params, normalized) = (&plan.params, &plan.normalized);
-        let run = Foreground {
-            runner,
-            state_file: None,
-            facts: StreamFacts::new(normalized, Self::limits(params, normalized)),
-            head_stops: normalized.limits.head.is_some(),
-            head_grace: self.config.head_grace,
-            live: live.map(|feed| feed.sink(self.config.window.max_column)),
+    /// What a run on a host shares with a local one.
+    fn remote_basics(plan: &RemotePlan) -> RunBasics<'_> {
+        RunBasics {
+            params: &plan.params,
+            normalized: &plan.normalized,
             cwd: PathBuf::from(&plan.shown_cwd),
             timeout: plan.timeout,
             notices: plan.notices.clone(),
-            command: params.command.clone(),
-            redactions: self.env_gate.redactions(),
-            artifacts_error: self
-                .config
-                .artifacts
-                .is_none()
-                .then(|| self.config.artifacts_error.clone())
-                .flatten(),
-        };
-        Box::pin(run.run(window, &self.jobs, self.config.auto_yield, cancel)).await
+        }
     }
 
     /// The session a remote call runs in, `None` for a one-off run.

@@ -1,18 +1,33 @@
 //! Running a planned call: as a job (`background`, `yield_ms`), or in the foreground through the one
 //! runner its plan selects (one-shot pipe, terminal, or session).
 
-use shellgate_executor::StateFile;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use shellgate_executor::{LaunchSpec, StateFile};
+use shellgate_normalize::Normalized;
 use shellgate_sink::{ArtifactSpill, OutputWindow};
 use tokio_util::sync::CancellationToken;
 
 use super::BashTool;
 use super::launch::session_text;
 use super::plan::Plan;
-use crate::ToolResult;
 use crate::foreground::{Foreground, Runner};
 use crate::live::LiveFeed;
 use crate::sandboxing::DenialWatch;
 use crate::shape::StreamFacts;
+use crate::{BashParams, ToolResult};
+
+/// What a run needs besides its runner or spec, local or on a host.
+pub(super) struct RunBasics<'a> {
+    pub(super) params: &'a BashParams,
+    pub(super) normalized: &'a Normalized,
+    /// The directory the result shows until the run reports one.
+    pub(super) cwd: PathBuf,
+    pub(super) timeout: Duration,
+    pub(super) notices: Vec<String>,
+}
 
 impl BashTool {
     /// `background` / `yield_ms`: run as a job (SPEC J-1).
@@ -20,7 +35,37 @@ impl BashTool {
         let mut notices = std::mem::take(&mut plan.notices);
         let (spec, state_file) = self.launch(&plan, &mut notices);
         let watch = plan.watch.take();
-        let (params, normalized) = (&plan.params, &plan.normalized);
+        let basics = RunBasics {
+            params: &plan.params,
+            normalized: &plan.normalized,
+            cwd: plan.cwd.clone(),
+            timeout: plan.timeout,
+            notices,
+        };
+        let record_pid = watch.as_ref().map(DenialWatch::pids);
+        let mut result = self.start_job(spec, basics, state_file, record_pid, cancel).await;
+        if let Some(watch) = watch {
+            watch.finish(&mut result, &[]);
+        }
+        result
+    }
+
+    /// Start `spec` as a job of the registry (local or on a host alike).
+    pub(super) async fn start_job(
+        &self,
+        spec: LaunchSpec,
+        basics: RunBasics<'_>,
+        state_file: Option<StateFile>,
+        record_pid: Option<Arc<Mutex<Vec<u32>>>>,
+        cancel: CancellationToken,
+    ) -> ToolResult {
+        let RunBasics {
+            params,
+            normalized,
+            cwd,
+            timeout,
+            notices,
+        } = basics;
         let head = crate::jobs::OutputPlan {
             lines: normalized.limits.head,
             grace: self.config.head_grace,
@@ -33,17 +78,13 @@ impl BashTool {
             pty: params.pty,
             facts: StreamFacts::new(normalized, Self::limits(params, normalized)),
             head,
-            cwd: &plan.cwd,
-            timeout: plan.timeout,
+            cwd: &cwd,
+            timeout,
             notices,
             state_file,
-            record_pid: watch.as_ref().map(DenialWatch::pids),
+            record_pid,
         };
-        let mut result = crate::jobs::start::run_as_job(&self.jobs, spec, request, cancel).await;
-        if let Some(watch) = watch {
-            watch.finish(&mut result, &[]);
-        }
-        result
+        crate::jobs::start::run_as_job(&self.jobs, spec, request, cancel).await
     }
 
     /// A foreground run; after `auto_yield_ms` it is handed to the job registry.
@@ -53,28 +94,55 @@ impl BashTool {
         cancel: CancellationToken,
         live: Option<&LiveFeed>,
     ) -> ToolResult {
+        let mut notices = std::mem::take(&mut plan.notices);
+        let session_name = plan.session.as_ref().map(|key| key.name.clone());
+        let shell_before = session_name.as_deref().and_then(|name| self.session_pid(name));
+        let (runner, state_file) = self.runner(&mut plan, &mut notices);
+        let watch = plan.watch.take();
+        let basics = RunBasics {
+            params: &plan.params,
+            normalized: &plan.normalized,
+            cwd: plan.cwd.clone(),
+            timeout: plan.timeout,
+            notices,
+        };
+        let mut result = self.foreground(runner, state_file, basics, live, cancel).await;
+        if let Some(watch) = watch {
+            // A session's shell (the one before the run, or its restart) is the sandbox's creator.
+            let shell_after = session_name.as_deref().and_then(|name| self.session_pid(name));
+            let shells: Vec<u32> = shell_before.into_iter().chain(shell_after).collect();
+            watch.finish(&mut result, &shells);
+        }
+        result
+    }
+
+    /// Run `runner` in the foreground (local or on a host alike); after `auto_yield_ms` it is handed
+    /// to the job registry.
+    pub(super) async fn foreground(
+        &self,
+        runner: Runner,
+        state_file: Option<StateFile>,
+        basics: RunBasics<'_>,
+        live: Option<&LiveFeed>,
+        cancel: CancellationToken,
+    ) -> ToolResult {
         let window = match &self.config.artifacts {
             Some(store) => {
                 OutputWindow::with_spill(self.config.window.clone(), ArtifactSpill::new(store.clone()))
             }
             None => OutputWindow::new(self.config.window.clone()),
         };
-        let mut notices = std::mem::take(&mut plan.notices);
-        let session_name = plan.session.as_ref().map(|key| key.name.clone());
-        let shell_before = session_name.as_deref().and_then(|name| self.session_pid(name));
-        let (runner, state_file) = self.runner(&mut plan, &mut notices);
-        let Plan {
+        let RunBasics {
             params,
             normalized,
             cwd,
             timeout,
-            watch,
-            ..
-        } = plan;
+            notices,
+        } = basics;
         let run = Foreground {
             runner,
             state_file,
-            facts: StreamFacts::new(&normalized, Self::limits(&params, &normalized)),
+            facts: StreamFacts::new(normalized, Self::limits(params, normalized)),
             head_stops: normalized.limits.head.is_some(),
             head_grace: self.config.head_grace,
             live: live.map(|feed| feed.sink(self.config.window.max_column)),
@@ -90,14 +158,7 @@ impl BashTool {
                 .then(|| self.config.artifacts_error.clone())
                 .flatten(),
         };
-        let mut result = Box::pin(run.run(window, &self.jobs, self.config.auto_yield, cancel)).await;
-        if let Some(watch) = watch {
-            // A session's shell (the one before the run, or its restart) is the sandbox's creator.
-            let shell_after = session_name.as_deref().and_then(|name| self.session_pid(name));
-            let shells: Vec<u32> = shell_before.into_iter().chain(shell_after).collect();
-            watch.finish(&mut result, &shells);
-        }
-        result
+        Box::pin(run.run(window, &self.jobs, self.config.auto_yield, cancel)).await
     }
 
     /// The runner of a foreground call. A session command is text for the session's shell: only the
