@@ -353,9 +353,6 @@ impl LaunchLayer for HostLayer {
             args: &spec.args,
             cwd: (!cwd.is_empty()).then_some(&*cwd),
             env: &env,
-            // What the engine removes from inherited variables is about this machine's environment
-            // (its secrets); the host's own environment is the host's.
-            env_remove: &[],
             // A terminal run reads the terminal; a job its input pipe; anything else nothing.
             stdin: spec.pty || spec.stdin == shellgate_executor::StdinMode::Piped,
         };

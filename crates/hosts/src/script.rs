@@ -69,8 +69,6 @@ pub struct RemoteCommand<'a> {
     pub cwd: Option<&'a str>,
     /// Variables to set.
     pub env: &'a [(String, String)],
-    /// Inherited variables to remove.
-    pub env_remove: &'a [String],
     /// The command reads from the client's stdin (a job's input) rather than `/dev/null`.
     pub stdin: bool,
 }
@@ -85,7 +83,7 @@ fn is_shell(program: &str) -> bool {
 pub fn run_script(command: &RemoteCommand<'_>, marker: &str, delivery: EnvDelivery) -> String {
     let mut s = format!("{MARKER_VAR}={}; export {MARKER_VAR}\n", sh_quote(marker));
     s.push_str(REAP_FUNCTION);
-    s.push_str(&environment(command.env, command.env_remove, delivery));
+    s.push_str(&environment(command.env, delivery));
     if let Some(dir) = command.cwd {
         let dir = sh_quote(dir);
         s.push_str(&format!(
@@ -113,17 +111,10 @@ pub fn run_script(command: &RemoteCommand<'_>, marker: &str, delivery: EnvDelive
     s
 }
 
-/// Shell text setting `env` (per `delivery`) and removing `remove`.
-pub(crate) fn environment(env: &[(String, String)], remove: &[String], delivery: EnvDelivery) -> String {
+/// Shell text setting `env` (per `delivery`). The host's own variables are left as the host has
+/// them: what the engine keeps from its children is this machine's environment.
+pub(crate) fn environment(env: &[(String, String)], delivery: EnvDelivery) -> String {
     let mut s = String::new();
-    let removable: Vec<String> = remove
-        .iter()
-        .filter(|k| is_shell_name(k) && k.as_str() != "PATH")
-        .map(|k| sh_quote(k))
-        .collect();
-    if !removable.is_empty() {
-        s.push_str(&format!("unset {} 2>/dev/null\n", removable.join(" ")));
-    }
     for (key, value) in env {
         if key == "PATH" {
             if delivery == EnvDelivery::InScript {
@@ -185,7 +176,6 @@ mod tests {
             args: &args,
             cwd: Some(&cwd),
             env: &env,
-            env_remove: &["SECRET".to_owned()],
             stdin: false,
         };
         let script = run_script(&command, &new_marker(), EnvDelivery::InScript);
@@ -199,7 +189,7 @@ mod tests {
         let real = dir.path().canonicalize().unwrap();
         assert_eq!(
             text,
-            format!("{}\nit's \"quoted\" $HOME\nfound\nunset\n", real.display())
+            format!("{}\nit's \"quoted\" $HOME\nfound\ns3\n", real.display())
         );
     }
 
@@ -211,7 +201,6 @@ mod tests {
             args: &args,
             cwd: Some("/no/such/dir"),
             env: &[],
-            env_remove: &[],
             stdin: false,
         };
         let out = run_locally(&run_script(&command, &new_marker(), EnvDelivery::InScript));
@@ -237,7 +226,6 @@ mod tests {
             args: &args,
             cwd: None,
             env: &[],
-            env_remove: &[],
             stdin: false,
         };
         let out = run_locally(&run_script(&command, &marker, EnvDelivery::InScript));

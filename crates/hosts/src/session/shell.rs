@@ -370,7 +370,7 @@ fn bootstrap(
     restore: Restore,
 ) -> String {
     let env: Vec<(String, String)> = env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-    let mut s = script::environment(&env, &[], script::EnvDelivery::InScript);
+    let mut s = script::environment(&env, script::EnvDelivery::InScript);
     // Built by the engine from `$TMPDIR` and hex digits only: expanded by the host's shell.
     s += &format!(
         "__sg_dir=\"{state_dir}\"\nmkdir -p \"$__sg_dir\" 2>/dev/null; chmod 700 \"$__sg_dir\" 2>/dev/null\n"
