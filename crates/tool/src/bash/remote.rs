@@ -56,6 +56,8 @@ impl BashTool {
         }
         plan.notices.push(format!("Ran on host {}.", host.target()));
         let job = plan.params.background || plan.params.yield_ms.is_some();
+        // A session's shell reports itself ready, so a session never needs the client's status read.
+        let in_session = !job && !plan.params.pty && plan.session.is_some();
         let mut result = if job {
             let spec = self.remote_client_spec(&plan);
             let basics = Self::remote_basics(&plan);
@@ -78,7 +80,8 @@ impl BashTool {
             let basics = Self::remote_basics(&plan);
             self.foreground(runner, None, basics, live, cancel).await
         };
-        if result.status != ToolStatus::FailedToStart
+        if !in_session
+            && result.status != ToolStatus::FailedToStart
             && host.is_client_failure(result.exit_code)
             && let Err(e) = host.recheck().await
         {
