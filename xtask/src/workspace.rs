@@ -87,19 +87,12 @@ impl Metadata {
     }
 }
 
-/// Build the release `shellgate` binary and return its path.
+/// Build the release `shellgate` binary, and the sandbox helper beside it (a stale helper would
+/// refuse the engine's policies), and return the binary's path.
 pub fn build_shellgate(meta: &Metadata) -> anyhow::Result<PathBuf> {
     eprintln!("xtask: building shellgate (release)…");
     let status = cargo()
-        .args([
-            "build",
-            "--release",
-            "--quiet",
-            "-p",
-            "shellgate-cli",
-            "--bin",
-            "shellgate",
-        ])
+        .args(["build", "--release", "--quiet", "-p", "shellgate-cli", "--bins"])
         .status()
         .context("running cargo build")?;
     if !status.success() {

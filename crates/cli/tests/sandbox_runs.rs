@@ -169,8 +169,11 @@ fn workspace_write_confines_writes_and_reports_the_denials() {
         denied.contains(&write(&setup.outside)),
         "a write through the symlink: {denied:?}"
     );
-    // `.git` is a read-only mount: the kernel does not log that refusal (EROFS).
-    assert!(!denied.iter().any(|(_, p)| p.contains(".git")), "{denied:?}");
+    // `.git` is a read-only mount; the denial supervisor reports the refused write with its file.
+    assert!(
+        denied.contains(&write(&setup.workspace.join(".git/x"))),
+        "{denied:?}"
+    );
     let notices = v["notices"].to_string();
     assert!(notices.contains("The sandbox denied"), "{notices}");
 }
@@ -183,12 +186,15 @@ fn the_network_is_off_in_the_sandbox_and_on_outside_it() {
     let setup = Setup::new("");
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
-    let script =
-        format!("echo ran; if exec 3<>/dev/tcp/127.0.0.1/{port}; then echo connected; else echo refused; fi");
+    let script = format!(
+        "echo ran; if exec 3<>/dev/tcp/127.0.0.1/{port}; then echo connected; else echo refused; fi; \
+         if exec 4<>/dev/udp/127.0.0.1/9; then echo udp-opened; else echo udp-refused; fi"
+    );
     let sandboxed = setup.run(&["--sandbox", "workspace-write", &script]);
     assert!(output(&sandboxed).contains("ran"), "{sandboxed}");
     assert!(output(&sandboxed).contains("refused"), "{sandboxed}");
     assert!(!output(&sandboxed).contains("connected"), "{sandboxed}");
+    assert!(output(&sandboxed).contains("udp-refused"), "{sandboxed}");
     let plain = setup.run(&[&script]);
     assert!(output(&plain).contains("connected"), "{plain}");
     assert!(plain.get("sandbox_denied").is_none(), "{plain}");
@@ -196,6 +202,14 @@ fn the_network_is_off_in_the_sandbox_and_on_outside_it() {
         let address = format!("127.0.0.1:{port}");
         assert!(
             denied(&sandboxed).contains(&("network".to_owned(), address)),
+            "{sandboxed}"
+        );
+        // The UDP socket is refused by seccomp; the denial supervisor reports it.
+        assert!(
+            denied(&sandboxed).contains(&(
+                "network".to_owned(),
+                "socket(AF_INET, SOCK_DGRAM, IPPROTO_UDP)".to_owned()
+            )),
             "{sandboxed}"
         );
     }
@@ -308,6 +322,20 @@ fn the_default_session_and_background_jobs_are_confined() {
             "{first}"
         );
         assert_eq!(second["sandbox_denied"], json!([]), "{second}");
+    }
+    // The session shell's writes into `.git` are refused and reported by the supervisor.
+    let git = rpc.call(&json!({"command": "echo > .git/from-session || echo refused-git; mkdir .git/d || echo refused-mkdir"}));
+    assert!(
+        output(&git).contains("refused-git") && output(&git).contains("refused-mkdir"),
+        "{git}"
+    );
+    assert!(!setup.workspace.join(".git/from-session").exists());
+    if denials_readable() {
+        let denied = denied(&git);
+        for name in ["from-session", "d"] {
+            let path = setup.workspace.join(".git").join(name).display().to_string();
+            assert!(denied.contains(&("write".to_owned(), path)), "{git}");
+        }
     }
     // A stricter request gets a session of its own, read-only.
     let strict = rpc.call(&json!({"command": "touch ./strict || echo refused-ro", "sandbox": "read-only"}));

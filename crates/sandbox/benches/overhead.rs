@@ -1,5 +1,6 @@
 //! Sandbox overhead: `true` and an I/O-heavy command, spawned directly and through the helper
-//! (workspace-write, network off), with and without a denial collector around the run.
+//! (workspace-write, network off), with and without a denial collector around the run, and with the
+//! denial supervisor watching a workspace that has a `.git` (every write call is then handed to it).
 //! Prints the median ratio sandboxed/unsandboxed for each command at the end.
 
 use std::path::Path;
@@ -61,9 +62,15 @@ fn bench(c: &mut Criterion) {
     let cwd = dir.path();
     let mut policy = SandboxPolicy::new(SandboxMode::WorkspaceWrite, cwd);
     policy.writable_roots = vec!["/tmp".into()];
-    let layer = SandboxLayer::new(HELPER, policy);
+    let layer = SandboxLayer::new(HELPER, policy.clone());
     let _ = shellgate_sandbox::enable_kernel_audit();
     let collecting = DenialCollector::start().is_ok();
+    let supervised = shellgate_sandbox::denial_supervisor().ok().map(|address| {
+        std::fs::create_dir_all(cwd.join(".git")).expect(".git");
+        let mut policy = policy;
+        policy.denial_supervisor = Some(address);
+        SandboxLayer::new(HELPER, policy)
+    });
 
     let commands: [(&str, Vec<&str>); 2] = [("true", vec!["true"]), ("io", vec!["sh", "-c", IO_HEAVY])];
     for (name, argv) in &commands {
@@ -80,6 +87,11 @@ fn bench(c: &mut Criterion) {
                 b.iter(|| run_once(Some(&layer), argv, cwd, true));
             });
         }
+        if let Some(supervised) = &supervised {
+            group.bench_function("sandboxed+supervisor", |b| {
+                b.iter(|| run_once(Some(supervised), argv, cwd, true));
+            });
+        }
         group.finish();
     }
 
@@ -92,6 +104,14 @@ fn bench(c: &mut Criterion) {
             sandboxed.as_secs_f64() / plain.as_secs_f64(),
             sandboxed.saturating_sub(plain)
         );
+        if let Some(supervised) = &supervised {
+            let with_supervisor = median(Some(supervised), argv, cwd, runs);
+            println!(
+                "{name}: supervised {with_supervisor:?}, ratio to unsandboxed {:.2}, to sandboxed {:.2}",
+                with_supervisor.as_secs_f64() / plain.as_secs_f64(),
+                with_supervisor.as_secs_f64() / sandboxed.as_secs_f64(),
+            );
+        }
     }
 }
 

@@ -12,9 +12,10 @@
 //! Nothing here looks at the command's output, and a process outside a sandbox has no Landlock
 //! domain, so its ordinary permission errors never appear.
 //!
-//! Not reported: writes to protected paths (they fail with `EROFS` from a read-only mount, which
-//! the kernel does not log), and sockets refused by seccomp (UDP, raw and other families while
-//! the network is off: seccomp logs `EPERM` results only under syscall audit rules).
+//! Two refusals leave no audit record: writes to protected paths (a read-only mount answers
+//! `EROFS`) and sockets the seccomp rules refuse while the network is off. Those come from the
+//! denial supervisor ([`crate::denial_supervisor`]), which the kernel hands every such call of a
+//! sandbox whose policy names it; its denials reach the same collectors, attributed the same way.
 
 use std::collections::{HashMap, HashSet};
 use std::os::fd::OwnedFd;
@@ -78,7 +79,7 @@ pub struct DenialReportingOff {
 }
 
 impl DenialReportingOff {
-    fn new(reason: impl Into<String>) -> Self {
+    pub(crate) fn new(reason: impl Into<String>) -> Self {
         Self {
             reason: reason.into(),
         }
@@ -195,7 +196,6 @@ impl DenialCollector {
                 .0;
         }
         let records = state.collectors.remove(&self.id).unwrap_or_default();
-        state.prune();
         let ours: HashSet<u64> = state
             .domains
             .iter()
@@ -207,6 +207,8 @@ impl DenialCollector {
             })
             .map(|(domain, _)| *domain)
             .collect();
+        // Only now: the run's sandbox may have ended already, and pruning forgets its creator.
+        state.prune();
         let overflowed = state.overflows > 0;
         drop(state);
         let lost_now = nl::status().map_or(u32::MAX, |s| s.lost);
@@ -223,6 +225,46 @@ impl Drop for DenialCollector {
             state.collectors.remove(&self.id);
             state.prune();
         }
+    }
+}
+
+/// A supervised sandbox started ([`crate::supervise`]): its denials belong to `pid`'s runs.
+pub(crate) fn supervised_sandbox_started(domain: u64, pid: u32, parent: u32, session: u32) {
+    if let Ok(monitor) = Monitor::global() {
+        let mut state = monitor.state.lock().expect("monitor lock");
+        state.domains.insert(
+            domain,
+            DomainRecord {
+                domain,
+                pid,
+                parent_and_session: Some((parent, session)),
+            },
+        );
+    }
+}
+
+/// The supervisor refused a call of a supervised sandbox.
+pub(crate) fn supervised_denial(domain: u64, blocker: &str, path: Option<String>, address: Option<String>) {
+    if let Ok(monitor) = Monitor::global() {
+        let record = AccessRecord {
+            domain,
+            blockers: vec![blocker.to_owned()],
+            path,
+            address,
+        };
+        let mut state = monitor.state.lock().expect("monitor lock");
+        for records in state.collectors.values_mut() {
+            records.push(record.clone());
+        }
+    }
+}
+
+/// Every process of a supervised sandbox has ended.
+pub(crate) fn supervised_sandbox_ended(domain: u64) {
+    if let Ok(monitor) = Monitor::global() {
+        let mut state = monitor.state.lock().expect("monitor lock");
+        state.ended.push(domain);
+        state.prune();
     }
 }
 

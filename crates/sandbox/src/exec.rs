@@ -2,19 +2,25 @@
 
 use std::convert::Infallible;
 use std::ffi::{CString, OsString};
+use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
 
+use seccompiler::BpfProgram;
+
+use crate::supervise::{self, Registration};
 use crate::{SandboxError, SandboxMode, SandboxPolicy};
 
 /// Restrict the calling process according to `policy`, then `execvp` `argv` (looked up on `PATH`).
 ///
-/// In order: `PR_SET_NO_NEW_PRIVS`; resource limits; read-only mounts for protected paths (in a
-/// private mount namespace); the Landlock ruleset, whose enforcement status is checked; the
-/// seccomp filter (compiled before anything is restricted); `execvp`. Returns only on failure:
-/// [`SandboxError::Unavailable`] when a restriction cannot be enforced (unless
-/// `policy.allow_degraded`, which skips what the kernel cannot do), [`SandboxError::Exec`] when the
-/// command cannot be executed. Call it from a single-threaded process (the helper's `main`):
-/// Landlock and seccomp restrict the calling thread, and mount namespaces refuse threaded callers.
+/// In order: connecting to the denial supervisor when the policy names one; `PR_SET_NO_NEW_PRIVS`;
+/// resource limits; read-only mounts for protected paths (in a private mount namespace); the
+/// Landlock ruleset, whose enforcement status is checked; the supervised seccomp filter, whose
+/// listener goes to the supervisor; the base seccomp filter (both compiled before anything is
+/// restricted); `execvp`. Returns only on failure: [`SandboxError::Unavailable`] when a
+/// restriction cannot be enforced (unless `policy.allow_degraded`, which skips what the kernel
+/// cannot do), [`SandboxError::Exec`] when the command cannot be executed. Call it from a
+/// single-threaded process (the helper's `main`): Landlock and seccomp restrict the calling
+/// thread, and mount namespaces refuse threaded callers.
 pub fn exec_sandboxed(policy: &SandboxPolicy, argv: &[OsString]) -> Result<Infallible, SandboxError> {
     let Some(program) = argv.first() else {
         return Err(SandboxError::Usage("no command given after `--`".to_owned()));
@@ -30,28 +36,93 @@ pub fn exec_sandboxed(policy: &SandboxPolicy, argv: &[OsString]) -> Result<Infal
             policy.workspace.display()
         )));
     }
-    let filter = crate::seccomp_rules::compile(policy)?;
+    // Before any restriction: Landlock scopes abstract sockets, and the supervisor is one.
+    let supervisor = policy
+        .denial_supervisor
+        .as_deref()
+        .and_then(|name| supervise::connect(name).ok());
+    let filters = Filters::compile(policy, supervisor.is_some())?;
 
     nix::sys::prctl::set_no_new_privs()
         .map_err(|e| SandboxError::unavailable(format!("cannot set no_new_privs: {e}")))?;
     crate::rlimits::apply(&policy.limits)?;
-    match crate::protect::apply(policy) {
+    let protected = match crate::protect::apply(policy) {
+        Ok(paths) => paths,
         Err(e) if !policy.allow_degraded => return Err(e),
-        _ => {}
-    }
-    // Best effort: without the tag only the helper's own pid identifies its denials.
-    if let Ok(tag) = CString::new(crate::audit_record::creator_tag(
+        Err(_) => Vec::new(),
+    };
+    let (parent, session) = (
         nix::unistd::getppid().as_raw().unsigned_abs(),
         nix::unistd::getsid(None).map_or(0, |sid| sid.as_raw().unsigned_abs()),
-    )) {
+    );
+    // Best effort: without the tag only the helper's own pid identifies its denials.
+    if let Ok(tag) = CString::new(crate::audit_record::creator_tag(parent, session)) {
         let _ = nix::sys::prctl::set_name(&tag);
     }
     crate::landlock_rules::restrict(policy)?;
-    crate::seccomp_rules::install(&filter)?;
+    let supervised = match (supervisor, filters.supervised.as_ref()) {
+        (Some(connection), Some(program)) => {
+            let registration = Registration {
+                pid: std::process::id(),
+                parent,
+                session,
+                protected,
+            };
+            hand_over(&connection, program, &registration)?
+        }
+        _ => false,
+    };
+    crate::seccomp_rules::install(if supervised {
+        &filters.base_without_sockets
+    } else {
+        &filters.base
+    })?;
 
     let error = nix::unistd::execvp(&args[0], &args).unwrap_err();
     Err(SandboxError::Exec {
         program: program.clone(),
         source: error,
     })
+}
+
+/// The seccomp programs a run may install, compiled while nothing is restricted yet.
+struct Filters {
+    /// The base filter with the socket rules (no supervisor).
+    base: BpfProgram,
+    /// The base filter leaving the socket rules to the supervised filter.
+    base_without_sockets: BpfProgram,
+    /// The supervised filter, when there is a supervisor and something to stop.
+    supervised: Option<BpfProgram>,
+}
+
+impl Filters {
+    fn compile(policy: &SandboxPolicy, supervisor: bool) -> Result<Self, SandboxError> {
+        let supervised = if supervisor {
+            let protected = !crate::protect::existing_protected_paths(policy).is_empty();
+            supervise::compile_filter(policy, protected)?
+        } else {
+            None
+        };
+        Ok(Self {
+            base: crate::seccomp_rules::compile(policy, false)?,
+            base_without_sockets: crate::seccomp_rules::compile(policy, supervised.is_some())?,
+            supervised,
+        })
+    }
+}
+
+/// Install the supervised filter and hand its listener to the supervisor. `Ok(false)` when the
+/// kernel refuses a listener here (an enclosing sandbox already has one): the run goes on with the
+/// base filter's own socket rules, unreported. A supervisor that does not take the listener fails
+/// the run: its stopped calls could never be answered.
+fn hand_over(
+    connection: &OwnedFd,
+    program: &BpfProgram,
+    registration: &Registration,
+) -> Result<bool, SandboxError> {
+    let Ok(listener) = supervise::install_with_listener(program) else {
+        return Ok(false);
+    };
+    supervise::register(connection, registration, listener).map_err(SandboxError::unavailable)?;
+    Ok(true)
 }

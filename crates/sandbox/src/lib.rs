@@ -43,8 +43,8 @@
 //! # Protected paths
 //! Each protected path that exists when the helper starts is bind-mounted read-only over itself
 //! in a mount namespace only the command sees (as root directly, otherwise inside a user
-//! namespace). Writes there fail with `EROFS`; the kernel does not log them, so they are not in
-//! the denial report.
+//! namespace). Writes there fail with `EROFS`. The kernel does not log them; the denial
+//! supervisor ([`denial_supervisor`]) reports them, and the sockets seccomp refuses.
 #![deny(unsafe_code)]
 
 mod audit_netlink;
@@ -60,6 +60,7 @@ mod policy;
 mod protect;
 mod rlimits;
 mod seccomp_rules;
+mod supervise;
 
 pub use denials::{
     Denial, DenialCollector, DenialKind, DenialReport, DenialReportingOff, denial_reporting_status,
@@ -72,3 +73,4 @@ pub use kernel::landlock_abi;
 pub use landlock_rules::{AUDIT_LOG_ABI, NEWEST_ABI_USED, check_kernel, required_abi};
 pub use layer::SandboxLayer;
 pub use policy::{ResourceLimits, SandboxMode, SandboxPolicy, UnknownMode};
+pub use supervise::denial_supervisor;

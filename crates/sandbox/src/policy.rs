@@ -115,6 +115,12 @@ pub struct SandboxPolicy {
     /// instead of running with fewer restrictions.
     #[serde(default)]
     pub min_landlock_abi: Option<u8>,
+    /// Where the engine's denial supervisor listens ([`crate::denial_supervisor`]): with it, the
+    /// helper hands the supervisor a seccomp listener, so that writes to protected paths and
+    /// refused sockets are reported too. Without it (or when it cannot be reached) those stay
+    /// refused, unreported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub denial_supervisor: Option<String>,
 }
 
 fn yes() -> bool {
@@ -144,6 +150,7 @@ impl SandboxPolicy {
             limits: ResourceLimits::default(),
             allow_degraded: false,
             min_landlock_abi: None,
+            denial_supervisor: None,
         }
     }
 

@@ -37,11 +37,12 @@ pub fn existing_protected_paths(policy: &SandboxPolicy) -> Vec<PathBuf> {
     paths
 }
 
-/// Make every existing protected path read-only for this process and its descendants.
-pub fn apply(policy: &SandboxPolicy) -> Result<(), SandboxError> {
+/// Make every existing protected path read-only for this process and its descendants; returns
+/// those paths.
+pub fn apply(policy: &SandboxPolicy) -> Result<Vec<PathBuf>, SandboxError> {
     let paths = existing_protected_paths(policy);
     if paths.is_empty() {
-        return Ok(());
+        return Ok(paths);
     }
     let fail = |what: &str, path: &Path, e: nix::Error| {
         SandboxError::unavailable(format!("cannot keep {} read-only: {what}: {e}", path.display()))
@@ -77,7 +78,7 @@ pub fn apply(policy: &SandboxPolicy) -> Result<(), SandboxError> {
         )
         .map_err(|e| fail("read-only remount", path, e))?;
     }
-    Ok(())
+    Ok(paths)
 }
 
 fn enter_mount_namespace() -> Result<(), nix::Error> {

@@ -34,9 +34,10 @@ const ALWAYS_DENIED: &[libc::c_long] = &[
 /// `SOCK_CLOEXEC`).
 const SOCK_TYPE_MASK: u64 = 0xf;
 
-/// Compile the filter for `policy`.
-pub fn compile(policy: &SandboxPolicy) -> Result<BpfProgram, SandboxError> {
-    build(policy).map_err(|e| SandboxError::unavailable(format!("seccomp filter: {e}")))
+/// Compile the filter for `policy`. With `supervised_sockets` the socket rules are left out: the
+/// supervised filter ([`crate::supervise`]) refuses those sockets instead, and reports them.
+pub fn compile(policy: &SandboxPolicy, supervised_sockets: bool) -> Result<BpfProgram, SandboxError> {
+    build(policy, supervised_sockets).map_err(|e| SandboxError::unavailable(format!("seccomp filter: {e}")))
 }
 
 /// Install a compiled filter on the calling thread (it is inherited across `execve`).
@@ -44,13 +45,12 @@ pub fn install(program: &BpfProgram) -> Result<(), SandboxError> {
     seccompiler::apply_filter(program).map_err(|e| SandboxError::unavailable(format!("seccomp filter: {e}")))
 }
 
-fn build(policy: &SandboxPolicy) -> Result<BpfProgram, seccompiler::BackendError> {
+fn build(policy: &SandboxPolicy, supervised_sockets: bool) -> Result<BpfProgram, seccompiler::BackendError> {
     let arch = TargetArch::try_from(std::env::consts::ARCH)?;
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> =
         ALWAYS_DENIED.iter().map(|&nr| (nr, Vec::new())).collect();
-    if !policy.network {
-        rules.insert(libc::SYS_socket, socket_rules(policy.unix_sockets)?);
-        rules.insert(libc::SYS_socketpair, socketpair_rules(policy.unix_sockets)?);
+    if !policy.network && !supervised_sockets {
+        insert_socket_rules(&mut rules, policy.unix_sockets)?;
     }
     let filter = SeccompFilter::new(
         rules,
@@ -61,7 +61,21 @@ fn build(policy: &SandboxPolicy) -> Result<BpfProgram, seccompiler::BackendError
     filter.try_into()
 }
 
-fn arg(index: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition, seccompiler::BackendError> {
+/// Add the rules refusing sockets while the network is off.
+pub(crate) fn insert_socket_rules(
+    rules: &mut BTreeMap<i64, Vec<SeccompRule>>,
+    unix: bool,
+) -> Result<(), seccompiler::BackendError> {
+    rules.insert(libc::SYS_socket, socket_rules(unix)?);
+    rules.insert(libc::SYS_socketpair, socketpair_rules(unix)?);
+    Ok(())
+}
+
+pub(crate) fn arg(
+    index: u8,
+    op: SeccompCmpOp,
+    value: u64,
+) -> Result<SeccompCondition, seccompiler::BackendError> {
     SeccompCondition::new(index, SeccompCmpArgLen::Dword, op, value)
 }
 
@@ -120,12 +134,14 @@ mod tests {
     #[test]
     fn filters_compile_for_every_network_setting() {
         let base = SandboxPolicy::new(SandboxMode::WorkspaceWrite, "/w");
-        let open = compile(&base.clone().with_network(true)).unwrap();
-        let closed = compile(&base.clone()).unwrap();
+        let open = compile(&base.clone().with_network(true), false).unwrap();
+        let closed = compile(&base.clone(), false).unwrap();
+        let supervised = compile(&base.clone(), true).unwrap();
         let mut no_unix = base;
         no_unix.unix_sockets = false;
-        let closed_no_unix = compile(&no_unix).unwrap();
+        let closed_no_unix = compile(&no_unix, false).unwrap();
         assert!(closed.len() > open.len());
+        assert_eq!(supervised, open);
         assert_ne!(closed, closed_no_unix);
     }
 }

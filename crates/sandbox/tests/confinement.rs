@@ -65,11 +65,13 @@ fn workspace_write_allows_the_workspace_and_denies_everything_else() {
         .filter_map(|d| d.path.as_deref())
         .collect();
     let canonical = |p: &std::path::Path| fs::canonicalize(p).unwrap().display().to_string();
-    // Creating a file is checked on its directory; writing through the symlink on its target.
+    // Creating a file is checked on its directory; writing through the symlink on its target;
+    // the protected `.git` is reported by the supervisor with the file itself.
     for expected in [
         "/etc".to_owned(),
         canonical(&home),
         canonical(&outside.join("target")),
+        format!("{}/x", canonical(&ws.join(".git"))),
     ] {
         assert!(
             writes.contains(&expected.as_str()),
@@ -165,6 +167,86 @@ fn tcp_connect_fails_sandboxed_and_works_unsandboxed() {
 }
 
 #[test]
+fn every_kind_of_write_into_git_is_refused_and_reported() {
+    if !landlock_available() {
+        return;
+    }
+    let base = scratch();
+    let ws = base.path().join("ws");
+    fs::create_dir_all(ws.join(".git/objects")).unwrap();
+    fs::write(ws.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    fs::write(ws.join("file"), "x").unwrap();
+    symlink(ws.join(".git"), ws.join("git-link")).unwrap();
+    // Each line tries one way in; each must fail.
+    let attempts = [
+        "mkdir .git/newdir",
+        "rm .git/HEAD",
+        "mv .git/HEAD .git/moved",
+        "mv file .git/file",
+        "ln -s /etc .git/link",
+        "chmod 600 .git/HEAD",
+        "touch .git/HEAD",
+        "truncate -s 0 .git/HEAD",
+        "echo x >> git-link/HEAD",
+        "echo x > .git/objects/new",
+        "rmdir .git/objects",
+    ];
+    let script: String = attempts
+        .iter()
+        .map(|a| format!("{a} 2>/dev/null && echo 'ESCAPED: {a}'; "))
+        .chain(std::iter::once("echo done".to_owned()))
+        .collect();
+    let collector = collector();
+    let run = run_sandboxed(
+        &workspace_policy(&ws),
+        &ws,
+        &[],
+        &["sh", "-c", &script],
+        collector,
+    );
+    let stdout = run.stdout();
+    assert!(stdout.contains("done"), "{stdout} {}", run.stderr());
+    assert!(!stdout.contains("ESCAPED"), "{stdout}");
+    assert_eq!(
+        fs::read_to_string(ws.join(".git/HEAD")).unwrap(),
+        "ref: refs/heads/main\n"
+    );
+    assert!(ws.join(".git/objects").is_dir() && ws.join("file").exists());
+
+    let Some(report) = run.report else { return };
+    let git = fs::canonicalize(ws.join(".git")).unwrap();
+    let reported: Vec<&str> = report
+        .denials
+        .iter()
+        .filter(|d| d.kind == DenialKind::Write)
+        .filter_map(|d| d.path.as_deref())
+        .collect();
+    for object in ["newdir", "HEAD", "file", "link", "objects/new", "objects"] {
+        let expected = git.join(object).display().to_string();
+        assert!(
+            reported.contains(&expected.as_str()),
+            "{expected} not in {reported:?}"
+        );
+    }
+    let head = git.join("HEAD").display().to_string();
+    let head_count = report
+        .denials
+        .iter()
+        .find(|d| d.path.as_deref() == Some(&head))
+        .map(|d| d.count);
+    // rm, mv, chmod, touch, truncate and the write through the symlink all met HEAD.
+    assert!(head_count >= Some(5), "{report:?}");
+    // Writes the sandbox allowed are not reported.
+    assert!(
+        report.denials.iter().all(|d| d
+            .path
+            .as_deref()
+            .is_none_or(|p| p.starts_with(&*git.display().to_string()))),
+        "{report:?}"
+    );
+}
+
+#[test]
 fn non_tcp_sockets_are_refused_while_the_network_is_off() {
     if !landlock_available() {
         return;
@@ -178,17 +260,28 @@ fn non_tcp_sockets_are_refused_while_the_network_is_off() {
         \x20   except PermissionError:\n\
         \x20       print('refused', fam, typ)\n\
         socket.socketpair(); print('unix-ok')";
+    let collector = collector();
     let run = run_sandboxed(
         &workspace_policy(base.path()),
         base.path(),
         &[],
         &[&python, "-c", probe],
-        None,
+        collector,
     );
     let stdout = run.stdout();
     assert!(!stdout.contains("opened"), "{stdout} {}", run.stderr());
     assert_eq!(stdout.matches("refused").count(), 2, "{stdout}");
     assert!(stdout.contains("unix-ok"), "{stdout}");
+    let Some(report) = run.report else { return };
+    let network: Vec<&str> = report
+        .denials
+        .iter()
+        .filter(|d| d.kind == DenialKind::Network)
+        .filter_map(|d| d.address.as_deref())
+        .collect();
+    assert!(network.contains(&"socket(AF_INET, SOCK_DGRAM)"), "{report:?}");
+    assert!(network.contains(&"socket(AF_NETLINK, SOCK_RAW)"), "{report:?}");
+    assert!(!network.iter().any(|a| a.contains("AF_UNIX")), "{report:?}");
 }
 
 #[test]

@@ -32,6 +32,8 @@ pub fn run(ctx: &mut Ctx<'_>) -> Section {
         return section;
     };
     let work = ctx.work.clone();
+    // A workspace like a real one: with a `.git`, which the sandbox keeps read-only.
+    let _ = std::fs::create_dir_all(work.join(".git"));
     let mut client = match RpcClient::spawn(&binary, |c| {
         c.current_dir(&work);
     }) {
@@ -91,43 +93,54 @@ pub fn run(ctx: &mut Ctx<'_>) -> Section {
         ratio_cell(ratio),
     ]);
     section.note(format!("median overhead: {}", micros(b.median - p.median)));
-    // An I/O-heavy command: 64 MiB written and read back in the workspace.
-    let io = "dd if=/dev/zero of=sg-io bs=1M count=64 status=none && cat sg-io >/dev/null && rm sg-io";
-    let io_plain = json!({"command": io, "session": "none"});
-    let io_boxed = json!({"command": io, "session": "none", "sandbox": "workspace-write"});
-    let (mut io_p, mut io_b) = (Vec::new(), Vec::new());
-    for _ in 0..IO_RUNS {
-        for (params, samples) in [(&io_plain, &mut io_p), (&io_boxed, &mut io_b)] {
-            if let Ok((_, took)) = client.call_timed("bash", params, TIMEOUT) {
-                samples.push(took.as_secs_f64() * 1e6);
+    // Heavy commands: 64 MiB written and read back in the workspace (few, large calls), and 1000
+    // files created and removed (each a write call the denial supervisor is handed, since the
+    // workspace has a `.git`).
+    let workloads = [
+        (
+            "64 MiB write + read",
+            "dd if=/dev/zero of=sg-io bs=1M count=64 status=none && cat sg-io >/dev/null && rm sg-io",
+        ),
+        (
+            "1000 files created + removed",
+            "mkdir -p sg-many && cd sg-many && for i in $(seq 1000); do : > f$i; done && cd .. && rm -r sg-many",
+        ),
+    ];
+    let mut heavy = Vec::new();
+    for (label, command) in workloads {
+        let plain = json!({"command": command, "session": "none"});
+        let boxed = json!({"command": command, "session": "none", "sandbox": "workspace-write"});
+        let (mut p_us, mut b_us) = (Vec::new(), Vec::new());
+        for _ in 0..IO_RUNS {
+            for (params, samples) in [(&plain, &mut p_us), (&boxed, &mut b_us)] {
+                if let Ok((_, took)) = client.call_timed("bash", params, TIMEOUT) {
+                    samples.push(took.as_secs_f64() * 1e6);
+                }
             }
         }
-    }
-    let io_ratio = match (Summary::of(&io_p), Summary::of(&io_b)) {
-        (Some(ip), Some(ib)) => {
+        if let (Some(ip), Some(ib)) = (Summary::of(&p_us), Summary::of(&b_us)) {
             let r = ctx.ratio(
                 "sandbox",
-                "64 MiB write + read, sandboxed vs unsandboxed (median)",
+                &format!("{label}, sandboxed vs unsandboxed (median)"),
                 ("workspace-write", ib.median),
                 ("unsandboxed", ip.median),
             );
             table.push(vec![
-                "64 MiB I/O, unsandboxed".into(),
+                format!("{label}, unsandboxed"),
                 micros(ip.median),
                 micros(ip.p99),
                 "×1.00".into(),
             ]);
             table.push(vec![
-                "64 MiB I/O, workspace-write".into(),
+                format!("{label}, workspace-write"),
                 micros(ib.median),
                 micros(ib.p99),
                 ratio_cell(r),
             ]);
-            Some((ip, ib))
+            heavy.push(json!({"workload": label, "unsandboxed_us": ip, "sandboxed_us": ib}));
         }
-        _ => None,
-    };
+    }
     section.table = table;
-    section.data = json!({"runs": RUNS, "unsandboxed_us": p, "sandboxed_us": b, "io_us": io_ratio});
+    section.data = json!({"runs": RUNS, "unsandboxed_us": p, "sandboxed_us": b, "heavy": heavy});
     section
 }

@@ -89,7 +89,12 @@ pub fn run_sandboxed(
     argv: &[&str],
     collector: Option<DenialCollector>,
 ) -> Run {
-    let layer = SandboxLayer::new(HELPER, policy.clone());
+    let mut policy = policy.clone();
+    if collector.is_some() {
+        // The engine names its denial supervisor in every policy it reports denials for.
+        policy.denial_supervisor = Some(shellgate_sandbox::denial_supervisor().expect("denial supervisor"));
+    }
+    let layer = SandboxLayer::new(HELPER, policy);
     let spec = layer.wrap(shellgate_executor::LaunchSpec::new(
         argv[0],
         argv[1..].iter().copied(),

@@ -1,0 +1,135 @@
+//! Handing a listener to the supervisor: one `SOCK_SEQPACKET` message on the supervisor's abstract
+//! Unix socket, JSON describing the sandbox plus the listener as `SCM_RIGHTS`, answered by one
+//! byte once the supervisor watches it.
+//!
+//! The helper connects before Landlock scopes abstract sockets away from it, and checks that the
+//! socket belongs to its own user (or root): whoever holds a listener answers the sandbox's
+//! stopped calls.
+
+use std::io::{IoSlice, IoSliceMut};
+use std::os::fd::{AsRawFd as _, FromRawFd as _, OwnedFd, RawFd};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use nix::sys::socket::{
+    self, AddressFamily, ControlMessage, ControlMessageOwned, MsgFlags, SockFlag, SockType, UnixAddr, sockopt,
+};
+use serde::{Deserialize, Serialize};
+
+/// How long the helper waits for the supervisor's answer before the run fails closed.
+pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(5);
+/// The byte the supervisor answers with.
+const WATCHING: u8 = b'w';
+/// Largest registration accepted.
+pub const MAX_MESSAGE: usize = 64 * 1024;
+
+/// What the supervisor learns about a sandbox.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Registration {
+    /// The helper's pid (it execs in place: the sandboxed command's pid).
+    pub pid: u32,
+    /// Its parent and session, for attribution (see [`crate::audit_record::creator_tag`]).
+    pub parent: u32,
+    /// Its session id.
+    pub session: u32,
+    /// The protected paths that exist, resolved.
+    pub protected: Vec<PathBuf>,
+}
+
+/// The supervisor's address: an abstract socket name.
+pub fn address(name: &str) -> nix::Result<UnixAddr> {
+    UnixAddr::new_abstract(name.as_bytes())
+}
+
+/// Connect to the supervisor at `name` and check who owns it.
+pub fn connect(name: &str) -> nix::Result<OwnedFd> {
+    let fd = socket::socket(
+        AddressFamily::Unix,
+        SockType::SeqPacket,
+        SockFlag::SOCK_CLOEXEC,
+        None,
+    )?;
+    socket::connect(fd.as_raw_fd(), &address(name)?)?;
+    let owner = socket::getsockopt(&fd, sockopt::PeerCredentials)?.uid();
+    let me = nix::unistd::geteuid().as_raw();
+    if owner != me && owner != 0 {
+        return Err(nix::Error::EPERM);
+    }
+    socket::setsockopt(
+        &fd,
+        sockopt::ReceiveTimeout,
+        &nix::sys::time::TimeVal::new(i64::try_from(ANSWER_TIMEOUT.as_secs()).unwrap_or(5), 0),
+    )?;
+    Ok(fd)
+}
+
+/// Send `registration` and `listener`, wait for the answer. The listener is closed here either
+/// way: the sandboxed command must never hold it.
+pub fn register(connection: &OwnedFd, registration: &Registration, listener: OwnedFd) -> Result<(), String> {
+    let json = serde_json::to_vec(registration).map_err(|e| e.to_string())?;
+    let fds = [listener.as_raw_fd()];
+    socket::sendmsg::<()>(
+        connection.as_raw_fd(),
+        &[IoSlice::new(&json)],
+        &[ControlMessage::ScmRights(&fds)],
+        MsgFlags::empty(),
+        None,
+    )
+    .map_err(|e| format!("cannot hand the listener to the supervisor: {e}"))?;
+    drop(listener);
+    let mut answer = [0u8; 1];
+    match nix::unistd::read(connection, &mut answer) {
+        Ok(1) if answer[0] == WATCHING => Ok(()),
+        Ok(_) => Err("the denial supervisor closed the connection".to_owned()),
+        Err(e) => Err(format!("the denial supervisor did not answer: {e}")),
+    }
+}
+
+/// The supervisor's side: read one registration and its listener from `connection`.
+pub fn receive(connection: &OwnedFd) -> Result<(Registration, OwnedFd), String> {
+    let creds = socket::getsockopt(connection, sockopt::PeerCredentials).map_err(|e| e.to_string())?;
+    let me = nix::unistd::geteuid().as_raw();
+    if creds.uid() != me && creds.uid() != 0 {
+        return Err(format!("registration from uid {} refused", creds.uid()));
+    }
+    let mut buf = vec![0u8; MAX_MESSAGE];
+    let mut space = nix::cmsg_space!([RawFd; 1]);
+    let (len, listener) = {
+        let mut iov = [IoSliceMut::new(&mut buf)];
+        let message = socket::recvmsg::<()>(
+            connection.as_raw_fd(),
+            &mut iov,
+            Some(&mut space),
+            MsgFlags::MSG_CMSG_CLOEXEC,
+        )
+        .map_err(|e| e.to_string())?;
+        let mut listener = None;
+        for cmsg in message.cmsgs().map_err(|e| e.to_string())? {
+            if let ControlMessageOwned::ScmRights(fds) = cmsg {
+                for fd in fds {
+                    // SAFETY: SCM_RIGHTS gave this process a new descriptor; nothing else owns it.
+                    #[allow(unsafe_code)]
+                    let owned = unsafe { OwnedFd::from_raw_fd(fd) };
+                    listener.get_or_insert(owned);
+                }
+            }
+        }
+        (message.bytes, listener)
+    };
+    let listener = listener.ok_or("registration without a listener")?;
+    let registration: Registration =
+        serde_json::from_slice(&buf[..len]).map_err(|e| format!("malformed registration: {e}"))?;
+    if registration.pid != 0 && creds.pid() > 0 && creds.pid().unsigned_abs() != registration.pid {
+        return Err(format!(
+            "registration for pid {} sent by pid {}",
+            registration.pid,
+            creds.pid()
+        ));
+    }
+    Ok((registration, listener))
+}
+
+/// Tell the helper its listener is watched.
+pub fn answer(connection: &OwnedFd) {
+    let _ = nix::unistd::write(connection, &[WATCHING]);
+}

@@ -1,0 +1,276 @@
+//! The engine's side: one thread that takes listeners from helpers and answers their sandboxes'
+//! stopped calls, recording each refusal as a denial.
+
+#![allow(unsafe_code)]
+
+use std::os::fd::{AsFd as _, AsRawFd as _, OwnedFd};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+use nix::sys::socket::{self, AddressFamily, SockFlag, SockType};
+
+use super::register::{self, Registration};
+use super::syscalls::{self, Watched};
+use super::target::Target;
+use crate::denials;
+
+/// `SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP` (Linux 6.6): the kernel switches straight between the
+/// stopped process and the supervisor, which halves the cost of a stopped call on a busy machine.
+const SYNC_WAKE_UP: libc::c_ulong = 1;
+
+/// Domain ids of supervised sandboxes have this bit set, so they never meet Landlock's.
+const SUPERVISED_DOMAIN: u64 = 1 << 63;
+
+/// One supervised sandbox.
+struct Sandbox {
+    listener: OwnedFd,
+    domain: u64,
+    protected: Vec<PathBuf>,
+}
+
+/// Bind the supervisor's socket and start its thread; returns the socket's name.
+pub fn start() -> Result<String, String> {
+    let server = socket::socket(
+        AddressFamily::Unix,
+        SockType::SeqPacket,
+        SockFlag::SOCK_CLOEXEC,
+        None,
+    )
+    .map_err(|e| format!("cannot create the supervisor socket: {e}"))?;
+    let name = bind_fresh_name(&server)?;
+    socket::listen(&server, socket::Backlog::new(64).map_err(|e| e.to_string())?)
+        .map_err(|e| format!("cannot listen on the supervisor socket: {e}"))?;
+    std::thread::Builder::new()
+        .name("shellgate-supervisor".to_owned())
+        .spawn(move || serve(&server))
+        .map_err(|e| format!("cannot start the supervisor thread: {e}"))?;
+    Ok(name)
+}
+
+/// Bind `server` to an unused abstract name, unguessable enough that no one takes it first.
+fn bind_fresh_name(server: &OwnedFd) -> Result<String, String> {
+    let mut last = String::new();
+    for attempt in 0u32..8 {
+        let nonce = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+            ^ u128::from(attempt).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let name = format!("shellgate-supervisor-{}-{nonce:x}", std::process::id());
+        match socket::bind(
+            server.as_raw_fd(),
+            &register::address(&name).map_err(|e| e.to_string())?,
+        ) {
+            Ok(()) => return Ok(name),
+            Err(e) => last = e.to_string(),
+        }
+    }
+    Err(format!("cannot bind the supervisor socket: {last}"))
+}
+
+fn serve(server: &OwnedFd) {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    // Helpers connect before they restrict themselves and send once their filter is installed:
+    // their connections wait here meanwhile, so no helper holds up another sandbox's calls.
+    let mut pending: Vec<OwnedFd> = Vec::new();
+    let mut sandboxes: Vec<Sandbox> = Vec::new();
+    loop {
+        let events = {
+            let mut fds = Vec::with_capacity(1 + pending.len() + sandboxes.len());
+            fds.push(PollFd::new(server.as_fd(), PollFlags::POLLIN));
+            fds.extend(pending.iter().map(|c| PollFd::new(c.as_fd(), PollFlags::POLLIN)));
+            fds.extend(
+                sandboxes
+                    .iter()
+                    .map(|s| PollFd::new(s.listener.as_fd(), PollFlags::POLLIN)),
+            );
+            if poll(&mut fds, PollTimeout::NONE).is_err() {
+                continue;
+            }
+            fds.iter()
+                .map(|f| f.revents().unwrap_or(PollFlags::empty()))
+                .collect::<Vec<_>>()
+        };
+        let (server_events, rest) = events.split_first().expect("the server is polled");
+        let (pending_events, sandbox_events) = rest.split_at(pending.len());
+        let gone = PollFlags::POLLHUP | PollFlags::POLLERR | PollFlags::POLLNVAL;
+
+        let mut ended = Vec::new();
+        for (index, events) in sandbox_events.iter().enumerate() {
+            if events.contains(PollFlags::POLLIN) {
+                answer_one(&sandboxes[index]);
+            } else if events.intersects(gone) {
+                ended.push(index);
+            }
+        }
+        for index in ended.into_iter().rev() {
+            denials::supervised_sandbox_ended(sandboxes.swap_remove(index).domain);
+        }
+
+        let mut done = Vec::new();
+        for (index, events) in pending_events.iter().enumerate() {
+            if events.contains(PollFlags::POLLIN) {
+                let domain = SUPERVISED_DOMAIN | NEXT.fetch_add(1, Ordering::Relaxed);
+                sandboxes.extend(take_registration(&pending[index], domain));
+                done.push(index);
+            } else if events.intersects(gone) {
+                done.push(index);
+            }
+        }
+        for index in done.into_iter().rev() {
+            pending.swap_remove(index);
+        }
+
+        if server_events.contains(PollFlags::POLLIN)
+            && let Ok(connection) = socket::accept4(server, SockFlag::SOCK_CLOEXEC)
+        {
+            pending.push(connection);
+        }
+    }
+}
+
+/// Read a helper's registration (it has arrived: the connection was readable) and answer it.
+fn take_registration(connection: &OwnedFd, domain: u64) -> Option<Sandbox> {
+    let (registration, listener) = register::receive(connection).ok()?;
+    let Registration {
+        pid,
+        parent,
+        session,
+        protected,
+    } = registration;
+    // SAFETY: this request takes the flags as its argument, no pointer; older kernels refuse it
+    // (ignored: calls are then answered the ordinary way).
+    let _ = unsafe {
+        libc::ioctl(
+            listener.as_raw_fd(),
+            libc::SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+            SYNC_WAKE_UP,
+        )
+    };
+    denials::supervised_sandbox_started(domain, pid, parent, session);
+    register::answer(connection);
+    Some(Sandbox {
+        listener,
+        domain,
+        protected,
+    })
+}
+
+/// What to answer a stopped call.
+enum Verdict {
+    /// Let the kernel run it (its own checks still apply).
+    Continue,
+    /// Refuse it with this errno, recording the denial.
+    Refuse {
+        errno: i32,
+        blocker: &'static str,
+        path: Option<String>,
+        address: Option<String>,
+    },
+}
+
+fn answer_one(sandbox: &Sandbox) {
+    let mut request = libc::seccomp_notif {
+        id: 0,
+        pid: 0,
+        flags: 0,
+        data: libc::seccomp_data {
+            nr: 0,
+            arch: 0,
+            instruction_pointer: 0,
+            args: [0; 6],
+        },
+    };
+    let fd = sandbox.listener.as_raw_fd();
+    // SAFETY: `request` is a zeroed `struct seccomp_notif` the kernel fills in.
+    if unsafe { libc::ioctl(fd, libc::SECCOMP_IOCTL_NOTIF_RECV, &raw mut request) } != 0 {
+        // The caller died (ENOENT) or was interrupted: nothing to answer.
+        return;
+    }
+    let verdict = judge(&request, &sandbox.protected);
+    // The answer must be about the call we read: the caller may have died and its pid been reused.
+    let id = request.id;
+    // SAFETY: `id` is a plain u64 the kernel reads.
+    let still_valid = unsafe { libc::ioctl(fd, libc::SECCOMP_IOCTL_NOTIF_ID_VALID, &raw const id) } == 0;
+    let mut response = libc::seccomp_notif_resp {
+        id,
+        val: 0,
+        error: 0,
+        flags: 0,
+    };
+    match verdict {
+        Verdict::Refuse {
+            errno,
+            blocker,
+            path,
+            address,
+        } if still_valid => {
+            // Recorded before the answer, so the call cannot return (and the run end) first.
+            denials::supervised_denial(sandbox.domain, blocker, path, address);
+            response.error = -errno;
+        }
+        _ => response.flags = u32::try_from(libc::SECCOMP_USER_NOTIF_FLAG_CONTINUE).unwrap_or(1),
+    }
+    // SAFETY: `response` is a complete `struct seccomp_notif_resp`.
+    let _ = unsafe { libc::ioctl(fd, libc::SECCOMP_IOCTL_NOTIF_SEND, &raw const response) };
+}
+
+fn judge(request: &libc::seccomp_notif, protected: &[PathBuf]) -> Verdict {
+    let nr = libc::c_long::from(request.data.nr);
+    let args = &request.data.args;
+    let Some(call) = syscalls::watched(nr) else {
+        return Verdict::Continue;
+    };
+    if call == Watched::Socket {
+        return Verdict::Refuse {
+            errno: libc::EPERM,
+            blocker: "net.socket",
+            path: None,
+            address: Some(syscalls::describe_socket(nr, args)),
+        };
+    }
+    let mut target = Target::new(request.pid);
+    let objects: Vec<PathBuf> = match call {
+        Watched::Open { at, flags } => {
+            if !syscalls::opens_for_writing(args[flags]) {
+                return Verdict::Continue;
+            }
+            let mut at = at;
+            if args[flags] & libc::O_NOFOLLOW as u64 != 0 {
+                at.follow = syscalls::Follow::No;
+            }
+            target.path(at, args).into_iter().collect()
+        }
+        Watched::Openat2 => {
+            let flags = target.u64_at(args[2]);
+            if !flags.is_some_and(syscalls::opens_for_writing) {
+                return Verdict::Continue;
+            }
+            let at = syscalls::PathArg {
+                dirfd: Some(0),
+                path: 1,
+                follow: syscalls::Follow::Yes,
+            };
+            target.path(at, args).into_iter().collect()
+        }
+        Watched::Paths(paths) => paths.iter().filter_map(|&at| target.path(at, args)).collect(),
+        Watched::Descriptor(index) => target
+            .descriptor(i64::from(args[index] as u32 as i32))
+            .into_iter()
+            .collect(),
+        Watched::Socket => Vec::new(),
+    };
+    match objects
+        .into_iter()
+        .find(|object| protected.iter().any(|p| object.starts_with(p)))
+    {
+        Some(object) => Verdict::Refuse {
+            // What the read-only mount answers, so a program sees the same error either way.
+            errno: libc::EROFS,
+            blocker: "fs.protected",
+            path: Some(object.display().to_string()),
+            address: None,
+        },
+        None => Verdict::Continue,
+    }
+}
