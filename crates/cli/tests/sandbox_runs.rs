@@ -270,10 +270,21 @@ impl Rpc {
     }
 
     fn call(&mut self, params: &Value) -> Value {
+        let id = self.send(params);
+        self.wait(id)
+    }
+
+    /// Send a `bash` request without waiting for its answer.
+    fn send(&mut self, params: &Value) -> u64 {
         let id = self.next_id;
         self.next_id += 1;
         let request = json!({"jsonrpc": "2.0", "id": id, "method": "bash", "params": params});
         writeln!(self.stdin, "{request}").unwrap();
+        id
+    }
+
+    /// The answer to request `id` (answers to others are dropped).
+    fn wait(&mut self, id: u64) -> Value {
         for line in self.lines.by_ref() {
             let v: Value = serde_json::from_str(&line.unwrap()).unwrap();
             if v["id"] == id {
@@ -323,6 +334,19 @@ fn the_default_session_and_background_jobs_are_confined() {
         );
         assert_eq!(second["sandbox_denied"], json!([]), "{second}");
     }
+    // While the session is busy, a command runs in a fresh shell: still confined, its denials found.
+    let slow = rpc.send(&json!({"command": "sleep 1"}));
+    std::thread::sleep(Duration::from_millis(200));
+    let busy = rpc.call(&json!({"command": format!("touch {probe} || echo refused-busy")}));
+    assert!(output(&busy).contains("refused-busy"), "{busy}");
+    assert!(busy["notices"].to_string().contains("was busy"), "{busy}");
+    if denials_readable() {
+        assert!(
+            denied(&busy).contains(&("write".to_owned(), "/etc".to_owned())),
+            "{busy}"
+        );
+    }
+    assert_eq!(rpc.wait(slow)["status"], "completed");
     // The session shell's writes into `.git` are refused and reported by the supervisor.
     let git = rpc.call(&json!({"command": "echo > .git/from-session || echo refused-git; mkdir .git/d || echo refused-mkdir"}));
     assert!(

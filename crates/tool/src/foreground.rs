@@ -33,6 +33,9 @@ pub(crate) enum Runner {
         cwd: Option<PathBuf>,
         env: BTreeMap<String, String>,
         report_status: bool,
+        /// Where the pid of the shell that ran the command goes (a sandboxed run's denials are
+        /// found by it: a busy session's command runs in a fresh shell of its own).
+        shell_pids: Option<Arc<Mutex<Vec<u32>>>>,
     },
     /// A persistent session on a remote host.
     Remote {
@@ -225,6 +228,7 @@ impl Foreground {
                 cwd,
                 env,
                 report_status,
+                shell_pids,
             } => {
                 let command = SessionCommand {
                     text: &text,
@@ -233,7 +237,11 @@ impl Foreground {
                     timeout,
                     report_status,
                 };
-                sessions.run_command(&key, &command, &mut sink, cancel).await
+                let outcome = sessions.run_command(&key, &command, &mut sink, cancel).await;
+                if let (Some(pids), Some(pid)) = (shell_pids, outcome.pid) {
+                    pids.lock().unwrap_or_else(PoisonError::into_inner).push(pid);
+                }
+                outcome
             }
             Runner::Remote {
                 sessions,

@@ -187,6 +187,7 @@ impl BashTool {
             cwd: (plan.cwd_requested || plan.live_cwd.is_none()).then(|| plan.cwd.clone()),
             env: plan.params.env.clone(),
             report_status: !plan.normalized.limits.is_empty(),
+            shell_pids: plan.watch.as_ref().map(DenialWatch::pids),
             key,
         };
         (runner, None)
