@@ -135,6 +135,11 @@ impl BashTool {
         &self.sessions
     }
 
+    /// The hosts this tool runs on, with their sessions.
+    pub(crate) fn hosts(&self) -> &crate::remote::Hosts {
+        &self.hosts
+    }
+
     /// The registry of background jobs this tool starts (give it to a [`ProcessTool`](crate::ProcessTool)).
     pub fn jobs(&self) -> &crate::JobRegistry {
         &self.jobs

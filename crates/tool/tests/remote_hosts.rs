@@ -5,7 +5,10 @@
 
 use std::path::Path;
 
-use shellgate::{BashParams, BashTool, HostsConfig, NamedHost, ToolConfig, ToolStatus};
+use shellgate::{
+    BashParams, BashTool, HostsConfig, NamedHost, ProcessAction, ProcessParams, ProcessTool, ToolConfig,
+    ToolStatus,
+};
 use shellgate_hosts::{ClientSettings, HostTarget};
 use tokio_util::sync::CancellationToken;
 
@@ -69,6 +72,73 @@ async fn a_session_on_a_host_keeps_its_directory_and_variables() {
         .call(BashParams::new("echo \"${X-unset}\""), CancellationToken::new())
         .await;
     assert_eq!(r.output, "unset\n");
+    tool.shutdown_hosts().await;
+}
+
+#[tokio::test]
+async fn sessions_on_hosts_are_listed_and_closed_by_the_process_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let tool = tool(dir.path(), Vec::new());
+    let process = ProcessTool::for_bash(&tool);
+    let r = tool
+        .call(
+            on("docker:here", "cd /tmp && export KEPT=1"),
+            CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(r.status, ToolStatus::Completed, "{r:?}");
+    let listed = process
+        .call(ProcessParams {
+            action: ProcessAction::Sessions,
+            ..ProcessParams::default()
+        })
+        .await;
+    let remote: Vec<_> = listed
+        .sessions
+        .iter()
+        .flatten()
+        .filter(|s| s.host.as_deref() == Some("docker:here"))
+        .collect();
+    assert_eq!(remote.len(), 1, "{listed:?}");
+    assert_eq!(
+        (remote[0].name.as_str(), remote[0].cwd.as_str()),
+        ("default", "/tmp")
+    );
+    assert_eq!(remote[0].commands, 1);
+    assert!(
+        listed
+            .model_text()
+            .contains("default on docker:here idle 1 commands, cwd /tmp"),
+        "{}",
+        listed.model_text()
+    );
+
+    let close = |host: Option<&str>| ProcessParams {
+        action: ProcessAction::CloseSession,
+        session: Some("default".into()),
+        host: host.map(str::to_owned),
+        ..ProcessParams::default()
+    };
+    let closed = process.call(close(Some("docker:here"))).await;
+    assert!(!closed.is_error, "{closed:?}");
+    assert!(closed.message.contains("on docker:here closed"), "{closed:?}");
+    let again = process.call(close(Some("docker:here"))).await;
+    assert!(again.is_error, "{again:?}");
+    assert!(
+        process
+            .call(close(Some("ssh:-bad")))
+            .await
+            .message
+            .contains("Unknown host")
+    );
+    // The closed session's state is gone: the next command there starts afresh.
+    let r = tool
+        .call(
+            on("docker:here", "echo \"${KEPT-unset}\""),
+            CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(r.output, "unset\n", "{r:?}");
     tool.shutdown_hosts().await;
 }
 

@@ -52,6 +52,8 @@ struct Slot {
     restore: Restore,
     /// When a command last ended here.
     last_used: std::time::Instant,
+    /// Commands run so far.
+    commands: u64,
 }
 
 type SlotRef = Arc<tokio::sync::Mutex<Slot>>;
@@ -81,6 +83,14 @@ pub struct RemoteSessionInfo {
     pub name: String,
     /// Its directory on the host (empty before its first shell).
     pub cwd: String,
+    /// Whether a command is running in it now.
+    pub busy: bool,
+    /// Time since a command last ended in it.
+    pub idle_for: Duration,
+    /// Whether its shell is alive (otherwise the next command starts one from the saved state).
+    pub alive: bool,
+    /// Commands run in it so far (`0` while the first runs).
+    pub commands: u64,
 }
 
 impl RemoteSessions {
@@ -104,6 +114,7 @@ impl RemoteSessions {
                     state_dir,
                     restore: Restore::Fresh,
                     last_used: std::time::Instant::now(),
+                    commands: 0,
                 })),
             )
         });
@@ -165,6 +176,7 @@ impl RemoteSessions {
             slot.restore = Restore::After(id);
         }
         slot.last_used = std::time::Instant::now();
+        slot.commands += 1;
         outcome
     }
 
@@ -193,16 +205,42 @@ impl RemoteSessions {
         let slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
         slots
             .iter()
-            .map(|((host, name), (_, slot))| RemoteSessionInfo {
-                host: host.clone(),
-                name: name.clone(),
-                cwd: slot
-                    .try_lock()
-                    .ok()
-                    .and_then(|s| s.shell.as_ref().map(|sh| sh.cwd.clone()))
-                    .unwrap_or_default(),
+            .map(|((host, name), (_, slot))| {
+                let idle = slot.try_lock().ok();
+                RemoteSessionInfo {
+                    host: host.clone(),
+                    name: name.clone(),
+                    cwd: idle
+                        .as_ref()
+                        .and_then(|s| s.shell.as_ref().map(|sh| sh.cwd.clone()))
+                        .unwrap_or_default(),
+                    busy: idle.is_none(),
+                    idle_for: idle.as_ref().map_or(Duration::ZERO, |s| s.last_used.elapsed()),
+                    alive: idle.as_ref().is_none_or(|s| s.shell.is_some()),
+                    commands: idle.as_ref().map_or(0, |s| s.commands),
+                }
             })
             .collect()
+    }
+
+    /// Close session `name` on the host `host` (as [`HostTarget`](crate::HostTarget) prints it):
+    /// its shell ends once a running command is over, with what it started, and its saved state
+    /// is removed. `false` when there is no such session.
+    pub async fn close(&self, host: &str, name: &str) -> bool {
+        let removed = self
+            .slots
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&(host.to_owned(), name.to_owned()));
+        let Some((host, slot)) = removed else {
+            return false;
+        };
+        let mut slot = slot.lock().await;
+        match slot.shell.take() {
+            Some(mut shell) => shell.end_shell(&host, Some(&slot.state_dir)).await,
+            None => shell::forget_state(&host, &slot.state_dir).await,
+        }
+        true
     }
 
     /// End every session's shell, and what it started on its host.

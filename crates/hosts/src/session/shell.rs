@@ -340,6 +340,21 @@ impl RemoteShell {
     }
 }
 
+/// Remove a closed session's saved state on the host (its shell had already ended).
+pub(crate) async fn forget_state(host: &RemoteHost, state_dir: &str) {
+    let argv = host.argv(&format!("rm -rf \"{state_dir}\"\n"), &Invocation::default());
+    let mut cmd = tokio::process::Command::new(&argv[0]);
+    cmd.args(&argv[1..])
+        .current_dir("/")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true);
+    if let Ok(mut child) = cmd.spawn() {
+        let _ = tokio::time::timeout(Duration::from_secs(20), child.wait()).await;
+    }
+}
+
 async fn sleep_until_opt(at: Option<tokio::time::Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,

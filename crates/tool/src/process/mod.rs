@@ -50,6 +50,8 @@ pub use result::{ProcessResult, SessionSummary};
 pub struct ProcessTool {
     registry: JobRegistry,
     sessions: Option<SessionManager>,
+    /// `bash`'s hosts, whose sessions the `sessions` actions cover too.
+    hosts: Option<crate::remote::Hosts>,
 }
 
 impl ProcessTool {
@@ -59,6 +61,7 @@ impl ProcessTool {
         Self {
             registry,
             sessions: None,
+            hosts: None,
         }
     }
 
@@ -67,6 +70,7 @@ impl ProcessTool {
         Self {
             registry: bash.jobs().clone(),
             sessions: Some(bash.sessions().clone()),
+            hosts: Some(bash.hosts().clone()),
         }
     }
 
@@ -89,7 +93,8 @@ impl ProcessTool {
                 }
             }
             ProcessAction::Sessions | ProcessAction::CloseSession => {
-                self.sessions_action(action, params.session.as_deref())
+                self.sessions_action(action, params.session.as_deref(), params.host.as_deref())
+                    .await
             }
             ProcessAction::Clear if params.job_id.is_none() => {
                 let cleared = self.registry.clear_finished();

@@ -94,6 +94,9 @@ pub struct ProcessParams {
     /// `close_session`: the session's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
+    /// `close_session`: the host of a session on another machine (as `bash`'s `host`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 impl ProcessParams {

@@ -86,7 +86,12 @@ impl ProcessResult {
             ProcessAction::Sessions if !self.is_error => {
                 for s in self.sessions.iter().flatten() {
                     let state = if s.busy { "busy" } else { "idle" };
-                    let _ = writeln!(text, "{} {state} {} commands, cwd {}", s.name, s.commands, s.cwd);
+                    let on = s.host.as_deref().map(|h| format!(" on {h}")).unwrap_or_default();
+                    let _ = writeln!(
+                        text,
+                        "{}{on} {state} {} commands, cwd {}",
+                        s.name, s.commands, s.cwd
+                    );
                 }
                 if text.is_empty() {
                     text.push_str("No persistent sessions.\n");
@@ -133,6 +138,9 @@ impl ProcessResult {
 pub struct SessionSummary {
     /// The session's name.
     pub name: String,
+    /// The host it runs on, for a session on another machine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
     /// Its shell program.
     pub shell: String,
     /// Pid of the live shell, if one is running.
@@ -153,6 +161,7 @@ impl From<SessionInfo> for SessionSummary {
     fn from(info: SessionInfo) -> Self {
         Self {
             name: info.name,
+            host: None,
             shell: info.shell.display().to_string(),
             pid: info.pid,
             cwd: info.cwd.display().to_string(),
@@ -160,6 +169,22 @@ impl From<SessionInfo> for SessionSummary {
             idle_secs: info.idle_for.as_secs(),
             commands: info.commands,
             restarts: info.restarts,
+        }
+    }
+}
+
+impl From<shellgate_hosts::RemoteSessionInfo> for SessionSummary {
+    fn from(info: shellgate_hosts::RemoteSessionInfo) -> Self {
+        Self {
+            name: info.name,
+            host: Some(info.host),
+            shell: "sh".to_owned(),
+            pid: None,
+            cwd: info.cwd,
+            busy: info.busy,
+            idle_secs: info.idle_for.as_secs(),
+            commands: info.commands,
+            restarts: 0,
         }
     }
 }

@@ -1,14 +1,26 @@
-//! The `sessions` and `close_session` actions.
+//! The `sessions` and `close_session` actions, over this machine's sessions and those on hosts.
 
 use super::{ProcessAction, ProcessResult, ProcessTool, SessionSummary};
 
 impl ProcessTool {
-    pub(super) fn sessions_action(&self, action: ProcessAction, name: Option<&str>) -> ProcessResult {
+    pub(super) async fn sessions_action(
+        &self,
+        action: ProcessAction,
+        name: Option<&str>,
+        host: Option<&str>,
+    ) -> ProcessResult {
         let Some(sessions) = &self.sessions else {
             return ProcessResult::error(action, None, "This process tool has no persistent sessions.");
         };
+        let remote = self.hosts.as_ref().map(crate::remote::Hosts::sessions);
         if action == ProcessAction::Sessions {
-            let list: Vec<SessionSummary> = sessions.list().into_iter().map(Into::into).collect();
+            let mut list: Vec<SessionSummary> = sessions.list().into_iter().map(Into::into).collect();
+            list.extend(
+                remote
+                    .into_iter()
+                    .flat_map(shellgate_hosts::RemoteSessions::list)
+                    .map(SessionSummary::from),
+            );
             return ProcessResult {
                 action,
                 message: format!("{} session(s).", list.len()),
@@ -19,10 +31,23 @@ impl ProcessTool {
         let Some(name) = name else {
             return ProcessResult::error(action, None, "session is required for close_session.");
         };
-        if sessions.close(name) {
+        let closed = match (host, &self.hosts) {
+            (Some(host), Some(hosts)) if !crate::remote::Hosts::is_local(host) => {
+                let Some(key) = hosts.session_key(host) else {
+                    return ProcessResult::error(action, None, format!("Unknown host {host:?}."));
+                };
+                hosts.sessions().close(&key, name).await
+            }
+            _ => sessions.close(name),
+        };
+        if closed {
+            let on = host.filter(|h| !crate::remote::Hosts::is_local(h));
             ProcessResult {
                 action,
-                message: format!("Session {name:?} closed."),
+                message: match on {
+                    Some(host) => format!("Session {name:?} on {host} closed."),
+                    None => format!("Session {name:?} closed."),
+                },
                 ..ProcessResult::default()
             }
         } else {

@@ -99,6 +99,20 @@ impl Hosts {
         Ok(Some(HostRun { host, named }))
     }
 
+    /// Whether `host` names this machine.
+    pub(crate) fn is_local(host: &str) -> bool {
+        LOCAL.contains(&host)
+    }
+
+    /// The key a host's sessions are kept under (its target as printed), for a named host or a
+    /// target; `None` when `host` is neither.
+    pub(crate) fn session_key(&self, host: &str) -> Option<String> {
+        match self.config.named.get(host) {
+            Some(named) => Some(named.target.to_string()),
+            None => HostTarget::parse(host).ok().map(|t| t.to_string()),
+        }
+    }
+
     /// The persistent sessions on hosts.
     pub(crate) fn sessions(&self) -> &RemoteSessions {
         &self.sessions
