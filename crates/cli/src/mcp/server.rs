@@ -97,19 +97,14 @@ impl McpServer {
             .get_progress_token()
             .map(|token| ProgressForwarder::start(context.peer.clone(), token));
         let cancel: CancellationToken = context.ct.clone();
-        let mut result = self
-            .tool
-            .call_live(
-                params,
-                cancel.clone(),
-                progress.as_ref().map(ProgressForwarder::feed),
-            )
-            .await;
+        let feed = progress.as_ref().map(ProgressForwarder::feed);
+        let mut result = self.tool.call_live(params, cancel.clone(), feed).await;
+        if result.status == ToolStatus::ApprovalPending {
+            // The run a person approves streams its output to the same progress token.
+            result = self.ask_person(result, context, feed).await;
+        }
         if let Some(progress) = progress {
             progress.finish().await;
-        }
-        if result.status == ToolStatus::ApprovalPending {
-            result = self.ask_person(result, context).await;
         }
         if cancel.is_cancelled() && result.status == ToolStatus::Cancelled {
             // The client will not read this result: keep what the command printed where it will look.
@@ -123,7 +118,12 @@ impl McpServer {
     /// Put a pending approval to the person at the client (elicitation), when the client can ask
     /// and the configuration allows it; the decision is applied like an `approve` request. Any
     /// failure to get an answer leaves `pending` as it is, with a notice saying why.
-    async fn ask_person(&self, pending: ToolResult, context: &RequestContext<RoleServer>) -> ToolResult {
+    async fn ask_person(
+        &self,
+        pending: ToolResult,
+        context: &RequestContext<RoleServer>,
+        live: Option<&shellgate::LiveFeed>,
+    ) -> ToolResult {
         let timeout = self.tool.config().approvals.elicitation_timeout;
         let Some(approval) = pending.approval.as_ref() else {
             return pending;
@@ -139,7 +139,9 @@ impl McpServer {
         match answer {
             elicit::Answer::Decided(decision) => {
                 let id = approval.id.clone();
-                self.tool.approve(&id, decision, context.ct.clone()).await
+                self.tool
+                    .approve_live(&id, decision, context.ct.clone(), live)
+                    .await
             }
             elicit::Answer::Unanswered(why) => {
                 tracing::info!(%why, "approval left pending");

@@ -6,7 +6,7 @@ A `bash` call needing approval (`ask: "always"`) makes the server ask the person
 `elicitation/create`; the callback answers as a person would. Checked: allow-once runs the command
 and the call's result is the run's; decline and cancel block it; an error from the client leaves the
 approval pending; a client without the callback (no `elicitation` capability) gets the pending
-result, with no `approve` tool offered.
+result, with no `approve` tool offered; an approved run streams progress to the call's token.
 
 Each check prints `ok <name>` or `FAIL <name>: <why>`; the last line is `N passed, N failed` and the
 exit status is non-zero when any check failed.
@@ -81,6 +81,26 @@ async def with_person(binary, work_dir):
             check("allow_once_status", status_of(ran) == "completed", repr(ran.structured_content))
             check("allow_once_marker", os.path.exists(marker), marker)
 
+            # The approved run's output reaches the call's progress token while it runs.
+            progress = []
+
+            async def on_progress(value, total, message):
+                progress.append(message or "")
+
+            answers.append(types.ElicitResult(action="accept", content={"decision": "allow-once"}))
+            ticking = await session.call_tool(
+                "bash",
+                {"command": "for i in 1 2 3 4 5; do echo tick $i; sleep 0.2; done", "ask": "always"},
+                progress_callback=on_progress,
+            )
+            check("approved_run_completed", status_of(ticking) == "completed", repr(ticking))
+            seen = "".join(progress)
+            check(
+                "approved_run_progress",
+                len(progress) >= 2 and seen == "".join(f"tick {i}\n" for i in range(1, 6)),
+                repr(progress),
+            )
+
             for action in ["decline", "cancel"]:
                 marker = os.path.join(work_dir, f"never-{action}")
                 answers.append(types.ElicitResult(action=action))
@@ -93,7 +113,7 @@ async def with_person(binary, work_dir):
             answers.append(types.ErrorData(code=types.INVALID_REQUEST, message="no one is here"))
             pending = await session.call_tool("bash", {"command": "echo later", "ask": "always"})
             check("client_error_pending", status_of(pending) == "approval_pending", repr(pending))
-            check("all_questions_asked", len(asked) == 4 and not answers, f"{len(asked)} asked, {answers!r} left")
+            check("all_questions_asked", len(asked) == 5 and not answers, f"{len(asked)} asked, {answers!r} left")
 
 
 async def without_person(binary, work_dir):

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use crate::approvals::{ApprovalBroker, ApprovalDecision, Lookup, rfc3339, rules_for};
+use crate::live::LiveFeed;
 use crate::{BashParams, Blocked, ToolResult, ToolStatus};
 use tokio_util::sync::CancellationToken;
 
@@ -48,6 +49,18 @@ impl BashTool {
         decision: ApprovalDecision,
         cancel: CancellationToken,
     ) -> ToolResult {
+        self.approve_live(id, decision, cancel, None).await
+    }
+
+    /// [`BashTool::approve`], with the approved run's output also sent to `live` as it arrives
+    /// (like [`BashTool::call_live`]).
+    pub async fn approve_live(
+        &self,
+        id: &str,
+        decision: ApprovalDecision,
+        cancel: CancellationToken,
+        live: Option<&LiveFeed>,
+    ) -> ToolResult {
         let base_cwd = self.config.cwd.display().to_string();
         let pending = match self.approvals.broker.take(id) {
             Lookup::Found(p) => *p,
@@ -81,7 +94,7 @@ impl BashTool {
                 cwd,
             ),
             ApprovalDecision::AllowOnce => {
-                let mut result = self.run_call(pending.params.clone(), cancel, None, true).await;
+                let mut result = self.run_call(pending.params.clone(), cancel, live, true).await;
                 result.notices.insert(
                     0,
                     format!("Approved once by a person (approval {}).", pending.short_id),
@@ -130,7 +143,7 @@ impl BashTool {
                     ),
                 }
                 self.approvals.add_rules(&rules);
-                let mut result = self.run_call(pending.params.clone(), cancel, None, true).await;
+                let mut result = self.run_call(pending.params.clone(), cancel, live, true).await;
                 notices.append(&mut result.notices);
                 result.notices = notices;
                 self.env_gate.redacted(result)
