@@ -274,11 +274,21 @@ impl Rpc {
         self.wait(id)
     }
 
+    /// A `process` request and its answer.
+    fn process(&mut self, params: &Value) -> Value {
+        let id = self.send_method("process", params);
+        self.wait(id)
+    }
+
     /// Send a `bash` request without waiting for its answer.
     fn send(&mut self, params: &Value) -> u64 {
+        self.send_method("bash", params)
+    }
+
+    fn send_method(&mut self, method: &str, params: &Value) -> u64 {
         let id = self.next_id;
         self.next_id += 1;
-        let request = json!({"jsonrpc": "2.0", "id": id, "method": "bash", "params": params});
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         writeln!(self.stdin, "{request}").unwrap();
         id
     }
@@ -400,6 +410,14 @@ fn the_default_session_and_background_jobs_are_confined() {
         "refused-job"
     );
     assert!(!Path::new(&probe).exists());
+    if denials_readable() {
+        // The job's denials are read when it ends and listed in its final poll.
+        let id = job["job_id"].as_str().unwrap().to_owned();
+        let ended = rpc.process(&json!({"action": "poll", "job_id": id, "wait_ms": 10000}));
+        assert_eq!(ended["status"], "completed", "{ended}");
+        let notices = ended["notices"].to_string();
+        assert!(notices.contains("The sandbox denied: write /etc"), "{ended}");
+    }
     let host = rpc.call(&json!({"command": "true", "host": "docker:web"}));
     assert_eq!(host["status"], "failed_to_start", "{host}");
     // A sandboxed configuration runs commands here, in its sandbox, or on the hosts it names.

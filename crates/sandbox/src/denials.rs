@@ -214,7 +214,7 @@ impl DenialCollector {
         let lost_now = nl::status().map_or(u32::MAX, |s| s.lost);
         DenialReport {
             denials: merge(records.iter().filter(|r| ours.contains(&r.domain))),
-            complete: arrived && !overflowed && lost_now == self.lost_at_start,
+            complete: arrived && !overflowed && lost_now == self.lost_at_start && records.len() < MAX_RECORDS,
         }
     }
 }
@@ -253,9 +253,7 @@ pub(crate) fn supervised_denial(domain: u64, blocker: &str, path: Option<String>
             address,
         };
         let mut state = monitor.state.lock().expect("monitor lock");
-        for records in state.collectors.values_mut() {
-            records.push(record.clone());
-        }
+        state.offer(&record);
     }
 }
 
@@ -303,6 +301,9 @@ fn merge<'a>(records: impl Iterator<Item = &'a AccessRecord>) -> Vec<Denial> {
     out
 }
 
+/// Records one collector keeps at most (of every sandbox: its own are picked at `finish`).
+const MAX_RECORDS: usize = 10_000;
+
 /// The process-wide reader of the audit log.
 #[derive(Debug)]
 struct Monitor {
@@ -327,6 +328,16 @@ struct MonitorState {
 }
 
 impl MonitorState {
+    /// Give `record` to every open collector; one that holds [`MAX_RECORDS`] already takes no more
+    /// (a long job's collector would otherwise grow with every sandbox's denials).
+    fn offer(&mut self, record: &AccessRecord) {
+        for records in self.collectors.values_mut() {
+            if records.len() < MAX_RECORDS {
+                records.push(record.clone());
+            }
+        }
+    }
+
     fn prune(&mut self) {
         if self.collectors.is_empty() {
             for domain in self.ended.drain(..) {
@@ -383,9 +394,7 @@ impl Monitor {
             match kind {
                 nl::AUDIT_LANDLOCK_ACCESS => {
                     if let Some(record) = audit_record::parse_access(text) {
-                        for records in state.collectors.values_mut() {
-                            records.push(record.clone());
-                        }
+                        state.offer(&record);
                     }
                 }
                 nl::AUDIT_LANDLOCK_DOMAIN => {

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{self, Write as _};
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -157,7 +157,8 @@ impl SessionState {
     }
 }
 
-/// A private file holding a session state for a new shell; removed when dropped.
+/// A private file holding a session state for a new shell, alone in a directory of its own (so a
+/// sandbox can let the shell remove it without opening anything else); removed when dropped.
 #[derive(Debug)]
 pub struct StateFile {
     path: PathBuf,
@@ -169,17 +170,20 @@ impl StateFile {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
-        let path = dir.join(format!(
+        let own_dir = dir.join(format!(
             "state-{}-{}-{nanos:x}",
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         ));
+        std::fs::DirBuilder::new().mode(0o700).create(&own_dir)?;
+        let this = Self {
+            path: own_dir.join("state"),
+        };
         let mut file = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .mode(0o600)
-            .open(&path)?;
-        let this = Self { path };
+            .open(&this.path)?;
         file.write_all(contents)?;
         Ok(this)
     }
@@ -188,11 +192,17 @@ impl StateFile {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// The directory holding only this file (the shell that reads it removes it).
+    pub fn dir(&self) -> &Path {
+        self.path.parent().unwrap_or(&self.path)
+    }
 }
 
 impl Drop for StateFile {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.path);
+        let _ = std::fs::remove_dir(self.dir());
     }
 }
 
@@ -276,7 +286,14 @@ mod tests {
         let file = StateFile::create(&dir, b"X=1\n").unwrap();
         let path = file.path().to_path_buf();
         assert_eq!(std::fs::read(&path).unwrap(), b"X=1\n");
+        // Alone in a private directory of its own.
+        let own_dir = file.dir().to_path_buf();
+        assert_eq!(path.parent(), Some(own_dir.as_path()));
+        assert_ne!(own_dir, dir);
+        let mode =
+            std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&own_dir).unwrap().permissions());
+        assert_eq!(mode & 0o777, 0o700);
         drop(file);
-        assert!(!path.exists());
+        assert!(!path.exists() && !own_dir.exists());
     }
 }

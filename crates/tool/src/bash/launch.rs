@@ -30,7 +30,9 @@ impl BashTool {
         spec.kill_grace = self.config.kill_grace;
         let spec = non_interactive(spec);
         let spec = match &plan.sandbox {
-            Some(sandbox) => sandbox.wrap(spec),
+            // The shell removes the state file once it has read it: its directory (holding only
+            // that file) is writable.
+            Some(sandbox) => sandbox.wrap_with_engine_root(spec, state_file.as_ref().map(StateFile::dir)),
             None => spec,
         };
         (self.config.layers.apply(spec), state_file)

@@ -17,7 +17,7 @@ use crate::foreground::{Foreground, Runner};
 use crate::live::LiveFeed;
 use crate::sandboxing::DenialWatch;
 use crate::shape::StreamFacts;
-use crate::{BashParams, ToolResult};
+use crate::{BashParams, ToolResult, ToolStatus};
 
 /// What a run needs besides its runner or spec, local or on a host.
 pub(super) struct RunBasics<'a> {
@@ -45,7 +45,13 @@ impl BashTool {
         let record_pid = watch.as_ref().map(DenialWatch::pids);
         let mut result = self.start_job(spec, basics, state_file, record_pid, cancel).await;
         if let Some(watch) = watch {
-            watch.finish(&mut result, &[]);
+            let job = (result.status == ToolStatus::Running)
+                .then(|| result.job_id.as_deref().and_then(|id| self.jobs.get(id)))
+                .flatten();
+            match job {
+                Some(job) => watch.finish_when_job_ends(&mut result, &job),
+                None => watch.finish(&mut result, &[]),
+            }
         }
         result
     }

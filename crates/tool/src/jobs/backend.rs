@@ -93,16 +93,23 @@ pub(crate) fn start_pipe(
     let job = Arc::clone(job);
     tokio::spawn(async move {
         let outcome = handle.wait().await;
-        finish_with_outcome(&job, &outcome, &exits);
+        let extra = job.end_notices().await;
+        finish_with_outcome(&job, &outcome, &exits, extra);
     });
     Ok(())
 }
 
-fn finish_with_outcome(job: &Job, outcome: &ExecOutcome, exits: &broadcast::Sender<JobExit>) {
+fn finish_with_outcome(
+    job: &Job,
+    outcome: &ExecOutcome,
+    exits: &broadcast::Sender<JobExit>,
+    extra: Vec<String>,
+) {
     let mut notices = outcome.notices.clone();
     if let Some(e) = &outcome.error {
         notices.push(e.clone());
     }
+    notices.extend(extra);
     {
         let mut st = job.state();
         st.timed_out = outcome.status == RunStatus::TimedOut;
@@ -208,6 +215,7 @@ async fn drive_pty(
         process.kill(Signal::SIGKILL);
         notices.push("Processes left in the job's terminal session were stopped.".to_owned());
     }
+    notices.extend(job.end_notices().await);
     if let Some(event) = job.finish(exit.code, exit.signal_name(), notices) {
         let _ = exits.send(event);
     }

@@ -112,8 +112,11 @@ pub(crate) struct JobState {
     pub pipefail: bool,
 }
 
+/// Work that must be done when a job's process has ended, before its end is published; returns
+/// notices for the job's final result (it may block briefly: it runs off the async threads).
+pub(crate) type EndHook = Box<dyn FnOnce() -> Vec<String> + Send>;
+
 /// A background job.
-#[derive(Debug)]
 pub(crate) struct Job {
     pub id: String,
     pub command: String,
@@ -126,9 +129,40 @@ pub(crate) struct Job {
     io: OnceLock<JobIo>,
     state: Mutex<JobState>,
     changed: watch::Sender<u64>,
+    end_hook: Mutex<Option<EndHook>>,
+}
+
+impl std::fmt::Debug for Job {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Job")
+            .field("id", &self.id)
+            .field("command", &self.command)
+            .field("cwd", &self.cwd)
+            .field("pty", &self.pty)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Job {
+    /// Run `hook` when the process has ended, before the end is published (once; a later hook
+    /// replaces an earlier one).
+    pub(crate) fn on_end(&self, hook: EndHook) {
+        *self.end_hook.lock().unwrap_or_else(PoisonError::into_inner) = Some(hook);
+    }
+
+    /// Run the end hook, if any, and return its notices.
+    pub(crate) async fn end_notices(&self) -> Vec<String> {
+        let hook = self
+            .end_hook
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        match hook {
+            Some(hook) => tokio::task::spawn_blocking(hook).await.unwrap_or_default(),
+            None => Vec::new(),
+        }
+    }
+
     pub fn new(
         id: String,
         command: String,
@@ -169,6 +203,7 @@ impl Job {
                 pipefail: false,
             }),
             changed: watch::channel(0).0,
+            end_hook: Mutex::new(None),
         })
     }
 

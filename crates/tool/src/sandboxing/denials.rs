@@ -3,7 +3,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use shellgate_executor::{CancellationToken, DynExecutor, ExecOutcome, Executor, LaunchSpec, SendSink};
-use shellgate_sandbox::{DenialCollector, HelperFailure};
+use shellgate_sandbox::{DenialCollector, DenialReport, HelperFailure};
 
 use super::{SANDBOX_ERROR, SANDBOX_UNAVAILABLE};
 use crate::{ResultError, ToolResult, ToolStatus};
@@ -49,42 +49,71 @@ impl DenialWatch {
     pub(crate) fn finish(self, result: &mut ToolResult, pids: &[u32]) {
         map_helper_failure(result);
         let Some(collector) = self.collector else { return };
-        let mut all = self.pids.lock().unwrap_or_else(PoisonError::into_inner).clone();
-        all.extend_from_slice(pids);
-        all.extend(result.pid);
-        all.retain(|&pid| pid != 0);
-        all.sort_unstable();
-        all.dedup();
+        let all = all_pids(&self.pids, pids.iter().copied().chain(result.pid));
         let report = collector.finish(&all);
-        if !report.complete {
-            result.notices.push(
-                "The sandbox denial list may be incomplete: the kernel dropped audit records or did not \
-                 answer in time."
-                    .to_owned(),
-            );
-        }
-        if !report.denials.is_empty() {
-            let listed: Vec<String> = report
-                .denials
-                .iter()
-                .map(|d| {
-                    let kind = serde_json::to_value(d.kind)
-                        .ok()
-                        .and_then(|v| v.as_str().map(str::to_owned))
-                        .unwrap_or_default();
-                    let object = d.path.as_deref().or(d.address.as_deref()).unwrap_or("?");
-                    format!("{kind} {object} ({}×)", d.count)
-                })
-                .collect();
-            result
-                .notices
-                .push(format!("The sandbox denied: {}.", listed.join(", ")));
-        }
+        result.notices.extend(report_notices(&report));
         // A run that goes on as a job may still be denied things: an empty list would claim too much.
         if result.status != ToolStatus::Running || !report.denials.is_empty() {
             result.sandbox_denied = Some(report.denials);
         }
     }
+
+    /// For a run that goes on as `job`: its denials are read when it ends, and listed in the notices
+    /// of its final result (`process poll`).
+    pub(crate) fn finish_when_job_ends(self, result: &mut ToolResult, job: &crate::jobs::Job) {
+        let Some(collector) = self.collector else { return };
+        let recorded = self.pids;
+        job.on_end(Box::new(move || {
+            let all = all_pids(&recorded, std::iter::empty());
+            let report = collector.finish(&all);
+            let mut notices = report_notices(&report);
+            if report.denials.is_empty() && report.complete {
+                notices.push("The sandbox denied nothing.".to_owned());
+            }
+            notices
+        }));
+        result
+            .notices
+            .push("The sandbox's denials of this job are listed when it ends (process poll).".to_owned());
+    }
+}
+
+/// The recorded pids and `more`, without zeros or duplicates.
+fn all_pids(recorded: &Mutex<Vec<u32>>, more: impl Iterator<Item = u32>) -> Vec<u32> {
+    let mut all = recorded.lock().unwrap_or_else(PoisonError::into_inner).clone();
+    all.extend(more);
+    all.retain(|&pid| pid != 0);
+    all.sort_unstable();
+    all.dedup();
+    all
+}
+
+/// The notices a report gives: whether it may be short, and the denials in a line.
+fn report_notices(report: &DenialReport) -> Vec<String> {
+    let mut notices = Vec::new();
+    if !report.complete {
+        notices.push(
+            "The sandbox denial list may be incomplete: the kernel dropped audit records or did not \
+             answer in time."
+                .to_owned(),
+        );
+    }
+    if !report.denials.is_empty() {
+        let listed: Vec<String> = report
+            .denials
+            .iter()
+            .map(|d| {
+                let kind = serde_json::to_value(d.kind)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default();
+                let object = d.path.as_deref().or(d.address.as_deref()).unwrap_or("?");
+                format!("{kind} {object} ({}×)", d.count)
+            })
+            .collect();
+        notices.push(format!("The sandbox denied: {}.", listed.join(", ")));
+    }
+    notices
 }
 
 /// The helper's one line (exit 125) at the start of the output → `failed_to_start` with the reason.

@@ -16,9 +16,17 @@ pub(crate) struct SandboxRun {
 }
 
 impl SandboxRun {
-    /// Wrap a one-shot, terminal or job launch.
-    pub(crate) fn wrap(&self, spec: LaunchSpec) -> LaunchSpec {
-        self.layer.wrap(spec)
+    /// Wrap a one-shot, terminal or job launch; `engine_root`, a directory of the engine's the
+    /// command may write (a restored state file's own), stays writable in every mode.
+    pub(crate) fn wrap_with_engine_root(&self, spec: LaunchSpec, engine_root: Option<&Path>) -> LaunchSpec {
+        match engine_root {
+            Some(root) => {
+                let mut layer = self.layer.clone();
+                layer.policy.engine_roots.push(root.to_path_buf());
+                layer.wrap(spec)
+            }
+            None => self.layer.wrap(spec),
+        }
     }
 
     /// Make `key` a session whose shell runs in this sandbox: its own layers (the shell is
