@@ -16,7 +16,7 @@ use super::target::Target;
 use crate::denials;
 
 /// `SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP` (Linux 6.6): the kernel switches straight between the
-/// stopped process and the supervisor, which halves the cost of a stopped call on a busy machine.
+/// stopped process and the supervisor instead of waking each through the scheduler.
 const SYNC_WAKE_UP: libc::c_ulong = 1;
 
 /// Domain ids of supervised sandboxes have this bit set, so they never meet Landlock's.
