@@ -39,6 +39,9 @@ use crate::DenialReportingOff;
 /// denials reach the same collectors as the kernel's audit records.
 pub fn denial_supervisor() -> Result<String, DenialReportingOff> {
     static SUPERVISOR: OnceLock<Result<String, String>> = OnceLock::new();
+    if let Some(Ok(name)) = SUPERVISOR.get() {
+        return Ok(name.clone());
+    }
     crate::DenialCollector::prepare()?;
     SUPERVISOR
         .get_or_init(server::start)

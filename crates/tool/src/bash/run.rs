@@ -50,7 +50,7 @@ impl BashTool {
                 .flatten();
             match job {
                 Some(job) => watch.finish_when_job_ends(&mut result, &job),
-                None => watch.finish(&mut result, &[]),
+                None => watch.finish(&mut result, &[]).await,
             }
         }
         result
@@ -117,7 +117,7 @@ impl BashTool {
             // A session's shell (the one before the run, or its restart) is the sandbox's creator.
             let shell_after = session_name.as_deref().and_then(|name| self.session_pid(name));
             let shells: Vec<u32> = shell_before.into_iter().chain(shell_after).collect();
-            watch.finish(&mut result, &shells);
+            watch.finish(&mut result, &shells).await;
         }
         result
     }

@@ -46,11 +46,14 @@ impl DenialWatch {
     /// After the run: map the helper's refusal to `failed_to_start`, add the denials of the run's
     /// processes (`pids`: those not started through [`DenialWatch::recording`], such as a session's
     /// shell or a job) to `result`.
-    pub(crate) fn finish(self, result: &mut ToolResult, pids: &[u32]) {
+    pub(crate) async fn finish(self, result: &mut ToolResult, pids: &[u32]) {
         map_helper_failure(result);
         let Some(collector) = self.collector else { return };
         let all = all_pids(&self.pids, pids.iter().copied().chain(result.pid));
-        let report = collector.finish(&all);
+        // It waits for the kernel's barrier record: off the async threads, which serve other calls.
+        let Ok(report) = tokio::task::spawn_blocking(move || collector.finish(&all)).await else {
+            return;
+        };
         result.notices.extend(report_notices(&report));
         // A run that goes on as a job may still be denied things: an empty list would claim too much.
         if result.status != ToolStatus::Running || !report.denials.is_empty() {
