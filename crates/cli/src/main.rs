@@ -89,7 +89,16 @@ fn main() -> std::process::ExitCode {
             "shellgate: warning: cannot become a child subreaper ({e}); detached descendants may escape"
         );
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    // The servers answer one request after another, each mostly waiting on its command: on one thread
+    // every wake-up (a request read, a command's output, the response written) stays on that thread,
+    // where a pool of workers would wake an idle one for each spawned task and timer — a thread hop
+    // that, on a busy machine, shows in the tail of the round trip. Everything else keeps the pool.
+    let built = if matches!(cli.command, Command::Rpc { .. } | Command::Mcp { .. }) {
+        tokio::runtime::Builder::new_current_thread().enable_all().build()
+    } else {
+        tokio::runtime::Builder::new_multi_thread().enable_all().build()
+    };
+    let runtime = match built {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("shellgate: cannot start the runtime: {e}");
