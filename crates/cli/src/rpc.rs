@@ -221,9 +221,10 @@ impl Server {
 
 /// Runs `call`, sending what it printed meanwhile as `output` notifications, coalesced every 50 ms.
 ///
-/// The timer is polled next to the call on the request's own task (no task of its own: most calls end
-/// long before the first tick), and no notification can follow the call's end, so the result comes
-/// after every `output` of its request.
+/// The timer is polled next to the call on the request's own task (no task of its own), and armed only
+/// once the call has printed something: most calls end before their first notification is due, and
+/// every timer armed costs the runtime a wake-up. No notification can follow the call's end, so the
+/// result comes after every `output` of its request.
 async fn with_live_notifications<F: std::future::Future>(
     call: F,
     feed: &LiveFeed,
@@ -231,21 +232,32 @@ async fn with_live_notifications<F: std::future::Future>(
     out: &mpsc::UnboundedSender<String>,
 ) -> F::Output {
     let period = shellgate::sink::DEFAULT_INTERVAL;
-    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let first = tokio::time::Instant::now() + period;
+    let mut tick: Option<tokio::time::Interval> = None;
     let mut call = std::pin::pin!(call);
-    loop {
-        tokio::select! {
-            biased;
-            result = &mut call => return result,
-            _ = tick.tick() => {
+    std::future::poll_fn(|cx| {
+        if let std::task::Poll::Ready(result) = call.as_mut().poll(cx) {
+            return std::task::Poll::Ready(result);
+        }
+        if tick.is_none() && !feed.is_empty() {
+            let mut armed = tokio::time::interval_at(first, period);
+            armed.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            tick = Some(armed);
+        }
+        if let Some(tick) = tick.as_mut() {
+            // Until it is pending again, so the next tick wakes this task.
+            while tick.poll_tick(cx).is_ready() {
                 if let Some(live) = feed.take() {
                     let params = json!({"id": id, "text": live.text, "skipped_bytes": live.skipped});
-                    let _ = out.send(line_of(&json!({"jsonrpc": "2.0", "method": "output", "params": params})));
+                    let _ = out.send(line_of(
+                        &json!({"jsonrpc": "2.0", "method": "output", "params": params}),
+                    ));
                 }
             }
         }
-    }
+        std::task::Poll::Pending
+    })
+    .await
 }
 
 /// Split a line into (id, method, params), or the error response to send.
