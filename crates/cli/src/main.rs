@@ -89,15 +89,51 @@ fn main() -> std::process::ExitCode {
             "shellgate: warning: cannot become a child subreaper ({e}); detached descendants may escape"
         );
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    // The servers answer one request after another, each mostly waiting on its command: on one thread
+    // every wake-up (a request read, a command's output, the response written) stays on that thread,
+    // where a pool of workers would wake an idle one for each spawned task and timer — a thread hop
+    // that, on a busy machine, shows in the tail of the round trip. That thread is not the main one:
+    // orphans re-parented to the engine (a subreaper) land on the main thread, and the process-tree
+    // scans find them among its children alone, apart from the runs the engine started. Everything
+    // else keeps the pool.
+    let outcome = if matches!(cli.command, Command::Rpc { .. } | Command::Mcp { .. }) {
+        let server = std::thread::Builder::new()
+            .name("shellgate-server".into())
+            // As much stack as the main thread has (deeply nested commands parse recursively).
+            .stack_size(8 << 20)
+            .spawn(move || run_on(tokio::runtime::Builder::new_current_thread(), cli.command));
+        match server.map(std::thread::JoinHandle::join) {
+            Ok(Ok(outcome)) => outcome,
+            Ok(Err(_)) => Some(Err(anyhow::anyhow!("the server thread panicked"))),
+            Err(e) => Some(Err(anyhow::anyhow!("cannot start the server thread: {e}"))),
+        }
+    } else {
+        run_on(tokio::runtime::Builder::new_multi_thread(), cli.command)
+    };
+    let Some(outcome) = outcome else {
+        return std::process::ExitCode::from(70);
+    };
+    match outcome {
+        Ok(code) => std::process::ExitCode::from(u8::try_from(code.clamp(0, 255)).unwrap_or(255)),
+        Err(e) => {
+            eprintln!("shellgate: {e:#}");
+            std::process::ExitCode::from(70)
+        }
+    }
+}
+
+/// Run `command` on a runtime built by `builder`; `None` when the runtime cannot start (said on
+/// stderr).
+fn run_on(mut builder: tokio::runtime::Builder, command: Command) -> Option<anyhow::Result<i32>> {
+    let runtime = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("shellgate: cannot start the runtime: {e}");
-            return std::process::ExitCode::from(70);
+            return None;
         }
     };
     let outcome = runtime.block_on(async {
-        match cli.command {
+        match command {
             Command::Run(args) => run_cmd::run(args).await,
             Command::Rpc { config } => rpc::serve(config.as_deref()).await.map(|()| 0),
             Command::Mcp { config } => mcp::serve(config.as_deref()).await.map(|()| 0),
@@ -112,11 +148,5 @@ fn main() -> std::process::ExitCode {
     });
     // Do not wait for stray blocking reads (stdin) at shutdown.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
-    match outcome {
-        Ok(code) => std::process::ExitCode::from(u8::try_from(code.clamp(0, 255)).unwrap_or(255)),
-        Err(e) => {
-            eprintln!("shellgate: {e:#}");
-            std::process::ExitCode::from(70)
-        }
-    }
+    Some(outcome)
 }

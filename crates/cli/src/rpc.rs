@@ -8,8 +8,9 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+use serde::Serialize;
 use serde_json::{Value, json};
-use shellgate::{BashParams, BashTool, CancellationToken, LiveFeed, ProcessTool, ToolConfig};
+use shellgate::{BashParams, BashTool, CancellationToken, LiveFeed, ProcessTool, ToolConfig, ToolResult};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
@@ -43,40 +44,111 @@ struct Server {
     process: ProcessTool,
     /// Cancellation tokens of running `bash` requests, by their JSON-encoded id.
     running: Mutex<HashMap<String, CancellationToken>>,
-    out: mpsc::UnboundedSender<Value>,
+    /// Whole lines (one JSON message each, newline included) for the writer.
+    out: mpsc::UnboundedSender<String>,
 }
 
 /// A failed request: JSON-RPC error code and message.
 type RpcError = (i64, String);
 
+/// The result of a request. A `bash` result is serialized straight into the response line, without a
+/// `Value` tree in between.
+enum Reply {
+    Json(Value),
+    Bash(Box<ToolResult>),
+}
+
+/// A `bash` result as sent: the structured fields, and the text a model should see (SPEC T-4) next to
+/// them, as for `process`.
+#[derive(Serialize)]
+struct BashReply<'a> {
+    #[serde(flatten)]
+    result: &'a ToolResult,
+    text: String,
+}
+
+impl Serialize for Reply {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Json(value) => value.serialize(serializer),
+            Self::Bash(result) => BashReply {
+                result,
+                text: result.model_text(),
+            }
+            .serialize(serializer),
+        }
+    }
+}
+
+/// A JSON-RPC response: `result` or `error`.
+#[derive(Serialize)]
+struct Response<'a> {
+    jsonrpc: &'static str,
+    id: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<&'a Reply>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<ErrorBody<'a>>,
+}
+
+#[derive(Serialize)]
+struct ErrorBody<'a> {
+    code: i64,
+    message: &'a str,
+}
+
+/// `message` as one line for the writer.
+fn line_of(message: &impl Serialize) -> String {
+    let mut line = serde_json::to_string(message).unwrap_or_else(|e| {
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": code::INVALID_REQUEST, "message": e.to_string()}})
+            .to_string()
+    });
+    line.push('\n');
+    line
+}
+
 impl Server {
-    fn send(&self, message: Value) {
+    fn send(&self, message: &impl Serialize) {
         // The writer only goes away at shutdown, when nobody is listening any more.
-        let _ = self.out.send(message);
+        let _ = self.out.send(line_of(message));
     }
 
     fn respond(&self, id: &Value, outcome: Result<Value, RpcError>) {
-        let message = match outcome {
-            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-            Err((code, message)) => {
-                json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
-            }
+        self.reply(id, &outcome.map(Reply::Json));
+    }
+
+    fn reply(&self, id: &Value, outcome: &Result<Reply, RpcError>) {
+        let response = match outcome {
+            Ok(result) => Response {
+                jsonrpc: "2.0",
+                id,
+                result: Some(result),
+                error: None,
+            },
+            Err((code, message)) => Response {
+                jsonrpc: "2.0",
+                id,
+                result: None,
+                error: Some(ErrorBody { code: *code, message }),
+            },
         };
-        self.send(message);
+        self.send(&response);
     }
 
     async fn dispatch(self: Arc<Self>, id: Option<Value>, method: String, params: Value) {
         let outcome = match method.as_str() {
             "bash" => self.bash(id.as_ref(), params).await,
-            "abort" => self.abort(&params),
-            "process" => self.process(params).await,
-            "approve" => self.approve(id.as_ref(), params).await,
-            "artifact" => crate::artifact_cmd::rpc(params).map_err(|e| (code::INVALID_PARAMS, e)),
+            "abort" => self.abort(&params).map(Reply::Json),
+            "process" => self.process(params).await.map(Reply::Json),
+            "approve" => self.approve(id.as_ref(), params).await.map(Reply::Json),
+            "artifact" => crate::artifact_cmd::rpc(params)
+                .map(Reply::Json)
+                .map_err(|e| (code::INVALID_PARAMS, e)),
             other => Err((code::METHOD_NOT_FOUND, format!("unknown method {other:?}"))),
         };
         // Requests without an id are notifications: no response.
         if let Some(id) = id {
-            self.respond(&id, outcome);
+            self.reply(&id, &outcome);
         }
     }
 
@@ -86,7 +158,7 @@ impl Server {
         crate::control_socket::process_call(&self.process, params).await
     }
 
-    async fn bash(&self, id: Option<&Value>, params: Value) -> Result<Value, RpcError> {
+    async fn bash(&self, id: Option<&Value>, params: Value) -> Result<Reply, RpcError> {
         let params: BashParams = serde_json::from_value(params)
             .map_err(|e| (code::INVALID_PARAMS, format!("invalid bash params: {e}")))?;
         let cancel = CancellationToken::new();
@@ -107,11 +179,7 @@ impl Server {
         if let Some(key) = &key {
             self.running.lock().expect("running map").remove(key);
         }
-        // The text a model should see (SPEC T-4), next to the structured fields, as for `process`.
-        let text = result.model_text();
-        let mut value = serde_json::to_value(result).map_err(|e| (code::INVALID_REQUEST, e.to_string()))?;
-        value["text"] = Value::String(text);
-        Ok(value)
+        Ok(Reply::Bash(Box::new(result)))
     }
 
     /// `approve`: the approved run can be aborted like a `bash` request, by this request's id.
@@ -153,31 +221,43 @@ impl Server {
 
 /// Runs `call`, sending what it printed meanwhile as `output` notifications, coalesced every 50 ms.
 ///
-/// The timer is polled next to the call on the request's own task (no task of its own: most calls end
-/// long before the first tick), and no notification can follow the call's end, so the result comes
-/// after every `output` of its request.
+/// The timer is polled next to the call on the request's own task (no task of its own), and armed only
+/// once the call has printed something: most calls end before their first notification is due, and
+/// every timer armed costs the runtime a wake-up. No notification can follow the call's end, so the
+/// result comes after every `output` of its request.
 async fn with_live_notifications<F: std::future::Future>(
     call: F,
     feed: &LiveFeed,
     id: &Value,
-    out: &mpsc::UnboundedSender<Value>,
+    out: &mpsc::UnboundedSender<String>,
 ) -> F::Output {
     let period = shellgate::sink::DEFAULT_INTERVAL;
-    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let first = tokio::time::Instant::now() + period;
+    let mut tick: Option<tokio::time::Interval> = None;
     let mut call = std::pin::pin!(call);
-    loop {
-        tokio::select! {
-            biased;
-            result = &mut call => return result,
-            _ = tick.tick() => {
+    std::future::poll_fn(|cx| {
+        if let std::task::Poll::Ready(result) = call.as_mut().poll(cx) {
+            return std::task::Poll::Ready(result);
+        }
+        if tick.is_none() && !feed.is_empty() {
+            let mut armed = tokio::time::interval_at(first, period);
+            armed.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            tick = Some(armed);
+        }
+        if let Some(tick) = tick.as_mut() {
+            // Until it is pending again, so the next tick wakes this task.
+            while tick.poll_tick(cx).is_ready() {
                 if let Some(live) = feed.take() {
                     let params = json!({"id": id, "text": live.text, "skipped_bytes": live.skipped});
-                    let _ = out.send(json!({"jsonrpc": "2.0", "method": "output", "params": params}));
+                    let _ = out.send(line_of(
+                        &json!({"jsonrpc": "2.0", "method": "output", "params": params}),
+                    ));
                 }
             }
         }
-    }
+        std::task::Poll::Pending
+    })
+    .await
 }
 
 /// Split a line into (id, method, params), or the error response to send.
@@ -226,12 +306,10 @@ pub(crate) fn parse_request(line: &str) -> Result<(Option<Value>, String, Value)
 /// Serve until stdin ends and every request in flight has been answered.
 pub async fn serve(config_file: Option<&Path>) -> anyhow::Result<()> {
     let config = load_config(config_file)?;
-    let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Value>();
+    let (out_tx, mut out_rx) = mpsc::unbounded_channel::<String>();
     let writer = tokio::spawn(async move {
         let mut stdout = crate::stdio_pipes::output();
-        while let Some(message) = out_rx.recv().await {
-            let mut line = message.to_string();
-            line.push('\n');
+        while let Some(line) = out_rx.recv().await {
             if stdout.write_all(line.as_bytes()).await.is_err() || stdout.flush().await.is_err() {
                 break;
             }
@@ -249,8 +327,8 @@ pub async fn serve(config_file: Option<&Path>) -> anyhow::Result<()> {
     // `shellgate jobs` reaches this server's jobs through its private socket while it runs.
     let control = crate::control_socket::start_or_warn(server.process.clone(), server.tool.clone());
 
-    // On a worker of the runtime, as the requests' tasks are, not on the thread that waits for the
-    // server to end: each request then starts without waking another thread.
+    // On a task of its own, as the requests' tasks are, not on the future that waits for the server to
+    // end: on a pool of workers, each request then starts without waking another thread.
     let in_flight = tokio::spawn(read_requests(Arc::clone(&server))).await?;
     // The client is gone: no job outlives the server. Killing the jobs also ends polls waiting on them.
     drop(control);
@@ -290,7 +368,9 @@ async fn read_requests(server: Arc<Server>) -> JoinSet<()> {
         }
         match parse_request(&line) {
             Ok((id, method, params)) => {
-                in_flight.spawn(Arc::clone(&server).dispatch(id, method, params));
+                // Boxed: the task then holds a pointer, not the request's whole (large) future, which
+                // would be copied on every move into and out of the task.
+                in_flight.spawn(Box::pin(Arc::clone(&server).dispatch(id, method, params)));
             }
             Err((id, error)) => server.respond(&id, Err(error)),
         }
@@ -309,7 +389,8 @@ fn spawn_exit_notifier(server: &Arc<Server>) -> tokio::task::JoinHandle<()> {
         loop {
             match exits.recv().await {
                 Ok(event) => {
-                    let _ = out.send(json!({"jsonrpc": "2.0", "method": "job_exited", "params": event}));
+                    let message = json!({"jsonrpc": "2.0", "method": "job_exited", "params": event});
+                    let _ = out.send(line_of(&message));
                 }
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => break,

@@ -59,14 +59,30 @@ pub(crate) enum DrainEnd {
 /// After the main process exited, read what its tree still writes: until EOF, until no output arrived for
 /// `idle`, until `max` has passed, or until the sink has seen enough. While a stop is in progress
 /// (`kill_at`), the tree instead gets the rest of its grace period to exit on its own.
-pub(crate) async fn drain<R: AsyncRead + Unpin>(
-    output: &mut R,
+pub(crate) async fn drain(
+    output: &mut pipe::Receiver,
     buf: &mut [u8],
     sink: &mut SendSink<'_>,
     kill_at: Option<tokio::time::Instant>,
     idle: Duration,
     max: Duration,
 ) -> DrainEnd {
+    // Usually the stream has ended already (the last writer closed it as it exited): then no timer is
+    // armed (each one armed costs the runtime a wake-up). Bounded, as a writer may still be going.
+    let mut budget = CLOSE_READ_BUDGET;
+    while budget > 0 {
+        match output.try_read(buf) {
+            Ok(0) => return DrainEnd::Eof,
+            Ok(n) => {
+                budget = budget.saturating_sub(n);
+                if sink.write(&buf[..n]).is_stop() {
+                    return DrainEnd::SinkStopped;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+            Err(_) => return DrainEnd::Eof,
+        }
+    }
     let drain_end = kill_at.unwrap_or_else(|| tokio::time::Instant::now() + max);
     loop {
         let idle_end = if kill_at.is_some() {

@@ -61,7 +61,6 @@ pub(crate) fn launch_mode(spec: &LaunchSpec, mode: StartMode) -> Result<Launched
     let _ = tree::init_subreaper();
     let pipe_err = |what| move |source| ExecError::Pipe { what, source };
     let (reader, writer) = std::io::pipe().map_err(pipe_err("output pipe"))?;
-    let stderr_writer = writer.try_clone().map_err(pipe_err("output pipe"))?;
     let status_pipe = if spec.status_report {
         let (r, w) = std::io::pipe().map_err(pipe_err("status pipe"))?;
         fcntl(&r, FcntlArg::F_SETFL(OFlag::O_NONBLOCK)).map_err(|e| ExecError::Pipe {
@@ -78,15 +77,14 @@ pub(crate) fn launch_mode(spec: &LaunchSpec, mode: StartMode) -> Result<Launched
 
     let status_fd = status_pipe.as_ref().map(|(_, w)| w.as_raw_fd());
     let (leader, stdin) = match mode {
-        StartMode::VmGuard => {
-            drop(stderr_writer);
-            start_direct(spec, image, &writer, status_fd, Some(needle))?
+        StartMode::VmGuard => start_direct(spec, image, &writer, status_fd, Some(needle))?,
+        StartMode::ForkGuard => {
+            // std hands the child its stdout and stderr as two descriptors (the direct starts dup
+            // one descriptor onto both in the child, so they need no copy).
+            let stderr_writer = writer.try_clone().map_err(pipe_err("output pipe"))?;
+            start_guarded(spec, image, writer, stderr_writer, status_fd, needle)?
         }
-        StartMode::ForkGuard => start_guarded(spec, image, writer, stderr_writer, status_fd, needle)?,
-        StartMode::Direct => {
-            drop(stderr_writer);
-            start_direct(spec, image, &writer, status_fd, None)?
-        }
+        StartMode::Direct => start_direct(spec, image, &writer, status_fd, None)?,
     };
     // Our copies of the write ends are gone (dropped above or in `cmd`), so EOF arrives when the
     // process tree closes its copies.

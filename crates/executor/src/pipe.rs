@@ -140,8 +140,13 @@ impl PipeExecutor {
         let command_exit = watch_command(watch.as_ref());
         tokio::pin!(command_exit);
         // Watched from EOF on, or once the run is this old even without EOF (see below).
-        let watch_from = tokio::time::Instant::now() + WATCH_WITHOUT_EOF_AFTER;
+        let watch_from = tokio::time::sleep(WATCH_WITHOUT_EOF_AFTER);
+        tokio::pin!(watch_from);
         let mut watch_armed = false;
+        // Armed once for the whole run (a timer made anew in every turn of the loop is registered with
+        // the runtime's timer anew each time).
+        let timeout_timer = sleep_until_opt(deadline);
+        tokio::pin!(timeout_timer);
 
         // Phase 1: until the leader exits.
         loop {
@@ -174,10 +179,10 @@ impl PipeExecutor {
                     leader_pending = true;
                     break;
                 }
-                () = tokio::time::sleep_until(watch_from), if watch.is_some() && !eof && !watch_armed => {
+                () = &mut watch_from, if watch.is_some() && !eof && !watch_armed => {
                     watch_armed = true;
                 }
-                () = sleep_until_opt(deadline), if run_status == RunStatus::Completed && deadline.is_some() => {
+                () = &mut timeout_timer, if run_status == RunStatus::Completed && deadline.is_some() => {
                     run_status = RunStatus::TimedOut;
                     tree.terminate();
                     kill_at = Some(tokio::time::Instant::now() + spec.kill_grace);
@@ -193,8 +198,11 @@ impl PipeExecutor {
                 }
             }
         }
-        // Remember orphans that are still alive now, so they are recognised even after they exit.
-        let _ = tree.members();
+        // Remember orphans that are still alive now, so they are recognised even after they exit during
+        // the drain. Without a drain (EOF came already) the kill below looks at once anyway.
+        if !eof {
+            let _ = tree.members();
+        }
 
         // Phase 2: bounded drain of what the tree still writes. While a stop is in progress, the rest of
         // the tree gets the remainder of its grace period to exit (and close the pipe) on its own.

@@ -1,9 +1,9 @@
-//! A foreground run (SPEC J-1): the command runs on its own task, into the output window and the live
-//! feed. The call waits for it — or, once it has run for the auto-yield time, hands it to the job
-//! registry and answers `running` with a job id; the command goes on as that job (its later output
-//! through `process poll/log`, its end as an exit event, its full output as the window's artifact).
-//! A session command handed over keeps its session busy, so later calls in that session run in a
-//! fresh shell started from the session's state (SPEC E-10).
+//! A foreground run (SPEC J-1): the command runs into the output window and the live feed, polled on
+//! the calling task. The call waits for it — or, once it has run for the auto-yield time, moves it onto
+//! a task of its own, hands it to the job registry and answers `running` with a job id; the command
+//! goes on as that job (its later output through `process poll/log`, its end as an exit event, its
+//! full output as the window's artifact). A session command handed over keeps its session busy, so
+//! later calls in that session run in a fresh shell started from the session's state (SPEC E-10).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -126,13 +126,19 @@ impl Foreground {
         let timeout = self.timeout;
         let session_pid = self.session_pid();
         let run_cancel = CancellationToken::new();
-        let mut task =
-            tokio::spawn(self.execute(Arc::clone(&shared), run_cancel.clone(), Some(jobs.clone())));
+        // Polled here, on the caller's task: most runs end long before the auto-yield time, and a run
+        // that ends here needs no task of its own (no spawn, no wake-up across threads). Boxed, so a
+        // run handed over moves onto its own task as a pointer.
+        let mut run = CatchPanic(Box::pin(self.execute(
+            Arc::clone(&shared),
+            run_cancel.clone(),
+            Some(jobs.clone()),
+        )));
         let yield_at = tokio::time::sleep(after);
         tokio::pin!(yield_at);
         loop {
             tokio::select! {
-                done = &mut task => return done.unwrap_or_else(|e| panicked(&e, &cwd)),
+                done = &mut run => return done.unwrap_or_else(|e| panicked(&e, &cwd)),
                 () = cancel.cancelled(), if !run_cancel.is_cancelled() => run_cancel.cancel(),
                 () = &mut yield_at => break,
             }
@@ -154,16 +160,18 @@ impl Foreground {
         };
         let (job, summary) = match handed {
             Some(Ok(handed)) => handed,
-            None => return task.await.unwrap_or_else(|e| panicked(&e, &cwd)),
+            None => return run.await.unwrap_or_else(|e| panicked(&e, &cwd)),
             Some(Err(reason)) => {
                 // No room for another job: keep waiting, as without auto-yield.
-                let mut result = task.await.unwrap_or_else(|e| panicked(&e, &cwd));
+                let mut result = run.await.unwrap_or_else(|e| panicked(&e, &cwd));
                 result.notices.push(format!(
                     "The command could not go on as a background job: {reason}"
                 ));
                 return result;
             }
         };
+        // The run goes on as the job, on its own task; it records its end in the job itself.
+        drop(tokio::spawn(run));
         let mut result = ToolResult::not_run(ToolStatus::Running, summary.text, cwd.display().to_string());
         result.is_error = false;
         result.job_id = Some(job.id.clone());
@@ -308,10 +316,55 @@ fn record_end(
     jobs.finish_detached(job, exit_code, signal, notices);
 }
 
-fn panicked(error: &tokio::task::JoinError, cwd: &std::path::Path) -> ToolResult {
+fn panicked(error: &str, cwd: &std::path::Path) -> ToolResult {
     ToolResult::not_run(
         ToolStatus::FailedToStart,
         format!("The run failed inside the engine: {error}"),
         cwd.display().to_string(),
     )
+}
+
+/// A run polled on the caller's task: a panic inside it becomes an error (its message), as it would
+/// for a task of its own, instead of unwinding through the caller.
+struct CatchPanic<F>(std::pin::Pin<Box<F>>);
+
+impl<F: Future> Future for CatchPanic<F> {
+    type Output = Result<F::Output, String>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        let run = &mut self.0;
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run.as_mut().poll(cx))) {
+            Ok(poll) => poll.map(Ok),
+            Err(payload) => {
+                let message = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown cause".to_owned());
+                std::task::Poll::Ready(Err(format!("the run panicked: {message}")))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run that panics while polled on the caller's task answers with the panic's message; the
+    /// caller's task goes on.
+    #[tokio::test]
+    async fn a_panicking_run_becomes_an_error_not_an_unwind() {
+        let boom = async {
+            tokio::task::yield_now().await;
+            assert!(std::hint::black_box(false), "boom in the run");
+            7
+        };
+        let error = CatchPanic(Box::pin(boom)).await.unwrap_err();
+        assert!(error.contains("boom in the run"), "{error}");
+        assert_eq!(CatchPanic(Box::pin(async { 7 })).await, Ok(7));
+    }
 }

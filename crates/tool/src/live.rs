@@ -49,6 +49,12 @@ impl LiveFeed {
         }
     }
 
+    /// Whether nothing is pending since the last take.
+    pub fn is_empty(&self) -> bool {
+        let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.text.is_empty() && state.skipped == 0
+    }
+
     /// Everything pending since the last take, or `None` when there is nothing new.
     pub fn take(&self) -> Option<LiveText> {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);

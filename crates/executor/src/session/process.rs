@@ -27,6 +27,8 @@ use crate::tree::{self, ProcInfo, ProcessTree, RUN_MARKER_VAR};
 use crate::{ExecOutcome, LaunchSpec, RunStatus, SendSink, guard, non_interactive, signal_name};
 
 const READ_CHUNK: usize = 64 * 1024;
+/// Read size on the control channel (records are a few dozen bytes).
+const CTL_CHUNK: usize = 4096;
 
 /// The path of a shell's last saved state, updated as the shell reports saves.
 pub(crate) type SavedPath = std::sync::Arc<std::sync::Mutex<Option<PathBuf>>>;
@@ -101,6 +103,9 @@ pub(crate) struct ShellProcess {
     ended_by_command: bool,
     /// The output read buffer, kept between commands.
     buf: Vec<u8>,
+    /// The control channel's read buffer, kept between commands (on the stack it made every command's
+    /// future 4 KiB larger, zeroed and copied on each run).
+    ctl: Vec<u8>,
     /// The command files, kept open between commands.
     command_files: CommandFiles,
 }
@@ -194,6 +199,7 @@ impl ShellProcess {
             exited: None,
             ended_by_command: false,
             buf: Vec::new(),
+            ctl: Vec::new(),
             command_files: CommandFiles::default(),
         };
         shell.wait_ready(plan.ready_timeout).await?;
@@ -389,7 +395,16 @@ impl ShellProcess {
         if buf.len() != READ_CHUNK {
             buf = vec![0u8; READ_CHUNK];
         }
-        let mut ctl = [0u8; 4096];
+        let mut ctl = std::mem::take(&mut self.ctl);
+        if ctl.len() != CTL_CHUNK {
+            ctl = vec![0u8; CTL_CHUNK];
+        }
+        // Each armed once for the whole run (a timer made anew in every turn of the loop is registered
+        // with the runtime's timer anew each time).
+        let ack_timer = tokio::time::sleep_until(ack_deadline);
+        tokio::pin!(ack_timer);
+        let timeout_timer = tokio::time::sleep_until(deadline);
+        tokio::pin!(timeout_timer);
 
         // Phase 1: until the shell reports the command done, or dies.
         loop {
@@ -431,7 +446,7 @@ impl ShellProcess {
                     self.exited = Some(waited?);
                     break;
                 }
-                () = tokio::time::sleep_until(ack_deadline), if !acked => {
+                () = &mut ack_timer, if !acked => {
                     // bash does not acknowledge (a record would wake the engine for nothing on every
                     // command): it has picked the command up once it has read its line, all of it.
                     if self.kind == ShellKind::Zsh || line_unread(&self.req) {
@@ -439,7 +454,7 @@ impl ShellProcess {
                     }
                     acked = true;
                 }
-                () = tokio::time::sleep_until(deadline), if status == RunStatus::Completed => {
+                () = &mut timeout_timer, if status == RunStatus::Completed => {
                     status = RunStatus::TimedOut;
                     self.tree.terminate();
                     kill_at = Some(tokio::time::Instant::now() + limits.kill_grace);
@@ -538,6 +553,7 @@ impl ShellProcess {
             outcome.pipeline_status.clear();
         }
         self.buf = buf;
+        self.ctl = ctl;
         Ok(RunEnd::Finished { outcome, shell_alive })
     }
 
