@@ -113,8 +113,8 @@ impl Filters {
 
 /// Install the supervised filter and hand its listener to the supervisor. `Ok(false)` when the
 /// kernel refuses a listener here (an enclosing sandbox already has one): the run goes on with the
-/// base filter's own socket rules, unreported. A supervisor that does not take the listener fails
-/// the run: its stopped calls could never be answered.
+/// base filter's own socket rules, unreported. A listener that cannot be handed over fails the
+/// run: its stopped calls could never be answered.
 fn hand_over(
     connection: &OwnedFd,
     program: &BpfProgram,

@@ -35,7 +35,7 @@ const ALWAYS_DENIED: &[libc::c_long] = &[
 const SOCK_TYPE_MASK: u64 = 0xf;
 
 /// Compile the filter for `policy`. With `supervised_sockets` the socket rules are left out: the
-/// supervised filter ([`crate::supervise`]) refuses those sockets instead, and reports them.
+/// supervised filter (`crate::supervise`) refuses those sockets instead, and reports them.
 pub fn compile(policy: &SandboxPolicy, supervised_sockets: bool) -> Result<BpfProgram, SandboxError> {
     build(policy, supervised_sockets).map_err(|e| SandboxError::unavailable(format!("seccomp filter: {e}")))
 }
@@ -62,7 +62,7 @@ fn build(policy: &SandboxPolicy, supervised_sockets: bool) -> Result<BpfProgram,
 }
 
 /// Add the rules refusing sockets while the network is off.
-pub(crate) fn insert_socket_rules(
+fn insert_socket_rules(
     rules: &mut BTreeMap<i64, Vec<SeccompRule>>,
     unix: bool,
 ) -> Result<(), seccompiler::BackendError> {
@@ -71,11 +71,7 @@ pub(crate) fn insert_socket_rules(
     Ok(())
 }
 
-pub(crate) fn arg(
-    index: u8,
-    op: SeccompCmpOp,
-    value: u64,
-) -> Result<SeccompCondition, seccompiler::BackendError> {
+fn arg(index: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition, seccompiler::BackendError> {
     SeccompCondition::new(index, SeccompCmpArgLen::Dword, op, value)
 }
 

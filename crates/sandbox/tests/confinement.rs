@@ -254,11 +254,13 @@ fn non_tcp_sockets_are_refused_while_the_network_is_off() {
     let Some(python) = real_python() else { return };
     let base = scratch();
     let probe = "import socket\n\
-        for fam, typ in [(socket.AF_INET, socket.SOCK_DGRAM), (socket.AF_NETLINK, socket.SOCK_RAW)]:\n\
+        for fam, typ, proto in [(socket.AF_INET, socket.SOCK_DGRAM, 0), (socket.AF_NETLINK, socket.SOCK_RAW, 0),\n\
+        \x20                       (socket.AF_INET, socket.SOCK_STREAM, 262), (socket.AF_INET6, socket.SOCK_RAW, 58)]:\n\
         \x20   try:\n\
-        \x20       socket.socket(fam, typ); print('opened', fam, typ)\n\
+        \x20       socket.socket(fam, typ, proto); print('opened', fam, typ, proto)\n\
         \x20   except PermissionError:\n\
-        \x20       print('refused', fam, typ)\n\
+        \x20       print('refused', fam, typ, proto)\n\
+        socket.socket(socket.AF_INET, socket.SOCK_STREAM); print('tcp-ok')\n\
         socket.socketpair(); print('unix-ok')";
     let collector = collector();
     let run = run_sandboxed(
@@ -270,8 +272,11 @@ fn non_tcp_sockets_are_refused_while_the_network_is_off() {
     );
     let stdout = run.stdout();
     assert!(!stdout.contains("opened"), "{stdout} {}", run.stderr());
-    assert_eq!(stdout.matches("refused").count(), 2, "{stdout}");
-    assert!(stdout.contains("unix-ok"), "{stdout}");
+    assert_eq!(stdout.matches("refused").count(), 4, "{stdout}");
+    assert!(
+        stdout.contains("tcp-ok") && stdout.contains("unix-ok"),
+        "{stdout}"
+    );
     let Some(report) = run.report else { return };
     let network: Vec<&str> = report
         .denials
@@ -281,6 +286,14 @@ fn non_tcp_sockets_are_refused_while_the_network_is_off() {
         .collect();
     assert!(network.contains(&"socket(AF_INET, SOCK_DGRAM)"), "{report:?}");
     assert!(network.contains(&"socket(AF_NETLINK, SOCK_RAW)"), "{report:?}");
+    assert!(
+        network.contains(&"socket(AF_INET, SOCK_STREAM, IPPROTO_MPTCP)"),
+        "{report:?}"
+    );
+    assert!(
+        network.contains(&"socket(AF_INET6, SOCK_RAW, IPPROTO_ICMPV6)"),
+        "{report:?}"
+    );
     assert!(!network.iter().any(|a| a.contains("AF_UNIX")), "{report:?}");
 }
 

@@ -1,25 +1,21 @@
 //! Handing a listener to the supervisor: one `SOCK_SEQPACKET` message on the supervisor's abstract
-//! Unix socket, JSON describing the sandbox plus the listener as `SCM_RIGHTS`, answered by one
-//! byte once the supervisor watches it.
+//! Unix socket, JSON describing the sandbox plus the listener as `SCM_RIGHTS`.
 //!
 //! The helper connects before Landlock scopes abstract sockets away from it, and checks that the
 //! socket belongs to its own user (or root): whoever holds a listener answers the sandbox's
-//! stopped calls.
+//! stopped calls. It does not wait for an answer: the queued message keeps the listener alive until
+//! the supervisor takes it, and a stopped call simply waits until then (a run's timeout still
+//! applies; if the engine is gone, the listener closes and stopped calls fail with `ENOSYS`).
 
 use std::io::{IoSlice, IoSliceMut};
 use std::os::fd::{AsRawFd as _, FromRawFd as _, OwnedFd, RawFd};
 use std::path::PathBuf;
-use std::time::Duration;
 
 use nix::sys::socket::{
     self, AddressFamily, ControlMessage, ControlMessageOwned, MsgFlags, SockFlag, SockType, UnixAddr, sockopt,
 };
 use serde::{Deserialize, Serialize};
 
-/// How long the helper waits for the supervisor's answer before the run fails closed.
-pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(5);
-/// The byte the supervisor answers with.
-const WATCHING: u8 = b'w';
 /// Largest registration accepted.
 pub const MAX_MESSAGE: usize = 64 * 1024;
 
@@ -55,16 +51,11 @@ pub fn connect(name: &str) -> nix::Result<OwnedFd> {
     if owner != me && owner != 0 {
         return Err(nix::Error::EPERM);
     }
-    socket::setsockopt(
-        &fd,
-        sockopt::ReceiveTimeout,
-        &nix::sys::time::TimeVal::new(i64::try_from(ANSWER_TIMEOUT.as_secs()).unwrap_or(5), 0),
-    )?;
     Ok(fd)
 }
 
-/// Send `registration` and `listener`, wait for the answer. The listener is closed here either
-/// way: the sandboxed command must never hold it.
+/// Send `registration` and `listener`. The listener is closed here either way: the sandboxed
+/// command must never hold it.
 pub fn register(connection: &OwnedFd, registration: &Registration, listener: OwnedFd) -> Result<(), String> {
     let json = serde_json::to_vec(registration).map_err(|e| e.to_string())?;
     let fds = [listener.as_raw_fd()];
@@ -77,12 +68,7 @@ pub fn register(connection: &OwnedFd, registration: &Registration, listener: Own
     )
     .map_err(|e| format!("cannot hand the listener to the supervisor: {e}"))?;
     drop(listener);
-    let mut answer = [0u8; 1];
-    match nix::unistd::read(connection, &mut answer) {
-        Ok(1) if answer[0] == WATCHING => Ok(()),
-        Ok(_) => Err("the denial supervisor closed the connection".to_owned()),
-        Err(e) => Err(format!("the denial supervisor did not answer: {e}")),
-    }
+    Ok(())
 }
 
 /// The supervisor's side: read one registration and its listener from `connection`.
@@ -127,9 +113,4 @@ pub fn receive(connection: &OwnedFd) -> Result<(Registration, OwnedFd), String> 
         ));
     }
     Ok((registration, listener))
-}
-
-/// Tell the helper its listener is watched.
-pub fn answer(connection: &OwnedFd) {
-    let _ = nix::unistd::write(connection, &[WATCHING]);
 }

@@ -129,7 +129,7 @@ fn serve(server: &OwnedFd) {
     }
 }
 
-/// Read a helper's registration (it has arrived: the connection was readable) and answer it.
+/// Read a helper's registration (it has arrived: the connection was readable).
 fn take_registration(connection: &OwnedFd, domain: u64) -> Option<Sandbox> {
     let (registration, listener) = register::receive(connection).ok()?;
     let Registration {
@@ -148,7 +148,6 @@ fn take_registration(connection: &OwnedFd, domain: u64) -> Option<Sandbox> {
         )
     };
     denials::supervised_sandbox_started(domain, pid, parent, session);
-    register::answer(connection);
     Some(Sandbox {
         listener,
         domain,

@@ -4,12 +4,6 @@
 //! to a directory descriptor or the working directory) or by a descriptor. Opens are stopped only
 //! when their flags ask for writing, so reads never wait for the supervisor.
 
-use std::collections::BTreeMap;
-
-use seccompiler::{SeccompCmpOp, SeccompRule};
-
-use crate::seccomp_rules::arg;
-
 /// How the final component of a path is resolved by the call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Follow {
@@ -147,25 +141,6 @@ pub fn watched(nr: libc::c_long) -> Option<Watched> {
     write_calls().find(|(n, _)| *n == nr).map(|(_, w)| w)
 }
 
-/// Filter rules stopping every write call (opens only with a write flag).
-pub fn write_rules(rules: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<(), seccompiler::BackendError> {
-    for (nr, call) in write_calls() {
-        let conditions = match call {
-            Watched::Open { flags, .. } => WRITE_FLAGS
-                .iter()
-                .map(|&flag| {
-                    let flag = u64::from(flag.unsigned_abs());
-                    let index = u8::try_from(flags).expect("argument index below 6");
-                    SeccompRule::new(vec![arg(index, SeccompCmpOp::MaskedEq(flag), flag)?])
-                })
-                .collect::<Result<Vec<_>, _>>()?,
-            _ => Vec::new(),
-        };
-        rules.insert(nr, conditions);
-    }
-    Ok(())
-}
-
 /// Whether open flags ask for writing.
 pub fn opens_for_writing(flags: u64) -> bool {
     WRITE_FLAGS
@@ -228,10 +203,6 @@ mod tests {
         assert!(!opens_for_writing(
             (libc::O_RDONLY | libc::O_CLOEXEC | libc::O_DIRECTORY) as u64
         ));
-        let mut rules = BTreeMap::new();
-        write_rules(&mut rules).unwrap();
-        assert_eq!(rules[&libc::SYS_openat].len(), WRITE_FLAGS.len());
-        assert!(rules[&libc::SYS_mkdirat].is_empty());
     }
 
     #[test]
