@@ -3,7 +3,7 @@
 //!
 //! Refused calls fail with `EPERM` (the program sees an ordinary error, not a signal). The filter
 //! also kills the process on any syscall made through another architecture's entry point (32-bit
-//! `int 0x80` on x86_64), so the argument checks below cannot be sidestepped that way.
+//! `int 0x80` on x86_64) or through the x32 ABI, so the checks below cannot be sidestepped that way.
 //!
 //! With the network off, TCP sockets (`AF_INET`/`AF_INET6`, `SOCK_STREAM`, protocol 0 or
 //! `IPPROTO_TCP`) may still be *created*: Landlock then refuses their `bind` and `connect` and
@@ -34,6 +34,16 @@ const ALWAYS_DENIED: &[libc::c_long] = &[
 /// `SOCK_CLOEXEC`).
 const SOCK_TYPE_MASK: u64 = 0xf;
 
+// Classic BPF opcodes (linux/bpf_common.h) of the hand-written instructions.
+pub(crate) const LD_W_ABS: u16 = 0x20;
+pub(crate) const JEQ_K: u16 = 0x15;
+pub(crate) const JSET_K: u16 = 0x45;
+pub(crate) const AND_K: u16 = 0x54;
+pub(crate) const RET_K: u16 = 0x06;
+
+/// `__X32_SYSCALL_BIT`: set in the number of a call through the x32 ABI.
+pub(crate) const X32_SYSCALL_BIT: u32 = 0x4000_0000;
+
 /// Compile the filter for `policy`. With `supervised_sockets` the socket rules are left out: the
 /// supervised filter (`crate::supervise`) refuses those sockets instead, and reports them.
 pub fn compile(policy: &SandboxPolicy, supervised_sockets: bool) -> Result<BpfProgram, SandboxError> {
@@ -58,7 +68,27 @@ fn build(policy: &SandboxPolicy, supervised_sockets: bool) -> Result<BpfProgram,
         SeccompAction::Errno(libc::EPERM as u32),
         arch,
     )?;
-    filter.try_into()
+    let program: BpfProgram = filter.try_into()?;
+    Ok(refusing_x32(program))
+}
+
+/// On x86_64, put a check in front of `program` that kills a call through the x32 ABI: x32 calls
+/// share the x86_64 architecture value, and their numbers (bit 30 set) match none of the rules, so
+/// `ptrace` or `io_uring_setup` made that way would pass. (seccompiler's jumps are relative, so the
+/// program stays valid behind the prefix.)
+fn refusing_x32(program: BpfProgram) -> BpfProgram {
+    if !cfg!(target_arch = "x86_64") {
+        return program;
+    }
+    let check = |code, jt, jf, k| seccompiler::sock_filter { code, jt, jf, k };
+    let mut prefixed = vec![
+        // The call number is at offset 0 of `struct seccomp_data`.
+        check(LD_W_ABS, 0, 0, 0),
+        check(JSET_K, 0, 1, X32_SYSCALL_BIT),
+        check(RET_K, 0, 0, libc::SECCOMP_RET_KILL_PROCESS),
+    ];
+    prefixed.extend(program);
+    prefixed
 }
 
 /// Add the rules refusing sockets while the network is off.
@@ -139,5 +169,10 @@ mod tests {
         assert!(closed.len() > open.len());
         assert_eq!(supervised, open);
         assert_ne!(closed, closed_no_unix);
+        if cfg!(target_arch = "x86_64") {
+            // The x32 check comes first.
+            assert_eq!(open[1].k, 0x4000_0000);
+            assert_eq!(open[2].k, libc::SECCOMP_RET_KILL_PROCESS);
+        }
     }
 }

@@ -262,6 +262,25 @@ fn non_tcp_sockets_are_refused_while_the_network_is_off() {
         \x20       print('refused', fam, typ, proto)\n\
         socket.socket(socket.AF_INET, socket.SOCK_STREAM); print('tcp-ok')\n\
         socket.socketpair(); print('unix-ok')";
+    let refused_alike = |run: &common::Run| {
+        let stdout = run.stdout();
+        assert!(!stdout.contains("opened"), "{stdout} {}", run.stderr());
+        assert_eq!(stdout.matches("refused").count(), 4, "{stdout}");
+        assert!(
+            stdout.contains("tcp-ok") && stdout.contains("unix-ok"),
+            "{stdout}"
+        );
+    };
+    // Without a supervisor (denial reporting off) the base filter refuses them itself.
+    let unsupervised = run_sandboxed(
+        &workspace_policy(base.path()),
+        base.path(),
+        &[],
+        &[&python, "-c", probe],
+        None,
+    );
+    refused_alike(&unsupervised);
+    // With one, the supervised filter stops them and the supervisor refuses and reports them.
     let collector = collector();
     let run = run_sandboxed(
         &workspace_policy(base.path()),
@@ -270,13 +289,7 @@ fn non_tcp_sockets_are_refused_while_the_network_is_off() {
         &[&python, "-c", probe],
         collector,
     );
-    let stdout = run.stdout();
-    assert!(!stdout.contains("opened"), "{stdout} {}", run.stderr());
-    assert_eq!(stdout.matches("refused").count(), 4, "{stdout}");
-    assert!(
-        stdout.contains("tcp-ok") && stdout.contains("unix-ok"),
-        "{stdout}"
-    );
+    refused_alike(&run);
     let Some(report) = run.report else { return };
     let network: Vec<&str> = report
         .denials

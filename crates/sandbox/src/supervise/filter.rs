@@ -17,17 +17,8 @@ use std::os::fd::{FromRawFd as _, OwnedFd};
 use seccompiler::{BpfProgram, sock_filter};
 
 use super::syscalls::{self, Watched};
+use crate::seccomp_rules::{AND_K, JEQ_K, JSET_K, LD_W_ABS, RET_K, X32_SYSCALL_BIT};
 use crate::{SandboxError, SandboxPolicy};
-
-// Classic BPF opcodes (linux/bpf_common.h) used below.
-const LD_W_ABS: u16 = 0x20;
-const JEQ_K: u16 = 0x15;
-const JSET_K: u16 = 0x45;
-const AND_K: u16 = 0x54;
-const RET_K: u16 = 0x06;
-
-/// `__X32_SYSCALL_BIT`: set in the number of a call through the x32 ABI.
-const X32_SYSCALL_BIT: u32 = 0x4000_0000;
 
 /// Offsets in `struct seccomp_data`.
 const NR: u32 = 0;
