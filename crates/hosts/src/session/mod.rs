@@ -87,8 +87,6 @@ pub struct RemoteSessionInfo {
     pub busy: bool,
     /// Time since a command last ended in it.
     pub idle_for: Duration,
-    /// Whether its shell is alive (otherwise the next command starts one from the saved state).
-    pub alive: bool,
     /// Commands run in it so far (`0` while the first runs).
     pub commands: u64,
 }
@@ -216,7 +214,6 @@ impl RemoteSessions {
                         .unwrap_or_default(),
                     busy: idle.is_none(),
                     idle_for: idle.as_ref().map_or(Duration::ZERO, |s| s.last_used.elapsed()),
-                    alive: idle.as_ref().is_none_or(|s| s.shell.is_some()),
                     commands: idle.as_ref().map_or(0, |s| s.commands),
                 }
             })

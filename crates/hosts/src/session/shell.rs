@@ -306,18 +306,7 @@ impl RemoteShell {
             )
         };
         let argv = host.argv(&text, &Invocation::default());
-        tokio::spawn(async move {
-            let mut cmd = tokio::process::Command::new(&argv[0]);
-            cmd.args(&argv[1..])
-                .current_dir("/")
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .kill_on_drop(true);
-            if let Ok(mut child) = cmd.spawn() {
-                let _ = tokio::time::timeout(Duration::from_secs(20), child.wait()).await;
-            }
-        })
+        tokio::spawn(run_quietly(client_command(&argv)))
     }
 
     /// End the shell and everything it started, on the host and here; `forget` also removes the
@@ -328,14 +317,7 @@ impl RemoteShell {
             let text = format!("{}rm -rf \"{dir}\"\n", script::stop_script(&self.marker, 0, &[]));
             stop.args = host.argv(&text, &Invocation::default()).split_off(1);
         }
-        let mut cmd = tokio::process::Command::from(stop.command());
-        cmd.stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .kill_on_drop(true);
-        if let Ok(mut child) = cmd.spawn() {
-            let _ = tokio::time::timeout(Duration::from_secs(20), child.wait()).await;
-        }
+        run_quietly(tokio::process::Command::from(stop.command())).await;
         let _ = self.child.kill().await;
     }
 }
@@ -343,10 +325,20 @@ impl RemoteShell {
 /// Remove a closed session's saved state on the host (its shell had already ended).
 pub(crate) async fn forget_state(host: &RemoteHost, state_dir: &str) {
     let argv = host.argv(&format!("rm -rf \"{state_dir}\"\n"), &Invocation::default());
+    run_quietly(client_command(&argv)).await;
+}
+
+/// The client command `argv`, started in `/`.
+fn client_command(argv: &[String]) -> tokio::process::Command {
     let mut cmd = tokio::process::Command::new(&argv[0]);
-    cmd.args(&argv[1..])
-        .current_dir("/")
-        .stdin(Stdio::null())
+    cmd.args(&argv[1..]).current_dir("/");
+    cmd
+}
+
+/// Run a client command on the side (a stop, a clean-up) with nothing connected, for at most
+/// 20 s: killed if it takes longer, since what it does is best effort.
+async fn run_quietly(mut cmd: tokio::process::Command) {
+    cmd.stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .kill_on_drop(true);
