@@ -101,8 +101,14 @@ impl BashTool {
         live: Option<&LiveFeed>,
     ) -> ToolResult {
         let mut notices = std::mem::take(&mut plan.notices);
-        let session_name = plan.session.as_ref().map(|key| key.name.clone());
-        let shell_before = session_name.as_deref().and_then(|name| self.session_pid(name));
+        // A sandboxed session's shell before the run: if it stops responding, the command is run
+        // again in a new one, and both may have been denied something. (The shell that ran it is
+        // recorded by the runner.)
+        let shell_before = plan
+            .session
+            .as_ref()
+            .filter(|_| plan.watch.is_some())
+            .and_then(|key| self.session_pid(&key.name));
         let (runner, state_file) = self.runner(&mut plan, &mut notices);
         let watch = plan.watch.take();
         let basics = RunBasics {
@@ -114,9 +120,7 @@ impl BashTool {
         };
         let mut result = self.foreground(runner, state_file, basics, live, cancel).await;
         if let Some(watch) = watch {
-            // A session's shell (the one before the run, or its restart) is the sandbox's creator.
-            let shell_after = session_name.as_deref().and_then(|name| self.session_pid(name));
-            let shells: Vec<u32> = shell_before.into_iter().chain(shell_after).collect();
+            let shells: Vec<u32> = shell_before.into_iter().collect();
             watch.finish(&mut result, &shells).await;
         }
         result
