@@ -41,13 +41,14 @@ pub fn exec_sandboxed(policy: &SandboxPolicy, argv: &[OsString]) -> Result<Infal
         .denial_supervisor
         .as_deref()
         .and_then(|name| supervise::connect(name).ok());
-    let filters = Filters::compile(policy, supervisor.is_some())?;
+    let protected = crate::protect::existing_protected_paths(policy);
+    let filters = Filters::compile(policy, supervisor.is_some(), !protected.is_empty())?;
 
     nix::sys::prctl::set_no_new_privs()
         .map_err(|e| SandboxError::unavailable(format!("cannot set no_new_privs: {e}")))?;
     crate::rlimits::apply(&policy.limits)?;
-    let protected = match crate::protect::apply(policy) {
-        Ok(paths) => paths,
+    let protected = match crate::protect::apply(&protected) {
+        Ok(()) => protected,
         Err(e) if !policy.allow_degraded => return Err(e),
         Err(_) => Vec::new(),
     };
@@ -72,10 +73,9 @@ pub fn exec_sandboxed(policy: &SandboxPolicy, argv: &[OsString]) -> Result<Infal
         }
         _ => false,
     };
-    crate::seccomp_rules::install(if supervised {
-        &filters.base_without_sockets
-    } else {
-        &filters.base
+    crate::seccomp_rules::install(match (&filters.unsupervised, supervised) {
+        (Some(fallback), false) => fallback,
+        _ => &filters.base,
     })?;
 
     let error = nix::unistd::execvp(&args[0], &args).unwrap_err();
@@ -87,26 +87,34 @@ pub fn exec_sandboxed(policy: &SandboxPolicy, argv: &[OsString]) -> Result<Infal
 
 /// The seccomp programs a run may install, compiled while nothing is restricted yet.
 struct Filters {
-    /// The base filter with the socket rules (no supervisor).
+    /// The base filter: without the socket rules when the supervised filter has them.
     base: BpfProgram,
-    /// The base filter leaving the socket rules to the supervised filter.
-    base_without_sockets: BpfProgram,
     /// The supervised filter, when there is a supervisor and something to stop.
     supervised: Option<BpfProgram>,
+    /// With a supervised filter: the base filter with its own socket rules, for a kernel that
+    /// refuses the listener.
+    unsupervised: Option<BpfProgram>,
 }
 
 impl Filters {
-    fn compile(policy: &SandboxPolicy, supervisor: bool) -> Result<Self, SandboxError> {
+    fn compile(
+        policy: &SandboxPolicy,
+        supervisor: bool,
+        protected_paths: bool,
+    ) -> Result<Self, SandboxError> {
         let supervised = if supervisor {
-            let protected = !crate::protect::existing_protected_paths(policy).is_empty();
-            supervise::compile_filter(policy, protected)?
+            supervise::compile_filter(policy, protected_paths)?
         } else {
             None
         };
+        let unsupervised = match supervised {
+            Some(_) => Some(crate::seccomp_rules::compile(policy, false)?),
+            None => None,
+        };
         Ok(Self {
-            base: crate::seccomp_rules::compile(policy, false)?,
-            base_without_sockets: crate::seccomp_rules::compile(policy, supervised.is_some())?,
+            base: crate::seccomp_rules::compile(policy, supervised.is_some())?,
             supervised,
+            unsupervised,
         })
     }
 }

@@ -37,12 +37,11 @@ pub fn existing_protected_paths(policy: &SandboxPolicy) -> Vec<PathBuf> {
     paths
 }
 
-/// Make every existing protected path read-only for this process and its descendants; returns
-/// those paths.
-pub fn apply(policy: &SandboxPolicy) -> Result<Vec<PathBuf>, SandboxError> {
-    let paths = existing_protected_paths(policy);
+/// Make `paths` (the policy's [`existing_protected_paths`]) read-only for this process and its
+/// descendants.
+pub fn apply(paths: &[PathBuf]) -> Result<(), SandboxError> {
     if paths.is_empty() {
-        return Ok(paths);
+        return Ok(());
     }
     let fail = |what: &str, path: &Path, e: nix::Error| {
         SandboxError::unavailable(format!("cannot keep {} read-only: {what}: {e}", path.display()))
@@ -57,7 +56,7 @@ pub fn apply(policy: &SandboxPolicy) -> Result<Vec<PathBuf>, SandboxError> {
         None::<&str>,
     )
     .map_err(|e| fail("private mount propagation", &paths[0], e))?;
-    for path in &paths {
+    for path in paths {
         mount(
             Some(path.as_path()),
             path.as_path(),
@@ -78,7 +77,7 @@ pub fn apply(policy: &SandboxPolicy) -> Result<Vec<PathBuf>, SandboxError> {
         )
         .map_err(|e| fail("read-only remount", path, e))?;
     }
-    Ok(paths)
+    Ok(())
 }
 
 fn enter_mount_namespace() -> Result<(), nix::Error> {
