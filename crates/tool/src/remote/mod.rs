@@ -72,7 +72,7 @@ impl Hosts {
     /// that cannot be used. `sandboxed`: a sandbox is configured, so unnamed hosts are refused
     /// unless the configuration allows them.
     pub(crate) fn select(&self, host: Option<&str>, sandboxed: bool) -> Result<Option<HostRun>, String> {
-        let Some(name) = host.filter(|h| !LOCAL.contains(h)) else {
+        let Some(name) = host.filter(|h| !Self::is_local(h)) else {
             return Ok(None);
         };
         let (target, named) = if let Some(named) = self.config.named.get(name) {
