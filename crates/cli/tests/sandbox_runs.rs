@@ -62,6 +62,9 @@ struct Setup {
 
 impl Setup {
     fn new(config: &str) -> Self {
+        // Before any run: a run started while kernel auditing is off reports no denials, even if a
+        // later check finds it on (a fresh machine has it off until the first test turns it on).
+        let _ = shellgate_sandbox::enable_kernel_audit();
         let root = scratch();
         let (workspace, home, outside) = (root.join("ws"), root.join("home"), root.join("outside"));
         for dir in [&workspace, &home, &outside, &workspace.join(".git")] {

@@ -45,25 +45,45 @@ struct ChildArgs {
 /// How long [`DirectChild::reap_later`] lets a guard finish by itself.
 const EXIT_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// Reap `command`, a guard's command left as a zombie when the guard (`guard`, its process group) was
-/// killed: only if it is now the engine's zombie in that group, so no other child is ever reaped.
-async fn reap_orphaned_command(command: libc::pid_t, guard: libc::pid_t) {
-    // The command may still be on its way out when its guard is reaped: look again a few times.
-    for _ in 0..40 {
-        let Some(info) = crate::tree::read_proc(command as u32) else {
-            return;
-        };
-        if info.ppid != std::process::id() || info.pgid != guard as u32 {
-            return;
-        }
-        if info.is_zombie() {
-            let mut status = 0;
-            // SAFETY: reaping a zombie child of ours that belongs to this run.
-            unsafe { libc::waitpid(command, &raw mut status, libc::WNOHANG) };
-            return;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+/// What one look at a guard's orphaned command found.
+enum Orphan {
+    /// Reaped now, or not ours to reap (gone, or not the engine's child in the guard's group).
+    Settled,
+    /// Still on its way out: look again.
+    Exiting,
+}
+
+/// How many times, [`ORPHAN_RETRY`] apart, an orphaned command is looked at before it is given up.
+const ORPHAN_LOOKS: u32 = 40;
+const ORPHAN_RETRY: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Reap `command`, a guard's command left as a zombie when the guard (`guard`, its process group) died
+/// before reaping it: only if it is now the engine's zombie in that group, so no other child is ever
+/// reaped.
+fn reap_orphaned_command(command: libc::pid_t, guard: libc::pid_t) -> Orphan {
+    let Some(info) = crate::tree::read_proc(command as u32) else {
+        return Orphan::Settled;
+    };
+    if info.ppid != std::process::id() || info.pgid != guard as u32 {
+        return Orphan::Settled;
     }
+    if !info.is_zombie() {
+        return Orphan::Exiting;
+    }
+    let mut status = 0;
+    // SAFETY: reaping a zombie child of ours that belongs to this run.
+    unsafe { libc::waitpid(command, &raw mut status, libc::WNOHANG) };
+    Orphan::Settled
+}
+
+/// The command a guard started but did not report reaping, if any: it is left to the engine once the
+/// guard is gone (killed with its group at the end of a run, or stopped and killed here).
+fn unreaped_command(block: Option<&GuardBlock>, known: Option<libc::pid_t>) -> Option<libc::pid_t> {
+    let block = block?;
+    if block.reported_status().is_some() {
+        return None;
+    }
+    known.or_else(|| block.command_pid())
 }
 
 /// First re-check of a child whose pidfd woke before it could be reaped (see [`DirectChild::wait`]).
@@ -176,22 +196,30 @@ impl DirectChild {
     /// Reap the child later on a runtime task (it is exiting or was killed), instead of waiting now.
     ///
     /// A guard that has not exited within [`EXIT_GRACE`] will not (its command stopped it with
-    /// `kill -STOP $PPID` before it could reap the command): it is killed, and the command's zombie,
-    /// re-parented to the engine, is reaped too.
+    /// `kill -STOP $PPID` before it could reap the command): it is killed. A guard that died before
+    /// reaping its command (killed here, or with its group at the end of the run) leaves the command's
+    /// zombie to the engine, and that is reaped too.
     pub(crate) fn reap_later(mut self) {
         if self.reaped {
             return;
         }
         tokio::spawn(async move {
-            if tokio::time::timeout(EXIT_GRACE, self.wait()).await.is_ok() {
-                return;
+            let block = self.keep.clone();
+            // Known while the guard lives (its children list), even before it wrote the pid.
+            let command = block.as_deref().and_then(GuardBlock::command_pid);
+            if tokio::time::timeout(EXIT_GRACE, self.wait()).await.is_err() {
+                // SAFETY: signalling our own unreaped child (its pid cannot have been reused).
+                unsafe { libc::kill(self.pid, libc::SIGKILL) };
+                let _ = self.wait().await;
             }
-            let command = self.keep.as_ref().and_then(|block| block.command_pid());
-            // SAFETY: signalling our own unreaped child (its pid cannot have been reused).
-            unsafe { libc::kill(self.pid, libc::SIGKILL) };
-            let _ = self.wait().await;
-            if let Some(command) = command {
-                reap_orphaned_command(command, self.pid).await;
+            let Some(command) = unreaped_command(block.as_deref(), command) else {
+                return;
+            };
+            for _ in 0..ORPHAN_LOOKS {
+                if let Orphan::Settled = reap_orphaned_command(command, self.pid) {
+                    return;
+                }
+                tokio::time::sleep(ORPHAN_RETRY).await;
             }
         });
     }
@@ -245,9 +273,18 @@ impl Drop for DirectChild {
         let spawned = std::thread::Builder::new()
             .name("shellgate-reap".into())
             .spawn(move || {
+                let command = keep.as_deref().and_then(GuardBlock::command_pid);
                 let mut status = 0;
                 // SAFETY: reaping our own child.
                 unsafe { libc::waitpid(pid, &raw mut status, 0) };
+                if let Some(command) = unreaped_command(keep.as_deref(), command) {
+                    for _ in 0..ORPHAN_LOOKS {
+                        if let Orphan::Settled = reap_orphaned_command(command, pid) {
+                            break;
+                        }
+                        std::thread::sleep(ORPHAN_RETRY);
+                    }
+                }
                 drop(keep);
             });
         match spawned {
