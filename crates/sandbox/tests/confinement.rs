@@ -361,6 +361,67 @@ fn an_address_space_limit_stops_a_memory_hog() {
     assert!(limited.stderr().contains("MemoryError"), "{}", limited.stderr());
 }
 
+/// A call through the x32 ABI (`getpid` with bit 30 set) kills the caller, under the base filter alone
+/// and under the supervised one: its number matches no rule, so without that check `ptrace` or
+/// `io_uring_setup` made this way would pass. Outside the sandbox the same call just returns.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn calls_through_the_x32_abi_kill_the_caller() {
+    use std::os::unix::process::ExitStatusExt;
+    if !landlock_available() {
+        return;
+    }
+    let Some(python) = real_python() else { return };
+    let probe = "import ctypes\n\
+        libc = ctypes.CDLL(None, use_errno=True)\n\
+        print('calling', flush=True)\n\
+        print('returned', libc.syscall(0x40000000 | 39), flush=True)";
+    let plain = run(
+        {
+            let mut c = Command::new(&python);
+            c.args(["-c", probe]);
+            c
+        },
+        &[],
+        None,
+    );
+    assert!(plain.stdout().contains("returned"), "{}", plain.stderr());
+    let base = scratch();
+    let killed = |run: &common::Run| {
+        assert!(
+            run.stdout().contains("calling"),
+            "{} {}",
+            run.stdout(),
+            run.stderr()
+        );
+        assert!(!run.stdout().contains("returned"), "{}", run.stdout());
+        assert_eq!(
+            run.output.status.signal(),
+            Some(libc::SIGSYS),
+            "{:?}",
+            run.output.status
+        );
+    };
+    let full = SandboxPolicy::new(SandboxMode::Full, base.path());
+    killed(&run_sandboxed(
+        &full,
+        base.path(),
+        &[],
+        &[&python, "-c", probe],
+        None,
+    ));
+    // A workspace with a `.git` and the network off: the supervised filter is installed too.
+    fs::create_dir_all(base.path().join(".git")).unwrap();
+    let supervised = run_sandboxed(
+        &workspace_policy(base.path()),
+        base.path(),
+        &[],
+        &[&python, "-c", probe],
+        collector(),
+    );
+    killed(&supervised);
+}
+
 #[test]
 fn ptrace_is_refused_in_every_mode() {
     let Some(strace) = shellgate_executor::find_on_path("strace") else {
