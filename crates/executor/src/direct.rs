@@ -20,7 +20,7 @@ use std::sync::Arc;
 use tokio::io::unix::AsyncFd;
 
 use crate::guard::{ExecImage, STATUS_FD};
-use crate::vmguard::GuardBlock;
+use crate::vmguard::{CommandExit, GuardBlock};
 
 /// Descriptors the child gets as 0, 1, 2 and, optionally, [`STATUS_FD`].
 pub(crate) struct ChildFds {
@@ -316,7 +316,7 @@ impl CommandWatch {
             tokio::time::sleep(delay).await;
             delay = (delay * 2).min(MISSED_EXIT_MAX_RETRY);
         };
-        if let Some(status) = self.block.command_exit(pid) {
+        if let CommandExit::Exited(status) = self.block.command_exit(pid) {
             return ExitStatus::from_raw(status);
         }
         // SAFETY: pidfd_open takes a pid and flags; the returned descriptor is ours.
@@ -331,10 +331,20 @@ impl CommandWatch {
                 drop(ready);
             }
         }
-        // Exited (or already reaped by the guard, which publishes the status right after).
+        // Exited (or already reaped by the guard, which publishes the status right after: then only
+        // the published status is looked at again, not `/proc`).
+        let mut reaped = false;
         for _ in 0..1000 {
-            if let Some(status) = self.block.command_exit(pid) {
-                return ExitStatus::from_raw(status);
+            if reaped {
+                if let Some(status) = self.block.reported_status() {
+                    return ExitStatus::from_raw(status);
+                }
+            } else {
+                match self.block.command_exit(pid) {
+                    CommandExit::Exited(status) => return ExitStatus::from_raw(status),
+                    CommandExit::Reaped => reaped = true,
+                    CommandExit::Running => {}
+                }
             }
             tokio::task::yield_now().await;
         }

@@ -4,8 +4,6 @@
 //! overrides what the engine inherited; variables the caller already put in the spec are kept (an
 //! explicit request wins), and an inline `VAR=x cmd` in the command wins over both, as in any shell.
 
-use std::collections::BTreeMap;
-
 use crate::LaunchSpec;
 
 /// Variables that keep tools from waiting for a person, whatever the engine inherited.
@@ -86,19 +84,19 @@ pub fn non_interactive(mut spec: LaunchSpec) -> LaunchSpec {
             .or_else(|| inherited(k))
             .filter(|v| !v.is_empty())
     });
-    let mut extra: BTreeMap<String, String> = NON_INTERACTIVE_ENV
+    let term = (!spec.pty).then_some(("TERM", PIPE_TERM));
+    let utf8 = !locale.as_deref().is_some_and(is_utf8_locale);
+    let locale_vars = [("LC_ALL", UTF8_LOCALE), ("LANG", UTF8_LOCALE)];
+    let extra = NON_INTERACTIVE_ENV
         .iter()
-        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-        .collect();
-    if !spec.pty {
-        extra.insert("TERM".to_owned(), PIPE_TERM.to_owned());
-    }
-    if !locale.as_deref().is_some_and(is_utf8_locale) {
-        extra.insert("LC_ALL".to_owned(), UTF8_LOCALE.to_owned());
-        extra.insert("LANG".to_owned(), UTF8_LOCALE.to_owned());
-    }
+        .copied()
+        .chain(term)
+        .chain(locale_vars.into_iter().filter(|_| utf8));
+    // Values the spec already has win; only missing keys are allocated.
     for (key, value) in extra {
-        spec.env.entry(key).or_insert(value);
+        if !spec.env.contains_key(key) {
+            spec.env.insert(key.to_owned(), value.to_owned());
+        }
     }
     spec
 }

@@ -232,7 +232,9 @@ impl ExecImage {
         }
         let mut envp_owned = Vec::new();
         for (key, value) in env {
-            let mut entry = key.as_bytes().to_vec();
+            // Sized for the NUL too, so neither the pushes nor `CString::new` reallocate.
+            let mut entry = Vec::with_capacity(key.len() + value.len() + 2);
+            entry.extend_from_slice(key.as_bytes());
             entry.push(b'=');
             entry.extend_from_slice(value.as_bytes());
             envp_owned.push(CString::new(entry).map_err(nul)?);

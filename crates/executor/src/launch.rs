@@ -1,6 +1,5 @@
 //! Starting a process for the pipe executor: pipes, environment, run marker, the `pre_exec` hook.
 
-use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::io::{self, PipeReader, Read};
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
@@ -242,39 +241,39 @@ fn start_direct(
 /// The command's program path, arguments and final environment (inherited unless cleared, minus
 /// `env_remove`, plus `env`, plus the run marker), as C arrays.
 fn exec_image(spec: &LaunchSpec, marker: &str) -> Result<ExecImage, ExecError> {
-    let mut env: BTreeMap<OsString, OsString> = if spec.env_clear {
-        BTreeMap::new()
-    } else {
-        std::env::vars_os().collect()
+    // The spec's own variables and the marker replace inherited ones of the same name; the rest is
+    // passed on as the engine has it (no map: this runs for every command).
+    let replaced = |key: &OsStr| {
+        key == RUN_MARKER_VAR
+            || key.to_str().is_some_and(|k| spec.env.contains_key(k))
+            || spec.env_remove.iter().any(|r| key == r.as_str())
     };
-    for key in &spec.env_remove {
-        env.remove(OsStr::new(key));
-    }
-    for (key, value) in &spec.env {
-        env.insert(key.into(), value.into());
-    }
-    env.insert(RUN_MARKER_VAR.into(), marker.into());
+    let inherited: Vec<(OsString, OsString)> = if spec.env_clear {
+        Vec::new()
+    } else {
+        std::env::vars_os().filter(|(key, _)| !replaced(key)).collect()
+    };
+    let own = spec.env.iter().map(|(k, v)| (OsStr::new(k), OsStr::new(v)));
+    let marker = std::iter::once((OsStr::new(RUN_MARKER_VAR), OsStr::new(marker)));
+    let env = || {
+        inherited
+            .iter()
+            .map(|(k, v)| (k.as_os_str(), v.as_os_str()))
+            .chain(own.clone())
+            .chain(marker.clone())
+    };
     let spawn_err = |source| ExecError::Spawn {
         program: spec.program.clone(),
         source,
     };
-    let path = resolve_program(
-        &spec.program,
-        &spec.cwd,
-        env.get(OsStr::new("PATH")).map(OsString::as_os_str),
-    )
-    .ok_or_else(|| {
+    let path_var = env().find(|(k, _)| *k == "PATH").map(|(_, v)| v);
+    let path = resolve_program(&spec.program, &spec.cwd, path_var).ok_or_else(|| {
         spawn_err(io::Error::new(
             io::ErrorKind::NotFound,
             "not found, or not an executable file",
         ))
     })?;
-    ExecImage::new(
-        &path,
-        spec.args.iter().map(OsStr::new),
-        env.iter().map(|(k, v)| (k.as_os_str(), v.as_os_str())),
-    )
-    .map_err(spawn_err)
+    ExecImage::new(&path, spec.args.iter().map(OsStr::new), env()).map_err(spawn_err)
 }
 
 /// `program` itself when it names a path (relative ones against `cwd`) to an executable file, else the first executable file of that name on `path_var`

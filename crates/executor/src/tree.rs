@@ -336,6 +336,10 @@ impl ProcessTree {
         }
         drop(adopted);
         while let Some(pid) = queue.pop() {
+            // A zombie has no children: they were re-parented when it exited.
+            if found.get(&pid).is_some_and(ProcInfo::is_zombie) {
+                continue;
+            }
             for child in children_of(pid) {
                 if child == engine || found.contains_key(&child) {
                     continue;

@@ -102,22 +102,37 @@ impl GuardBlock {
     /// The wait status of the command `pid` (from [`Self::command_pid`]) if it has exited: as the guard
     /// reported it, or else from the command's zombie (`/proc/<pid>/stat` field 52), so the engine need
     /// not wait for the guard to be scheduled.
-    pub(crate) fn command_exit(&self, pid: i32) -> Option<i32> {
+    pub(crate) fn command_exit(&self, pid: i32) -> CommandExit {
         if let Some(status) = self.reported_status() {
-            return Some(status);
+            return CommandExit::Exited(status);
         }
         // Unreaped (the guard has not published the status), so the pid cannot have been reused.
-        let text = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
-        let close = text.iter().rposition(|&b| b == b')')?;
-        let rest = std::str::from_utf8(text.get(close + 1..)?).ok()?;
-        let mut fields = rest.split_ascii_whitespace();
-        let state = fields.next()?;
-        if state != "Z" {
-            return None;
-        }
-        // Field 3 is the state; field 52 the exit code.
-        fields.nth(48)?.parse().ok()
+        let Ok(text) = std::fs::read(format!("/proc/{pid}/stat")) else {
+            return CommandExit::Reaped;
+        };
+        let zombie_status = || {
+            let close = text.iter().rposition(|&b| b == b')')?;
+            let rest = std::str::from_utf8(text.get(close + 1..)?).ok()?;
+            let mut fields = rest.split_ascii_whitespace();
+            if fields.next()? != "Z" {
+                return None;
+            }
+            // Field 3 is the state; field 52 the exit code.
+            fields.nth(48)?.parse().ok()
+        };
+        zombie_status().map_or(CommandExit::Running, CommandExit::Exited)
     }
+}
+
+/// What [`GuardBlock::command_exit`] found.
+pub(crate) enum CommandExit {
+    /// The wait status.
+    Exited(i32),
+    /// Still running (or its `/proc` entry could not be parsed).
+    Running,
+    /// Gone from `/proc` before the guard published its status: the guard has reaped it and is
+    /// about to publish.
+    Reaped,
 }
 
 /// Start the guard, which starts `image`. The returned child is the guard; it owns the block.
