@@ -213,6 +213,13 @@ impl ExecImage {
         (self.path.as_ptr(), self.argv.as_ptr(), self.envp.as_ptr())
     }
 
+    /// The program path and the `KEY=VALUE` entries, in order (for tests).
+    #[cfg(test)]
+    pub(crate) fn parts(&self) -> (String, Vec<String>) {
+        let text = |c: &CString| c.to_string_lossy().into_owned();
+        (text(&self.path), self._envp.iter().map(text).collect())
+    }
+
     /// Lay out `path`, `args` (without `argv[0]`, which is `path`) and `env` (`KEY=VALUE` entries).
     pub(crate) fn new<'a>(
         path: &Path,

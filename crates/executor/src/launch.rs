@@ -253,7 +253,11 @@ fn exec_image(spec: &LaunchSpec, marker: &str) -> Result<ExecImage, ExecError> {
     } else {
         std::env::vars_os().filter(|(key, _)| !replaced(key)).collect()
     };
-    let own = spec.env.iter().map(|(k, v)| (OsStr::new(k), OsStr::new(v)));
+    let own = spec
+        .env
+        .iter()
+        .filter(|(k, _)| *k != RUN_MARKER_VAR)
+        .map(|(k, v)| (OsStr::new(k), OsStr::new(v)));
     let marker = std::iter::once((OsStr::new(RUN_MARKER_VAR), OsStr::new(marker)));
     let env = || {
         inherited
@@ -317,6 +321,42 @@ mod tests {
     use crate::{PipeExecutor, RunStatus, ShellConfig, shell_spec};
     use shellgate_sink::Collect;
     use tokio_util::sync::CancellationToken;
+
+    /// The spec's variables replace inherited ones, removed ones are gone, the marker is the run's
+    /// even when the spec names one, and the program is looked up on the spec's `PATH`.
+    #[test]
+    fn the_environment_is_the_inherited_one_with_the_spec_applied() {
+        let bin = tempfile::tempdir().unwrap();
+        let tool = bin.path().join("sg-env-probe");
+        std::fs::write(&tool, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&tool, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        let inherited: Vec<String> = std::env::vars()
+            .map(|(k, _)| k)
+            .filter(|k| !["HOME", "PATH", RUN_MARKER_VAR].contains(&k.as_str()))
+            .collect();
+        let (kept, removed) = (&inherited[0], &inherited[1]);
+        let mut spec = LaunchSpec::new("sg-env-probe", ["x"], "/");
+        spec.env.insert("PATH".into(), bin.path().display().to_string());
+        spec.env.insert("HOME".into(), "/nowhere".into());
+        spec.env.insert(RUN_MARKER_VAR.into(), "forged".into());
+        spec.env_remove.push(removed.clone());
+        let (path, env) = exec_image(&spec, "the-run").unwrap().parts();
+        assert_eq!(path, tool.to_str().unwrap());
+        let values = |key: &str| -> Vec<&str> {
+            env.iter()
+                .filter_map(|e| e.strip_prefix(key)?.strip_prefix('='))
+                .collect()
+        };
+        assert_eq!(values("HOME"), ["/nowhere"]);
+        assert_eq!(values("PATH"), [bin.path().to_str().unwrap()]);
+        assert_eq!(values(RUN_MARKER_VAR), ["the-run"]);
+        assert!(values(removed).is_empty(), "{removed} was removed: {env:?}");
+        assert_eq!(values(kept).len(), 1, "{kept} was kept: {env:?}");
+
+        spec.env_clear = true;
+        let (_, cleared) = exec_image(&spec, "the-run").unwrap().parts();
+        assert_eq!(cleared.len(), 3, "{cleared:?}");
+    }
 
     /// The fork-based guard (the fallback on other architectures) behaves like the default one.
     #[tokio::test]
