@@ -215,6 +215,7 @@ impl ExecImage {
 
     /// The program path and the `KEY=VALUE` entries, in order (for tests).
     #[cfg(test)]
+    #[allow(clippy::used_underscore_binding)] // `_envp` is otherwise only kept alive, never read
     pub(crate) fn parts(&self) -> (String, Vec<String>) {
         let text = |c: &CString| c.to_string_lossy().into_owned();
         (text(&self.path), self._envp.iter().map(text).collect())
