@@ -68,20 +68,11 @@ pub(crate) async fn drain(
     max: Duration,
 ) -> DrainEnd {
     // Usually the stream has ended already (the last writer closed it as it exited): then no timer is
-    // armed (each one armed costs the runtime a wake-up). Bounded, as a writer may still be going.
-    let mut budget = CLOSE_READ_BUDGET;
-    while budget > 0 {
-        match output.try_read(buf) {
-            Ok(0) => return DrainEnd::Eof,
-            Ok(n) => {
-                budget = budget.saturating_sub(n);
-                if sink.write(&buf[..n]).is_stop() {
-                    return DrainEnd::SinkStopped;
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
-            Err(_) => return DrainEnd::Eof,
-        }
+    // armed (each one armed costs the runtime a wake-up).
+    match take_ready(output, buf, sink, true) {
+        Ready::Ended | Ready::Failed => return DrainEnd::Eof,
+        Ready::SinkStopped => return DrainEnd::SinkStopped,
+        Ready::Taken => {}
     }
     let drain_end = kill_at.unwrap_or_else(|| tokio::time::Instant::now() + max);
     loop {
@@ -108,22 +99,42 @@ pub(crate) async fn drain(
 /// fact ended (every writer gone), in which case nothing was cut short.
 #[allow(clippy::needless_pass_by_value)] // Taking it by value is the point: it is closed on return.
 pub(crate) fn close_for_sink(output: pipe::Receiver, buf: &mut [u8], sink: &mut SendSink<'_>) -> bool {
-    // A bound, since a fast producer refills the pipe as quickly as it is read.
+    matches!(take_ready(&output, buf, sink, false), Ready::Ended)
+}
+
+/// What [`take_ready`] found.
+enum Ready {
+    /// Every writer is gone.
+    Ended,
+    /// Taken what was there (or the budget): the stream is still open.
+    Taken,
+    /// The sink said it has seen enough (only when asked to heed it).
+    SinkStopped,
+    /// The read failed.
+    Failed,
+}
+
+/// Give the sink what is already in the pipe, without waiting: at most [`CLOSE_READ_BUDGET`] bytes, as
+/// a fast producer refills the pipe as quickly as it is read. With `heed_stop`, a sink's `Stop` ends it.
+fn take_ready(output: &pipe::Receiver, buf: &mut [u8], sink: &mut SendSink<'_>, heed_stop: bool) -> Ready {
     let mut budget = CLOSE_READ_BUDGET;
     while budget > 0 {
         match output.try_read(buf) {
-            Ok(0) => return true,
+            Ok(0) => return Ready::Ended,
             Ok(n) => {
                 budget = budget.saturating_sub(n);
-                let _ = sink.write(&buf[..n]);
+                if sink.write(&buf[..n]).is_stop() && heed_stop {
+                    return Ready::SinkStopped;
+                }
             }
-            Err(_) => return false,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Ready::Taken,
+            Err(_) => return Ready::Failed,
         }
     }
-    false
+    Ready::Taken
 }
 
-/// Most bytes [`close_for_sink`] takes from the pipe before it closes it (a few pipe buffers).
+/// Most bytes [`take_ready`] takes from the pipe at once (a few pipe buffers).
 const CLOSE_READ_BUDGET: usize = 256 * 1024;
 
 /// After the processes holding the output were killed, catch what they had already written.

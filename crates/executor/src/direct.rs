@@ -45,35 +45,29 @@ struct ChildArgs {
 /// How long [`DirectChild::reap_later`] lets a guard finish by itself.
 const EXIT_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// What one look at a guard's orphaned command found.
-enum Orphan {
-    /// Reaped now, or not ours to reap (gone, or not the engine's child in the guard's group).
-    Settled,
-    /// Still on its way out: look again.
-    Exiting,
-}
-
 /// How many times, [`ORPHAN_RETRY`] apart, an orphaned command is looked at before it is given up.
 const ORPHAN_LOOKS: u32 = 40;
 const ORPHAN_RETRY: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// Reap `command`, a guard's command left as a zombie when the guard (`guard`, its process group) died
-/// before reaping it: only if it is now the engine's zombie in that group, so no other child is ever
-/// reaped.
-fn reap_orphaned_command(command: libc::pid_t, guard: libc::pid_t) -> Orphan {
-    let Some(info) = crate::tree::read_proc(command as u32) else {
-        return Orphan::Settled;
-    };
-    if info.ppid != std::process::id() || info.pgid != guard as u32 {
-        return Orphan::Settled;
+/// before reaping it: only if it is the engine's zombie in that group, so no other child is ever
+/// reaped. It may still be on its way out: it is looked at again for up to two seconds (blocking).
+fn reap_orphaned_command(command: libc::pid_t, guard: libc::pid_t) {
+    for _ in 0..ORPHAN_LOOKS {
+        let Some(info) = crate::tree::read_proc(command as u32) else {
+            return;
+        };
+        if info.ppid != std::process::id() || info.pgid != guard as u32 {
+            return;
+        }
+        if info.is_zombie() {
+            let mut status = 0;
+            // SAFETY: reaping a zombie child of ours that belongs to this run.
+            unsafe { libc::waitpid(command, &raw mut status, libc::WNOHANG) };
+            return;
+        }
+        std::thread::sleep(ORPHAN_RETRY);
     }
-    if !info.is_zombie() {
-        return Orphan::Exiting;
-    }
-    let mut status = 0;
-    // SAFETY: reaping a zombie child of ours that belongs to this run.
-    unsafe { libc::waitpid(command, &raw mut status, libc::WNOHANG) };
-    Orphan::Settled
 }
 
 /// The command a guard started but did not report reaping, if any: it is left to the engine once the
@@ -212,14 +206,11 @@ impl DirectChild {
                 unsafe { libc::kill(self.pid, libc::SIGKILL) };
                 let _ = self.wait().await;
             }
-            let Some(command) = unreaped_command(block.as_deref(), command) else {
-                return;
-            };
-            for _ in 0..ORPHAN_LOOKS {
-                if let Orphan::Settled = reap_orphaned_command(command, self.pid) {
-                    return;
-                }
-                tokio::time::sleep(ORPHAN_RETRY).await;
+            if let Some(command) = unreaped_command(block.as_deref(), command) {
+                let guard = self.pid;
+                drop(tokio::task::spawn_blocking(move || {
+                    reap_orphaned_command(command, guard)
+                }));
             }
         });
     }
@@ -278,12 +269,7 @@ impl Drop for DirectChild {
                 // SAFETY: reaping our own child.
                 unsafe { libc::waitpid(pid, &raw mut status, 0) };
                 if let Some(command) = unreaped_command(keep.as_deref(), command) {
-                    for _ in 0..ORPHAN_LOOKS {
-                        if let Orphan::Settled = reap_orphaned_command(command, pid) {
-                            break;
-                        }
-                        std::thread::sleep(ORPHAN_RETRY);
-                    }
+                    reap_orphaned_command(command, pid);
                 }
                 drop(keep);
             });
