@@ -209,7 +209,7 @@ impl DirectChild {
             if let Some(command) = unreaped_command(block.as_deref(), command) {
                 let guard = self.pid;
                 drop(tokio::task::spawn_blocking(move || {
-                    reap_orphaned_command(command, guard)
+                    reap_orphaned_command(command, guard);
                 }));
             }
         });

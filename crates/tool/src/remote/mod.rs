@@ -75,19 +75,15 @@ impl Hosts {
         let Some(name) = host.filter(|h| !Self::is_local(h)) else {
             return Ok(None);
         };
-        let (target, named) = if let Some(named) = self.config.named.get(name) {
-            (named.target.clone(), Some(named.clone()))
-        } else {
-            let target = HostTarget::parse(name).map_err(|e| e.to_string())?;
-            if !self.config.allow_unnamed.unwrap_or(!sandboxed) {
-                return Err(format!(
-                    "host {name} is not named in the configuration, and this configuration runs \
-                     commands only on this machine{} or on the hosts it names ([hosts.NAME]).",
-                    if sandboxed { " in its sandbox" } else { "" }
-                ));
-            }
-            (target, None)
-        };
+        let (target, named) = self.target_of(name)?;
+        if named.is_none() && !self.config.allow_unnamed.unwrap_or(!sandboxed) {
+            return Err(format!(
+                "host {name} is not named in the configuration, and this configuration runs \
+                 commands only on this machine{} or on the hosts it names ([hosts.NAME]).",
+                if sandboxed { " in its sandbox" } else { "" }
+            ));
+        }
+        let named = named.cloned();
         let key = target.to_string();
         let host = self
             .reached
@@ -107,9 +103,17 @@ impl Hosts {
     /// The key a host's sessions are kept under (its target as printed), for a named host or a
     /// target; `None` when `host` is neither.
     pub(crate) fn session_key(&self, host: &str) -> Option<String> {
-        match self.config.named.get(host) {
-            Some(named) => Some(named.target.to_string()),
-            None => HostTarget::parse(host).ok().map(|t| t.to_string()),
+        self.target_of(host).ok().map(|(target, _)| target.to_string())
+    }
+
+    /// The target `name` stands for: a named host's (with its configuration), or `name` parsed as a
+    /// target.
+    fn target_of(&self, name: &str) -> Result<(HostTarget, Option<&NamedHost>), String> {
+        match self.config.named.get(name) {
+            Some(named) => Ok((named.target.clone(), Some(named))),
+            None => HostTarget::parse(name)
+                .map(|t| (t, None))
+                .map_err(|e| e.to_string()),
         }
     }
 
