@@ -12,9 +12,9 @@ use crate::{SandboxError, SandboxMode, SandboxPolicy};
 
 /// Restrict the calling process according to `policy`, then `execvp` `argv` (looked up on `PATH`).
 ///
-/// In order: connecting to the denial supervisor when the policy names one; `PR_SET_NO_NEW_PRIVS`;
-/// resource limits; read-only mounts for protected paths (in a private mount namespace); the
-/// Landlock ruleset, whose enforcement status is checked; the supervised seccomp filter, whose
+/// In order: connecting to the denial supervisor when the policy names one and the supervised filter
+/// has something to stop; `PR_SET_NO_NEW_PRIVS`; resource limits; read-only mounts for protected
+/// paths (in a private mount namespace); the Landlock ruleset, whose enforcement status is checked; the supervised seccomp filter, whose
 /// listener goes to the supervisor; the base seccomp filter (both compiled before anything is
 /// restricted); `execvp`. Returns only on failure: [`SandboxError::Unavailable`] when a
 /// restriction cannot be enforced (unless `policy.allow_degraded`, which skips what the kernel
@@ -36,13 +36,15 @@ pub fn exec_sandboxed(policy: &SandboxPolicy, argv: &[OsString]) -> Result<Infal
             policy.workspace.display()
         )));
     }
-    // Before any restriction: Landlock scopes abstract sockets, and the supervisor is one.
+    let protected = crate::protect::existing_protected_paths(policy);
+    let filters = Filters::compile(policy, !protected.is_empty())?;
+    // Before any restriction (Landlock scopes abstract sockets, and the supervisor is one), and only
+    // when there is something to supervise.
     let supervisor = policy
         .denial_supervisor
         .as_deref()
+        .filter(|_| filters.supervised.is_some())
         .and_then(|name| supervise::connect(name).ok());
-    let protected = crate::protect::existing_protected_paths(policy);
-    let filters = Filters::compile(policy, supervisor.is_some(), !protected.is_empty())?;
 
     nix::sys::prctl::set_no_new_privs()
         .map_err(|e| SandboxError::unavailable(format!("cannot set no_new_privs: {e}")))?;
@@ -73,7 +75,7 @@ pub fn exec_sandboxed(policy: &SandboxPolicy, argv: &[OsString]) -> Result<Infal
         }
         _ => false,
     };
-    crate::seccomp_rules::install(match (&filters.unsupervised, supervised) {
+    crate::seccomp_rules::install(match (&filters.with_socket_rules, supervised) {
         (Some(fallback), false) => fallback,
         _ => &filters.base,
     })?;
@@ -89,32 +91,31 @@ pub fn exec_sandboxed(policy: &SandboxPolicy, argv: &[OsString]) -> Result<Infal
 struct Filters {
     /// The base filter: without the socket rules when the supervised filter has them.
     base: BpfProgram,
-    /// The supervised filter, when there is a supervisor and something to stop.
+    /// The supervised filter, when the policy names a supervisor and there is something to stop.
     supervised: Option<BpfProgram>,
-    /// With a supervised filter: the base filter with its own socket rules, for a kernel that
-    /// refuses the listener.
-    unsupervised: Option<BpfProgram>,
+    /// When the supervised filter has the socket rules: the base filter with its own, for a run
+    /// whose listener cannot be handed over.
+    with_socket_rules: Option<BpfProgram>,
 }
 
 impl Filters {
-    fn compile(
-        policy: &SandboxPolicy,
-        supervisor: bool,
-        protected_paths: bool,
-    ) -> Result<Self, SandboxError> {
-        let supervised = if supervisor {
-            supervise::compile_filter(policy, protected_paths)?
+    fn compile(policy: &SandboxPolicy, protected_paths: bool) -> Result<Self, SandboxError> {
+        let supervised = match policy.denial_supervisor {
+            Some(_) => supervise::compile_filter(policy, protected_paths)?,
+            None => None,
+        };
+        // The socket rules differ only while the network is off (the supervised filter then has
+        // them); otherwise the base filter is the same either way and is compiled once.
+        let supervised_sockets = supervised.is_some() && !policy.network;
+        let with_socket_rules = if supervised_sockets {
+            Some(crate::seccomp_rules::compile(policy, false)?)
         } else {
             None
         };
-        let unsupervised = match supervised {
-            Some(_) => Some(crate::seccomp_rules::compile(policy, false)?),
-            None => None,
-        };
         Ok(Self {
-            base: crate::seccomp_rules::compile(policy, supervised.is_some())?,
+            base: crate::seccomp_rules::compile(policy, supervised_sockets)?,
             supervised,
-            unsupervised,
+            with_socket_rules,
         })
     }
 }

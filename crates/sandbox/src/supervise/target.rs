@@ -118,8 +118,8 @@ pub fn resolve(path: &Path, follow: bool) -> PathBuf {
     match components.next_back() {
         Some(Component::Normal(name)) => {
             let parent = components.as_path();
-            let parent = std::fs::canonicalize(parent).unwrap_or_else(|_| resolve(parent, true));
-            parent.join(name)
+            // Canonicalized first thing in there; a missing parent is resolved the same way, once.
+            resolve(parent, true).join(name)
         }
         // `..`, `.` or `/` at the end: the directory itself.
         Some(_) => std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
