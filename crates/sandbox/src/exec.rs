@@ -14,13 +14,13 @@ use crate::{SandboxError, SandboxMode, SandboxPolicy};
 ///
 /// In order: connecting to the denial supervisor when the policy names one and the supervised filter
 /// has something to stop; `PR_SET_NO_NEW_PRIVS`; resource limits; read-only mounts for protected
-/// paths (in a private mount namespace); the Landlock ruleset, whose enforcement status is checked; the supervised seccomp filter, whose
-/// listener goes to the supervisor; the base seccomp filter (both compiled before anything is
-/// restricted); `execvp`. Returns only on failure: [`SandboxError::Unavailable`] when a
-/// restriction cannot be enforced (unless `policy.allow_degraded`, which skips what the kernel
-/// cannot do), [`SandboxError::Exec`] when the command cannot be executed. Call it from a
-/// single-threaded process (the helper's `main`): Landlock and seccomp restrict the calling
-/// thread, and mount namespaces refuse threaded callers.
+/// paths (in a private mount namespace); the Landlock ruleset, whose enforcement status is checked;
+/// the supervised seccomp filter, whose listener goes to the supervisor; the base seccomp filter
+/// (both compiled before anything is restricted); `execvp`. Returns only on failure:
+/// [`SandboxError::Unavailable`] when a restriction cannot be enforced (unless
+/// `policy.allow_degraded`, which skips what the kernel cannot do), [`SandboxError::Exec`] when the
+/// command cannot be executed. Call it from a single-threaded process (the helper's `main`): Landlock
+/// and seccomp restrict the calling thread, and mount namespaces refuse threaded callers.
 pub fn exec_sandboxed(policy: &SandboxPolicy, argv: &[OsString]) -> Result<Infallible, SandboxError> {
     let Some(program) = argv.first() else {
         return Err(SandboxError::Usage("no command given after `--`".to_owned()));
