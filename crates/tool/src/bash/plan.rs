@@ -62,11 +62,21 @@ impl BashTool {
             mut notices,
         } = self.prepare(&mut params, approved);
         let requested_cwd = params.cwd.as_deref().or(normalized.cwd.as_deref());
-        let sandbox = self
+        let mut sandbox = self
             .sandboxing
             .decide(params.sandbox, params.host.as_deref(), &mut notices)
             // An elevated run (granted above) runs outside the sandbox (SPEC X-4); the host check stays.
             .map(|run| run.filter(|_| !params.elevated));
+        // Before the session key takes the sandbox's layer (its notice goes after the verdict's).
+        let mut watch_notices = Vec::new();
+        let watch = sandbox.as_mut().ok().and_then(Option::as_mut).map(|run| {
+            let watch = DenialWatch::start(&mut watch_notices);
+            // Where denials are read at all, the supervisor reports the ones the kernel does not log.
+            if watch.reporting() {
+                run.report_to_supervisor();
+            }
+            watch
+        });
         let session = self.session_for(&params, sandbox.as_ref().ok().and_then(Option::as_ref));
         // A session keeps its own directory: relative paths resolve against it.
         let live_cwd = session.as_ref().and_then(|key| self.live_session_cwd(key));
@@ -87,7 +97,7 @@ impl BashTool {
 
         self.admit(&params, &normalized, &cwd, approved, &mut notices)?;
         let sandbox = sandbox.map_err(|result| Box::new(self.env_gate.redacted(*result)))?;
-        let watch = sandbox.as_ref().map(|_| DenialWatch::start(&mut notices));
+        notices.append(&mut watch_notices);
 
         let (timeout, clamp_notice) = self.clamp_timeout(params.timeout);
         notices.extend(clamp_notice);

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use shellgate_sandbox::{
-    DenialCollector, SandboxError, SandboxLayer, SandboxMode, SandboxPolicy, check_kernel, denial_supervisor,
+    DenialCollector, SandboxError, SandboxLayer, SandboxMode, SandboxPolicy, check_kernel,
 };
 
 use super::config::{mode_name, strictness};
@@ -118,8 +118,6 @@ impl Sandboxing {
         policy.limits = self.config.limits;
         policy.allow_degraded = self.config.allow_degraded;
         policy.min_landlock_abi = self.config.min_landlock_abi;
-        // Where denials are read at all, the supervisor reports the ones the kernel does not log.
-        policy.denial_supervisor = denial_supervisor().ok();
         policy
     }
 }

@@ -16,6 +16,12 @@ pub(crate) struct SandboxRun {
 }
 
 impl SandboxRun {
+    /// Have the run's denials that the kernel does not log reported by the denial supervisor (for a
+    /// run whose other denials are read: see [`super::DenialWatch::reporting`]).
+    pub(crate) fn report_to_supervisor(&mut self) {
+        self.layer.policy.denial_supervisor = shellgate_sandbox::denial_supervisor().ok();
+    }
+
     /// Wrap a one-shot, terminal or job launch; `engine_root`, a directory of the engine's the
     /// command may write (a restored state file's own), stays writable in every mode.
     pub(crate) fn wrap_with_engine_root(&self, spec: LaunchSpec, engine_root: Option<&Path>) -> LaunchSpec {
