@@ -196,6 +196,14 @@ mod tests {
         for (nr, call) in write_calls() {
             assert_eq!(watched(nr), Some(call));
         }
+        // The calls coreutils use to change a tree are among them, with their paths where they are.
+        assert!(matches!(
+            watched(libc::SYS_openat),
+            Some(Watched::Open { flags: 2, .. })
+        ));
+        assert!(matches!(watched(libc::SYS_mkdirat), Some(Watched::Paths([p])) if p.path == 1));
+        assert!(matches!(watched(libc::SYS_unlinkat), Some(Watched::Paths([p])) if p.path == 1));
+        assert!(matches!(watched(libc::SYS_renameat2), Some(Watched::Paths([_, to])) if to.path == 3));
         assert_eq!(watched(libc::SYS_socket), Some(Watched::Socket));
         assert_eq!(watched(libc::SYS_read), None);
         assert!(opens_for_writing(libc::O_WRONLY as u64));
