@@ -104,6 +104,8 @@ async fn odd_commands_keep_the_shell() {
         ("echo \"unterminated", 2),
         ("exec >/dev/null; echo gone", 0),
         ("exec 3>&-", 0),
+        ("exec 255<&-", 0),
+        ("exec 255>/dev/null", 0),
     ] {
         let (o, _) = run(&m, &k, cmd).await;
         assert_eq!(o.exit_code, Some(code), "{cmd}: {o:?}");
@@ -125,6 +127,22 @@ async fn odd_commands_keep_the_shell() {
         .await;
     assert_eq!(nul.status, RunStatus::FailedToStart);
     assert!(nul.error.unwrap().contains("NUL"));
+    m.shutdown();
+}
+
+/// Between commands bash waits with `read`, which `TMOUT` would time out (and end the shell) if the wait
+/// did not set its own timeout.
+#[tokio::test]
+async fn a_read_only_tmout_does_not_end_an_idle_shell() {
+    let m = manager();
+    let k = key("tmout");
+    let (first, _) = run(&m, &k, "readonly TMOUT=1").await;
+    assert_eq!(first.exit_code, Some(0), "{first:?}");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let (o, out) = run(&m, &k, "echo $TMOUT").await;
+    assert_eq!(out, "1\n", "{o:?}");
+    assert_eq!(o.pid, first.pid, "the shell must still be the same: {o:?}");
+    assert!(o.notices.is_empty(), "{:?}", o.notices);
     m.shutdown();
 }
 

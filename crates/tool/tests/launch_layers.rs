@@ -36,7 +36,7 @@ async fn a_recording_layer_sees_every_path() {
         seen.lock()
             .unwrap()
             .iter()
-            .filter(|s| s.args.last().is_some_and(|a| a.ends_with("/req")))
+            .filter(|s| s.args.last().is_some_and(|a| a.ends_with("/script")))
             .count()
     };
 

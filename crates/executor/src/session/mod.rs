@@ -6,10 +6,14 @@
 //! # Protocol, and why
 //!
 //! Every shell gets a private directory (mode 0700, on a memory-backed file system when available) with
-//! two FIFOs:
+//! two FIFOs, `req` and `resp`, and (bash) a script file:
 //!
-//! - `req` is the shell's **script**: the shell is started as `bash --noprofile --norc <dir>/req` and
-//!   executes lines as the engine writes them. Each command is one line: (zsh) acknowledge, `cd` to the
+//! - The shell's **script** is what the engine writes: zsh is started as `zsh -f <dir>/req` and reads
+//!   the request FIFO; bash is started as `bash --noprofile --norc <dir>/script`, a regular file the
+//!   engine appends each line to. bash reads a FIFO one byte per system call and a regular file in
+//!   blocks; every bash line ends by waiting for one byte on `req`, which the engine writes once the next
+//!   line is in the file, so bash never reads the file's end (see `feed.rs`). Each command is one line:
+//!   (zsh) acknowledge, `cd` to the
 //!   call's directory and export its variables (for that command only: afterwards each is put back unless
 //!   the command changed it), then `source /dev/fd/3 3<<dir>/c </dev/null ><dir>/o 2>&1` (zsh: the same
 //!   in a brace group), then report. The user's text is written to the file `c` (rewritten in place for
@@ -20,13 +24,12 @@
 //!   Because the command is sourced by the shell itself (no subshell), `cd`, `export`, functions, aliases
 //!   and options persist. Running at the top level of the script (not inside a `while read` loop) means a
 //!   stray `break` or `continue` in a command cannot end the session.
-//!   bash reads a script from a FIFO one byte per system call, so the fixed parts of its line are
-//!   functions and path variables defined once by the bootstrap (`__shellgate_begin 7 0; source
-//!   /dev/fd/3 3<"$__shellgate_f" … ; __shellgate_end "$?" 7 0`, about 130 bytes); the `source` itself
-//!   stays on the line, at the top level (in a function the command's `declare` would be local; in
-//!   `eval` its trace lines would get one more `+`). bash sends no acknowledgement either: when the
-//!   pick-up time runs out before the command is done, the engine asks the request FIFO instead,
-//!   which is empty once bash has read the whole line (it reads no further).
+//!   The fixed parts of a bash line are functions and path variables defined once by the bootstrap
+//!   (`__shellgate_begin 7 0; source /dev/fd/3 3<"$__shellgate_f" … ; __shellgate_end "$?" 7 0`); the
+//!   `source` itself stays on the line, at the top level (in a function the command's `declare` would be
+//!   local; in `eval` its trace lines would get one more `+`). bash sends no acknowledgement either:
+//!   when the pick-up time runs out before the command is done, the engine asks the request FIFO
+//!   instead, which is empty once bash has taken the byte that releases the line.
 //! - `resp` (the shell's fd 3) carries NUL-separated control records: ready, acknowledged (zsh), done (status
 //!   and `$PWD`), state saved. While a command runs, fd 3 is its own command file (read-only), not the
 //!   control channel, and its stdout/stderr go to a FIFO made anew for each command (`o`), so nothing a
@@ -92,6 +95,7 @@
 //! # });
 //! ```
 
+mod feed;
 mod manager;
 mod process;
 mod records;

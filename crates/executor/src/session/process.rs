@@ -12,11 +12,12 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::{Signal, kill};
 use nix::sys::stat::Mode;
 use nix::unistd::{Pid, mkfifo};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncReadExt;
 use tokio::net::unix::pipe;
 use tokio::process::Child;
 use tokio_util::sync::CancellationToken;
 
+use super::feed::Feed;
 use super::records::{Record, RecordReader};
 use super::script::{self, ShellKind};
 use super::stateless::{cannot_change_state, defined_names};
@@ -85,7 +86,9 @@ pub(crate) struct ShellProcess {
     child: Child,
     tree: ProcessTree,
     dir: PathBuf,
+    /// The request FIFO (see [`Feed`]), held read-write so the shell never sees it closed.
     req: pipe::Sender,
+    feed: Feed,
     resp: pipe::Receiver,
     records: RecordReader,
     pid: u32,
@@ -126,7 +129,7 @@ impl ShellProcess {
 
     #[allow(unsafe_code)] // `pre_exec`: the guard hook between fork and exec
     async fn spawn_in(plan: &SpawnPlan<'_>, dir: PathBuf) -> io::Result<Self> {
-        let req_path = dir.join("req");
+        let req_path = dir.join(script::REQUEST_FIFO);
         let resp_path = dir.join("resp");
         for p in [&req_path, &resp_path] {
             mkfifo(p, Mode::S_IRUSR | Mode::S_IWUSR).map_err(io::Error::from)?;
@@ -146,9 +149,26 @@ impl ShellProcess {
             None => None,
         };
         let marker = tree::new_run_marker();
+        let bootstrap = script::bootstrap(
+            plan.kind,
+            &dir,
+            plan.cwd,
+            if init.is_some() { None } else { plan.snapshot },
+            init.as_deref(),
+            &marker,
+        );
+        let script_path = match plan.kind {
+            ShellKind::Bash => dir.join(script::SCRIPT_FILE),
+            ShellKind::Zsh => req_path.clone(),
+        };
+        let mut feed = Feed::new(plan.kind, &script_path)?;
+        if plan.kind == ShellKind::Bash {
+            // Before the shell starts: bash sizes its reads by the script's length when it opens it.
+            feed.send(&mut req, bootstrap.as_bytes()).await?;
+        }
         let mut spec = LaunchSpec::new(
             plan.program.to_string_lossy().into_owned(),
-            plan.kind.session_args(plan.login, &req_path),
+            plan.kind.session_args(plan.login, &script_path),
             plan.cwd,
         );
         spec.env = plan.env.clone();
@@ -177,17 +197,12 @@ impl ShellProcess {
             tree,
             dir: dir.clone(),
             req: {
-                let text = script::bootstrap(
-                    plan.kind,
-                    &dir,
-                    plan.cwd,
-                    if init.is_some() { None } else { plan.snapshot },
-                    init.as_deref(),
-                    &marker,
-                );
-                req.write_all(text.as_bytes()).await?;
+                if plan.kind == ShellKind::Zsh {
+                    feed.send(&mut req, bootstrap.as_bytes()).await?;
+                }
                 req
             },
+            feed,
             resp,
             records: RecordReader::default(),
             pid: 0,
@@ -380,7 +395,7 @@ impl ShellProcess {
             tree: self.tree.clone(),
             armed: true,
         };
-        self.req.write_all(line.as_bytes()).await?;
+        self.feed.send(&mut self.req, line.as_bytes()).await?;
 
         let start = limits.start;
         let deadline = tokio::time::Instant::from_std(start + limits.timeout);
@@ -448,7 +463,8 @@ impl ShellProcess {
                 }
                 () = &mut ack_timer, if !acked => {
                     // bash does not acknowledge (a record would wake the engine for nothing on every
-                    // command): it has picked the command up once it has read its line, all of it.
+                    // command): it has picked the command up once it has taken the byte that releases
+                    // its line.
                     if self.kind == ShellKind::Zsh || line_unread(&self.req) {
                         return Ok(RunEnd::Unresponsive);
                     }

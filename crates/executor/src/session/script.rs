@@ -116,13 +116,14 @@ pub(crate) fn bootstrap(
 } 2>/dev/null
 "#,
             );
+            let wait = bash_wait(dir);
             // `__shellgate_end` first forgets the command's background jobs: the engine kills what is
             // left after "done", and bash would print a "Killed" notice for each into the next
             // command's output (zsh prints none when not interactive).
             let _ = write!(
                 s,
                 r#"__shellgate_begin() {{
-  \builtin unset __shellgate_ps
+  \builtin unset __shellgate_ps __shellgate_w
   case $2$- in 0*|*[xvT]*) {FILE_VAR}={command_q};; *) {FILE_VAR}={copy_q};; esac
   case $- in *a*) \builtin export -n {FILE_VAR};; esac
 }}
@@ -130,9 +131,8 @@ __shellgate_end() {{
   \builtin disown -a
   \builtin printf 'D\0%s\0%s\0%s\0%s\0' "$2" "$1" "$PWD" "${{__shellgate_ps-}}" >&3
   \builtin unset __shellgate_ps __shellgate_st
-  case $3 in 0) \builtin return 0;; esac
-  \__shellgate_save {dir_q}/s$(( $2 % 2 ))
-  \builtin printf 'S\0%s\0' "$2" >&3
+  case $3 in 1) \__shellgate_save {dir_q}/s$(( $2 % 2 )); \builtin printf 'S\0%s\0' "$2" >&3;; esac
+  {wait}
 }}
 __shellgate_save() {{
   __shellgate_so=$SHELLOPTS __shellgate_bo=$BASHOPTS
@@ -146,8 +146,7 @@ __shellgate_exit() {{
 }}
 "#
             );
-            // The output FIFO's path, as a variable: bash reads its script from the FIFO one byte per
-            // system call, so the command lines are kept short (see [`command_line`]).
+            // The output FIFO's path, as a variable, which keeps the command lines short.
             let _ = writeln!(s, "{OUTPUT_VAR}={}", quote_path(&dir.join(OUTPUT_FIFO)));
             // Under `allexport` (from an rc file) it would reach every command's environment.
             let _ = writeln!(s, "\\builtin export -n {OUTPUT_VAR}");
@@ -158,6 +157,9 @@ __shellgate_exit() {{
             let _ = writeln!(s, "\\builtin cd -- {} 2>/dev/null", quote_path(cwd));
             s.push_str("\\builtin trap '{ \\__shellgate_exit; } 2>/dev/null' EXIT\n");
             s.push_str("\\builtin printf 'R\\0%s\\0' \"$$\" >&3\n");
+            s.push_str(&wait);
+            s.push('\n');
+            pad_for_block_reads(&mut s);
         }
         Kind::Zsh => {
             if let Some(snap) = snapshot {
@@ -217,6 +219,33 @@ __shellgate_rc() {{ \builtin return "$1" }}
 }
 
 use ShellKind as Kind;
+
+/// The file bash reads as its script (see `feed.rs`); zsh reads the request FIFO.
+pub(crate) const SCRIPT_FILE: &str = "script";
+
+/// The request FIFO: bash's wake-ups, zsh's script.
+pub(crate) const REQUEST_FIFO: &str = "req";
+
+/// How every bash line ends (the bootstrap too): waiting for the engine's byte on the request FIFO,
+/// which it writes once the next line is in the script file, so the shell never reads the file's end.
+/// `-t`: a `TMOUT` that a command sets (read-only, even) would otherwise end the wait, and the shell.
+fn bash_wait(dir: &Path) -> String {
+    format!(
+        "\\builtin read -rN1 -t 99999999 __shellgate_w <{}",
+        quote_path(&dir.join(REQUEST_FIFO))
+    )
+}
+
+/// bash reads a seekable script in blocks of the file's size when it opened it, up to 8 KiB: the
+/// bootstrap is padded to that with a comment, so each later line takes one read.
+fn pad_for_block_reads(s: &mut String) {
+    const BLOCK: usize = 8192;
+    if s.len() + 2 < BLOCK {
+        s.push('#');
+        s.extend(std::iter::repeat_n(' ', BLOCK - s.len() - 1));
+        s.push('\n');
+    }
+}
 
 /// The name under which the shell reads every file it sources: the control descriptor's path. Both
 /// shells put the path they were given to `source` into their messages (`<path>: line 3: …`, zsh
@@ -365,10 +394,10 @@ fn zsh_source_group(dir: &Path, file: &str) -> String {
 /// on — each would put the status line's commands into the command's output — so `__shellgate_end` can
 /// report the stages.
 ///
-/// bash reads the line from the FIFO one byte per system call, so there the fixed parts are functions
-/// and variables the bootstrap defined (`__shellgate_begin` picks the file), and a plain command's line
-/// is about 130 bytes. bash sends no acknowledgement: that it took the line is seen from the request
-/// FIFO, which is empty once it has read the line (see `ShellProcess::run`); zsh, which reads ahead,
+/// In bash the fixed parts are functions and variables the bootstrap defined (`__shellgate_begin` picks
+/// the file), and the line ends in `__shellgate_end`, which waits for the next line. bash sends no
+/// acknowledgement: that it took the line is seen from the request FIFO, which is empty once it has
+/// taken the byte that releases the line (see `ShellProcess::run`); zsh, which reads ahead,
 /// acknowledges. The command file is still sourced by the line itself, at
 /// the top level: inside a function the command's `declare` would be local, and inside `eval` its trace
 /// lines would get one more `+`.
@@ -522,6 +551,7 @@ const VOLATILE: &[&str] = &[
     "__shellgate_ps",
     "__shellgate_f",
     "__shellgate_o",
+    "__shellgate_w",
     "__shellgate_on",
     "__shellgate_off",
     "ZSH_ARGZERO",

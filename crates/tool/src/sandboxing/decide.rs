@@ -251,7 +251,7 @@ mod tests {
         assert_eq!(key.layers.id, "sandbox:read-only");
         let spec = key.layers.stack.apply(LaunchSpec::new(
             "bash",
-            ["--noprofile", "/run/sg/shellgate-1-2/req"],
+            ["--noprofile", "/run/sg/shellgate-1-2/script"],
             "/w",
         ));
         assert_eq!(spec.program, "/opt/helper");

@@ -51,8 +51,8 @@ impl SandboxRun {
     }
 }
 
-/// The sandbox layer of a session shell: also makes the shell's own directory (where its request
-/// FIFO, named in its arguments, lives) writable, and nothing else of the runtime directory — other
+/// The sandbox layer of a session shell: also makes the shell's own directory (where its script,
+/// named in its arguments, lives) writable, and nothing else of the runtime directory — other
 /// sessions' FIFOs there stay out of reach.
 struct SessionShellLayer {
     sandbox: SandboxLayer,

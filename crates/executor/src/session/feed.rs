@@ -1,0 +1,149 @@
+//! How the engine hands a session shell the lines of its script.
+//!
+//! bash reads a script from a FIFO one byte per system call (it must not read past the line it runs),
+//! and a regular file in blocks. So bash reads its script from a regular file that the engine appends
+//! each command's line to; what keeps it from reading the end of the file, which would end the shell,
+//! is that every line ends by waiting for one byte on the request FIFO, written after the next line
+//! (see `script::bootstrap`). A command then costs bash one read of its line instead of one per byte.
+//! zsh reads its FIFO in blocks already: its lines go to the request FIFO itself.
+
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::Path;
+
+use tokio::io::AsyncWriteExt;
+use tokio::net::unix::pipe;
+
+use super::script::ShellKind;
+
+/// The byte that lets a waiting bash read on (any byte would do).
+const WAKE: &[u8] = b".";
+
+/// How much of the script file the shell has read and the file still holds before that part is freed.
+/// Freeing keeps the file's offsets (the shell reads at its own), so only the memory is given back.
+const FREE_AFTER: u64 = 256 * 1024;
+
+/// Where a shell's lines go.
+pub(crate) enum Feed {
+    /// bash: appended to the script file, each released by [`WAKE`] on the request FIFO.
+    Script {
+        file: File,
+        /// The file's length: where the next line goes.
+        len: u64,
+        /// Up to where the file's blocks have been freed.
+        freed: u64,
+    },
+    /// zsh: written to the request FIFO, its script.
+    Fifo,
+}
+
+impl Feed {
+    /// The feed for a shell of `kind` whose script starts with `bootstrap`; for bash the script file is
+    /// made at `script` (the shell's argument then), for zsh the request FIFO is its argument.
+    pub(crate) fn new(kind: ShellKind, script: &Path) -> io::Result<Self> {
+        Ok(match kind {
+            ShellKind::Bash => Self::Script {
+                file: std::fs::OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .create_new(true)
+                    .mode(0o600)
+                    .open(script)?,
+                len: 0,
+                freed: 0,
+            },
+            ShellKind::Zsh => Self::Fifo,
+        })
+    }
+
+    /// Hand the shell `text`: the bootstrap before the shell starts (bash), or a command's line once
+    /// the shell waits for it.
+    pub(crate) async fn send(&mut self, req: &mut pipe::Sender, text: &[u8]) -> io::Result<()> {
+        match self {
+            Self::Script { file, len, freed } => {
+                // Everything before this line has been read: the shell waits at the end of the last one.
+                if *len - *freed >= FREE_AFTER {
+                    free_blocks(file, *len);
+                    *freed = *len;
+                }
+                file.write_all_at(text, *len)?;
+                let first = *len == 0;
+                *len += text.len() as u64;
+                // The bootstrap is there before the shell starts; it ends by waiting like every line.
+                if first {
+                    return Ok(());
+                }
+                req.write_all(WAKE).await
+            }
+            Self::Fifo => req.write_all(text).await,
+        }
+    }
+}
+
+/// Frees the blocks of `file` before `end` (whole pages), keeping its length; where the file system
+/// cannot, the file keeps them (a few hundred bytes per command).
+fn free_blocks(file: &File, end: u64) {
+    use std::os::fd::AsRawFd;
+    let page = 4096;
+    let upto = end / page * page;
+    let Ok(upto) = libc::off_t::try_from(upto) else {
+        return;
+    };
+    if upto == 0 {
+        return;
+    }
+    // SAFETY: fallocate on a descriptor this file owns; no memory is passed.
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::fallocate(
+            file.as_raw_fd(),
+            libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+            0,
+            upto,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::MetadataExt;
+
+    #[tokio::test]
+    async fn lines_go_after_the_bootstrap_and_read_ones_are_freed() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("req");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let mut req = pipe::OpenOptions::new()
+            .read_write(true)
+            .open_sender(&fifo)
+            .unwrap();
+        let wakes = std::fs::File::open(&fifo).unwrap();
+        let script = dir.path().join("script");
+        let mut feed = Feed::new(ShellKind::Bash, &script).unwrap();
+        feed.send(&mut req, b"bootstrap\n").await.unwrap();
+        let line = vec![b'x'; 4000];
+        for _ in 0..300 {
+            feed.send(&mut req, &line).await.unwrap();
+        }
+        let meta = std::fs::metadata(&script).unwrap();
+        assert_eq!(meta.len(), 10 + 300 * 4000, "offsets are kept");
+        let mut tail = vec![0u8; 4000];
+        let Feed::Script { file, .. } = &feed else {
+            panic!("bash reads a script file")
+        };
+        file.read_exact_at(&mut tail, meta.len() - 4000).unwrap();
+        assert_eq!(tail, line, "the last line is there whole");
+        assert!(
+            meta.blocks() * 512 <= 2 * FREE_AFTER,
+            "{} bytes kept of {}",
+            meta.blocks() * 512,
+            meta.len()
+        );
+        // One wake per line, none for the bootstrap.
+        let mut buf = vec![0u8; 1000];
+        let n = nix::unistd::read(&wakes, &mut buf).unwrap();
+        assert_eq!(&buf[..n], WAKE.repeat(300).as_slice());
+    }
+}
