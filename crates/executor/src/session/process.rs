@@ -615,10 +615,12 @@ impl ShellProcess {
             return false;
         };
         let engine = std::process::id();
+        let guard = self.tree.leader();
         // Orphans re-parented to the engine are children of its main thread (see
-        // `tree::main_thread_children`); the engine's other threads only have its own spawns.
+        // `tree::main_thread_children`); the engine's other threads only have its own spawns. This
+        // shell's guard is one of those (and leads its own session), so it is not read.
         let children = tree::main_thread_children(engine).unwrap_or_else(|| tree::children_of(engine));
-        children.into_iter().any(|p| {
+        children.into_iter().filter(|&p| p != guard).any(|p| {
             tree::read_proc(p).is_some_and(|i| !i.is_zombie() && i.pgid != p && i.sid != p)
                 && tree::has_run_marker(p, marker)
         })
