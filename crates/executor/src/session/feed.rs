@@ -39,41 +39,40 @@ pub(crate) enum Feed {
 }
 
 impl Feed {
-    /// The feed for a shell of `kind` whose script starts with `bootstrap`; for bash the script file is
-    /// made at `script` (the shell's argument then), for zsh the request FIFO is its argument.
-    pub(crate) fn new(kind: ShellKind, script: &Path) -> io::Result<Self> {
+    /// The feed for a shell of `kind`. For bash the script file is made at `script` (the shell's
+    /// argument) and holds `bootstrap` before the shell starts: bash sizes its reads by the script's
+    /// length when it opens it, and the bootstrap ends by waiting like every line. zsh's argument is the
+    /// request FIFO, which gets the bootstrap through [`Feed::send`] once zsh runs (the FIFO's buffer
+    /// need not hold it whole).
+    pub(crate) fn new(kind: ShellKind, script: &Path, bootstrap: &str) -> io::Result<Self> {
         Ok(match kind {
-            ShellKind::Bash => Self::Script {
-                file: std::fs::OpenOptions::new()
-                    .read(true)
+            ShellKind::Bash => {
+                let file = std::fs::OpenOptions::new()
                     .write(true)
                     .create_new(true)
                     .mode(0o600)
-                    .open(script)?,
-                len: 0,
-                freed: 0,
-            },
+                    .open(script)?;
+                file.write_all_at(bootstrap.as_bytes(), 0)?;
+                Self::Script {
+                    file,
+                    len: bootstrap.len() as u64,
+                    freed: 0,
+                }
+            }
             ShellKind::Zsh => Self::Fifo,
         })
     }
 
-    /// Hand the shell `text`: the bootstrap before the shell starts (bash), or a command's line once
-    /// the shell waits for it.
+    /// Hand the shell `text`, a command's line once the shell waits for it (zsh: also the bootstrap).
     pub(crate) async fn send(&mut self, req: &mut pipe::Sender, text: &[u8]) -> io::Result<()> {
         match self {
             Self::Script { file, len, freed } => {
                 // Everything before this line has been read: the shell waits at the end of the last one.
                 if *len - *freed >= FREE_AFTER {
-                    free_blocks(file, *len);
-                    *freed = *len;
+                    *freed = free_blocks(file, *freed, *len);
                 }
                 file.write_all_at(text, *len)?;
-                let first = *len == 0;
                 *len += text.len() as u64;
-                // The bootstrap is there before the shell starts; it ends by waiting like every line.
-                if first {
-                    return Ok(());
-                }
                 req.write_all(WAKE).await
             }
             Self::Fifo => req.write_all(text).await,
@@ -81,28 +80,29 @@ impl Feed {
     }
 }
 
-/// Frees the blocks of `file` before `end` (whole pages), keeping its length; where the file system
-/// cannot, the file keeps them (a few hundred bytes per command).
-fn free_blocks(file: &File, end: u64) {
+/// Frees the blocks of `file` from `start` (where the last freeing ended, a page boundary) to `end`,
+/// rounded down to whole pages, keeping its length; returns where the freed part now ends. Where the
+/// file system cannot free them, the file keeps them (a few hundred bytes per command).
+fn free_blocks(file: &File, start: u64, end: u64) -> u64 {
     use std::os::fd::AsRawFd;
-    let page = 4096;
-    let upto = end / page * page;
-    let Ok(upto) = libc::off_t::try_from(upto) else {
-        return;
+    const PAGE: u64 = 4096;
+    let upto = end / PAGE * PAGE;
+    let (Ok(offset), Ok(length)) = (libc::off_t::try_from(start), libc::off_t::try_from(upto - start)) else {
+        return start;
     };
-    if upto == 0 {
-        return;
+    if length > 0 {
+        // SAFETY: fallocate on a descriptor this file owns; no memory is passed.
+        #[allow(unsafe_code)]
+        unsafe {
+            libc::fallocate(
+                file.as_raw_fd(),
+                libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                offset,
+                length,
+            );
+        }
     }
-    // SAFETY: fallocate on a descriptor this file owns; no memory is passed.
-    #[allow(unsafe_code)]
-    unsafe {
-        libc::fallocate(
-            file.as_raw_fd(),
-            libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
-            0,
-            upto,
-        );
-    }
+    upto
 }
 
 #[cfg(test)]
@@ -121,20 +121,24 @@ mod tests {
             .unwrap();
         let wakes = std::fs::File::open(&fifo).unwrap();
         let script = dir.path().join("script");
-        let mut feed = Feed::new(ShellKind::Bash, &script).unwrap();
-        feed.send(&mut req, b"bootstrap\n").await.unwrap();
+        let mut feed = Feed::new(ShellKind::Bash, &script, "bootstrap\n").unwrap();
         let line = vec![b'x'; 4000];
         for _ in 0..300 {
             feed.send(&mut req, &line).await.unwrap();
         }
         let meta = std::fs::metadata(&script).unwrap();
         assert_eq!(meta.len(), 10 + 300 * 4000, "offsets are kept");
+        let mut head = vec![0u8; 10];
         let mut tail = vec![0u8; 4000];
-        let Feed::Script { file, .. } = &feed else {
-            panic!("bash reads a script file")
-        };
+        let file = std::fs::File::open(&script).unwrap();
         file.read_exact_at(&mut tail, meta.len() - 4000).unwrap();
         assert_eq!(tail, line, "the last line is there whole");
+        let Feed::Script { freed, .. } = &feed else {
+            panic!("bash reads a script file")
+        };
+        assert!(*freed > 0 && *freed % 4096 == 0, "freed up to {freed}");
+        file.read_exact_at(&mut head, 0).unwrap();
+        assert_eq!(head, vec![0u8; 10], "the bootstrap, read long ago, is freed");
         assert!(
             meta.blocks() * 512 <= 2 * FREE_AFTER,
             "{} bytes kept of {}",

@@ -161,11 +161,7 @@ impl ShellProcess {
             ShellKind::Bash => dir.join(script::SCRIPT_FILE),
             ShellKind::Zsh => req_path.clone(),
         };
-        let mut feed = Feed::new(plan.kind, &script_path)?;
-        if plan.kind == ShellKind::Bash {
-            // Before the shell starts: bash sizes its reads by the script's length when it opens it.
-            feed.send(&mut req, bootstrap.as_bytes()).await?;
-        }
+        let mut feed = Feed::new(plan.kind, &script_path, &bootstrap)?;
         let mut spec = LaunchSpec::new(
             plan.program.to_string_lossy().into_owned(),
             plan.kind.session_args(plan.login, &script_path),
@@ -197,6 +193,7 @@ impl ShellProcess {
             tree,
             dir: dir.clone(),
             req: {
+                // bash's script file holds its bootstrap already (see `Feed::new`).
                 if plan.kind == ShellKind::Zsh {
                     feed.send(&mut req, bootstrap.as_bytes()).await?;
                 }
