@@ -336,8 +336,10 @@ impl ProcessTree {
         }
         drop(adopted);
         while let Some(pid) = queue.pop() {
-            // A zombie has no children: they were re-parented when it exited.
-            if found.get(&pid).is_some_and(ProcInfo::is_zombie) {
+            // The leader (a guard, one thread) as a zombie has no children: they were re-parented
+            // when it exited. Another process reads as a zombie once its main thread has exited,
+            // while its other threads (and their children) may live on, so its children are read.
+            if pid == self.leader && found.get(&pid).is_some_and(ProcInfo::is_zombie) {
                 continue;
             }
             for child in children_of(pid) {
