@@ -258,13 +258,14 @@ impl Drop for DirectChild {
         // (the child may still run on this memory until it is reaped).
         let keep = self.keep.take();
         let leak = keep.clone();
+        // Known while the guard lives (its children list), even before it wrote the pid.
+        let command = keep.as_deref().and_then(GuardBlock::command_pid);
         // SAFETY: signalling our own unreaped child (its pid cannot have been reused).
         unsafe { libc::kill(pid, libc::SIGKILL) };
         // Reap it off the async threads; SIGKILL makes this quick unless it is stuck in the kernel.
         let spawned = std::thread::Builder::new()
             .name("shellgate-reap".into())
             .spawn(move || {
-                let command = keep.as_deref().and_then(GuardBlock::command_pid);
                 let mut status = 0;
                 // SAFETY: reaping our own child.
                 unsafe { libc::waitpid(pid, &raw mut status, 0) };
