@@ -254,13 +254,16 @@ impl RemoteHost {
     /// The spec that stops every process marked `marker` on the host, sparing `except`.
     pub(crate) fn stop_spec(&self, marker: &str, grace: Duration, except: &[u32]) -> LaunchSpec {
         let grace_secs = grace.as_secs().min(5) as u32;
-        let argv = self.argv(
-            &script::stop_script(marker, grace_secs, except),
-            &Invocation::default(),
-        );
-        let mut spec = Self::client_spec(argv, &LaunchSpec::new("", Vec::<String>::new(), "/"));
+        let mut spec = self.side_spec(&script::stop_script(marker, grace_secs, except));
         spec.timeout = Some(Duration::from_secs(u64::from(grace_secs) + 15));
         spec
+    }
+
+    /// A client run of `script` on the host beside the sessions and commands (a stop, a clean-up),
+    /// started in `/` with the engine's environment.
+    pub(crate) fn side_spec(&self, script: &str) -> LaunchSpec {
+        let argv = self.argv(script, &Invocation::default());
+        Self::client_spec(argv, &LaunchSpec::new("", Vec::<String>::new(), "/"))
     }
 
     /// Stop the shared connection.

@@ -296,54 +296,49 @@ impl RemoteShell {
 
     /// Start the stop of the running command's processes (the shell is spared).
     fn stop_command(&self, host: &RemoteHost, grace: Duration, signal: &str) -> tokio::task::JoinHandle<()> {
-        let text = if signal == "TERM" {
-            script::stop_script(&self.marker, grace.as_secs().min(5) as u32, &[self.pid])
+        let spec = if signal == "TERM" {
+            host.stop_spec(&self.marker, grace, &[self.pid])
         } else {
-            format!(
+            host.side_spec(&format!(
                 "{REAP_FUNCTION}__sg_reap {} {signal} {}\n",
                 sh_quote(&self.marker),
                 self.pid
-            )
+            ))
         };
-        let argv = host.argv(&text, &Invocation::default());
-        tokio::spawn(run_quietly(client_command(&argv)))
+        tokio::spawn(run_quietly(spec))
     }
 
     /// End the shell and everything it started, on the host and here; `forget` also removes the
     /// session's saved state there (the session is closed, not restarted).
     pub(crate) async fn end_shell(&mut self, host: &RemoteHost, forget: Option<&str>) {
-        let mut stop = host.stop_spec(&self.marker, Duration::ZERO, &[]);
-        if let Some(dir) = forget {
-            let text = format!("{}rm -rf \"{dir}\"\n", script::stop_script(&self.marker, 0, &[]));
-            stop.args = host.argv(&text, &Invocation::default()).split_off(1);
-        }
-        run_quietly(tokio::process::Command::from(stop.command())).await;
+        let stop = match forget {
+            Some(dir) => host.side_spec(&format!(
+                "{}rm -rf \"{dir}\"\n",
+                script::stop_script(&self.marker, 0, &[])
+            )),
+            None => host.stop_spec(&self.marker, Duration::ZERO, &[]),
+        };
+        run_quietly(stop).await;
         let _ = self.child.kill().await;
     }
 }
 
 /// Remove a closed session's saved state on the host (its shell had already ended).
 pub(crate) async fn forget_state(host: &RemoteHost, state_dir: &str) {
-    let argv = host.argv(&format!("rm -rf \"{state_dir}\"\n"), &Invocation::default());
-    run_quietly(client_command(&argv)).await;
+    run_quietly(host.side_spec(&format!("rm -rf \"{state_dir}\"\n"))).await;
 }
 
-/// The client command `argv`, started in `/`.
-fn client_command(argv: &[String]) -> tokio::process::Command {
-    let mut cmd = tokio::process::Command::new(&argv[0]);
-    cmd.args(&argv[1..]).current_dir("/");
-    cmd
-}
-
-/// Run a client command on the side (a stop, a clean-up) with nothing connected, for at most
-/// 20 s: killed if it takes longer, since what it does is best effort.
-async fn run_quietly(mut cmd: tokio::process::Command) {
+/// Run a client on the side (a stop, a clean-up) with nothing connected, for at most its spec's
+/// timeout (20 s when it has none): killed if it takes longer, since what it does is best effort.
+async fn run_quietly(spec: LaunchSpec) {
+    let limit = spec.timeout.unwrap_or(Duration::from_secs(20));
+    let mut cmd = tokio::process::Command::from(spec.command());
     cmd.stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .kill_on_drop(true);
     if let Ok(mut child) = cmd.spawn() {
-        let _ = tokio::time::timeout(Duration::from_secs(20), child.wait()).await;
+        let _ = tokio::time::timeout(limit, child.wait()).await;
     }
 }
 
