@@ -85,13 +85,13 @@ pub fn non_interactive(mut spec: LaunchSpec) -> LaunchSpec {
             .filter(|v| !v.is_empty())
     });
     let term = (!spec.pty).then_some(("TERM", PIPE_TERM));
-    let utf8 = !locale.as_deref().is_some_and(is_utf8_locale);
+    let set_utf8_locale = !locale.as_deref().is_some_and(is_utf8_locale);
     let locale_vars = [("LC_ALL", UTF8_LOCALE), ("LANG", UTF8_LOCALE)];
     let extra = NON_INTERACTIVE_ENV
         .iter()
         .copied()
         .chain(term)
-        .chain(locale_vars.into_iter().filter(|_| utf8));
+        .chain(locale_vars.into_iter().filter(|_| set_utf8_locale));
     // Values the spec already has win; only missing keys are allocated.
     for (key, value) in extra {
         if !spec.env.contains_key(key) {

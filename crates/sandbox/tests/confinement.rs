@@ -410,7 +410,9 @@ fn calls_through_the_x32_abi_kill_the_caller() {
         &[&python, "-c", probe],
         None,
     ));
-    // A workspace with a `.git` and the network off: the supervised filter is installed too.
+    // A workspace with a `.git` and the network off: the supervised filter is installed too, and the
+    // caller still dies (the base filter's kill outranks the supervised filter's answer; the latter's
+    // own x32 check is asserted on its program in `supervise::filter`).
     fs::create_dir_all(base.path().join(".git")).unwrap();
     let supervised = run_sandboxed(
         &workspace_policy(base.path()),
