@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use tokio::io::unix::AsyncFd;
 
+use crate::chunks::Chunk;
 use crate::guard::{ExecImage, STATUS_FD};
 use crate::vmguard::{CommandExit, GuardBlock};
 
@@ -109,7 +110,7 @@ pub(crate) fn spawn(image: &ExecImage, cwd: &Path, fds: &ChildFds) -> io::Result
         engine: std::process::id() as libc::pid_t,
         errno: 0,
     };
-    let mut stack = vec![0u8; 64 * 1024];
+    let mut stack = Chunk::take();
     // SAFETY: the stack and `args` outlive the child's use of them (CLONE_VFORK suspends this thread
     // until the child execs or exits); the signal mask of this thread is restored right after.
     let pid = unsafe {

@@ -66,6 +66,7 @@
 //! marker in its environment. Such adopted processes are reaped by pid; `waitpid(-1)` is never used.
 #![deny(unsafe_code)]
 
+mod chunks;
 mod completion;
 mod cwd;
 #[allow(unsafe_code)] // fork/exec without the C library's process state, waitpid, pidfd

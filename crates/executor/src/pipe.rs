@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
+use crate::chunks::Chunk;
 use crate::completion::{
     DrainEnd, close_for_sink, completion_notices, drain, read_open, read_what_is_left, sleep_until_opt,
 };
@@ -44,8 +45,6 @@ impl Default for PipeExecutor {
         }
     }
 }
-
-const READ_CHUNK: usize = 64 * 1024;
 
 impl Executor for PipeExecutor {
     async fn run(&self, spec: LaunchSpec, sink: &mut SendSink<'_>, cancel: CancellationToken) -> ExecOutcome {
@@ -119,7 +118,7 @@ impl PipeExecutor {
             remote_stop: spec.remote_stop.as_deref(),
             armed: true,
         };
-        let mut buf = vec![0u8; READ_CHUNK];
+        let mut buf = Chunk::take();
         let mut run_status = RunStatus::Completed;
         let mut notices = Vec::new();
         let deadline = spec.timeout.map(|t| tokio::time::Instant::from_std(start + t));

@@ -17,11 +17,12 @@ use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
+use crate::chunks::{CHUNK, Chunk};
 use crate::direct::{ChildFds, DirectChild};
 use crate::guard::{ExecImage, STATUS_FD};
 use crate::rawsys as sys;
 
-const STACK: usize = 64 * 1024;
+const STACK: usize = CHUNK;
 
 /// Whether this architecture has the raw system-call shims (elsewhere the fork-based guard is used).
 pub(crate) const SUPPORTED: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
@@ -45,8 +46,8 @@ pub(crate) struct GuardBlock {
     /// The command's wait status, valid once `status_set` is 1 (written by the guard after reaping).
     command_status: i32,
     status_set: i32,
-    guard_stack: Box<[u8]>,
-    command_stack: Box<[u8]>,
+    guard_stack: Chunk,
+    command_stack: Chunk,
     // Owners of the data the pointers above point into (heap data: moving these does not move it).
     _image: ExecImage,
     _cwd: CString,
@@ -159,8 +160,8 @@ pub(crate) fn spawn(
         command_pid: 0,
         command_status: 0,
         status_set: 0,
-        guard_stack: vec![0; STACK].into_boxed_slice(),
-        command_stack: vec![0; STACK].into_boxed_slice(),
+        guard_stack: Chunk::take(),
+        command_stack: Chunk::take(),
         _image: image,
         _cwd: cwd,
         _needle: needle,
