@@ -12,7 +12,8 @@ use std::sync::Mutex;
 /// Size of every block.
 pub(crate) const CHUNK: usize = 64 * 1024;
 
-/// Blocks kept for reuse (runs at once beyond this allocate and free their own).
+/// Blocks kept for reuse (a guarded run holds three at once, an unguarded one two; blocks given
+/// back beyond this are freed).
 const KEEP: usize = 8;
 
 /// Where given-back blocks wait for the next taker.
@@ -44,7 +45,9 @@ impl Pool {
 }
 
 /// A block of [`CHUNK`] bytes, of unspecified content, given back for reuse when dropped. Its
-/// address is stable (a heap block), so a child process may run on it while it lives.
+/// address is stable (a heap block), so a child process may run on it while it lives: its owner
+/// keeps it until every process using it has exec'd or been reaped, since a dropped block goes
+/// straight to the next run.
 pub(crate) struct Chunk {
     block: Box<[u8]>,
     pool: &'static Pool,

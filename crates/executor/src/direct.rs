@@ -145,8 +145,8 @@ pub(crate) fn spawn(image: &ExecImage, cwd: &Path, fds: &ChildFds) -> io::Result
     adopt(pid, None)
 }
 
-/// Follow our child `pid` through a pidfd; `keep` is freed only after it is reaped. On failure the
-/// child is killed and reaped.
+/// Follow our child `pid` through a pidfd; `keep` is let go of only after it is reaped (see
+/// [`GuardBlock::release_reaped`]). On failure the child is killed and reaped.
 pub(crate) fn adopt(pid: libc::pid_t, keep: Option<Arc<GuardBlock>>) -> io::Result<DirectChild> {
     let fail = |e: io::Error| {
         // SAFETY: killing and reaping our own child; `keep` outlives it.
@@ -160,7 +160,9 @@ pub(crate) fn adopt(pid: libc::pid_t, keep: Option<Arc<GuardBlock>>) -> io::Resu
     // SAFETY: pidfd_open takes a pid and flags; the returned descriptor is ours.
     let raw = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
     if raw < 0 {
-        return Err(fail(io::Error::last_os_error()));
+        let e = fail(io::Error::last_os_error());
+        GuardBlock::release_reaped(keep);
+        return Err(e);
     }
     // SAFETY: `raw` is a fresh descriptor owned by nobody else.
     let owned = unsafe { OwnedFd::from_raw_fd(raw as RawFd) };
@@ -173,7 +175,11 @@ pub(crate) fn adopt(pid: libc::pid_t, keep: Option<Arc<GuardBlock>>) -> io::Resu
             reaped: false,
             keep,
         }),
-        Err(e) => Err(fail(io::Error::other(e.to_string()))),
+        Err(e) => {
+            let e = fail(io::Error::other(e.to_string()));
+            GuardBlock::release_reaped(keep);
+            Err(e)
+        }
     }
 }
 
@@ -238,7 +244,7 @@ impl DirectChild {
             let rc = unsafe { libc::waitpid(self.pid, &raw mut status, libc::WNOHANG) };
             if rc == self.pid {
                 self.reaped = true;
-                self.keep = None;
+                GuardBlock::release_reaped(self.keep.take());
                 return Ok(ExitStatus::from_raw(status));
             }
             if rc < 0 {
@@ -273,7 +279,7 @@ impl Drop for DirectChild {
                 if let Some(command) = unreaped_command(keep.as_deref(), command) {
                     reap_orphaned_command(command, pid);
                 }
-                drop(keep);
+                GuardBlock::release_reaped(keep);
             });
         match spawned {
             Ok(_) => drop(leak),

@@ -16,6 +16,7 @@ use std::ffi::CString;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::chunks::{CHUNK, Chunk};
 use crate::direct::{ChildFds, DirectChild};
@@ -23,6 +24,11 @@ use crate::guard::{ExecImage, STATUS_FD};
 use crate::rawsys as sys;
 
 const STACK: usize = CHUNK;
+
+/// Values of `GuardBlock::start_state`.
+const NOT_STARTED: i32 = 0;
+const STARTING: i32 = 1;
+const STARTED: i32 = 2;
 
 /// Whether this architecture has the raw system-call shims (elsewhere the fork-based guard is used).
 pub(crate) const SUPPORTED: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));
@@ -46,6 +52,9 @@ pub(crate) struct GuardBlock {
     /// The command's wait status, valid once `status_set` is 1 (written by the guard after reaping).
     command_status: i32,
     status_set: i32,
+    /// Where the guard is in starting the command: [`NOT_STARTED`], [`STARTING`] (inside its
+    /// `clone`, suspended until the command has exec'd or exited) or [`STARTED`].
+    start_state: i32,
     guard_stack: Chunk,
     command_stack: Chunk,
     // Owners of the data the pointers above point into (heap data: moving these does not move it).
@@ -86,6 +95,20 @@ impl GuardBlock {
             .filter_map(|p| p.parse::<i32>().ok());
         let only = pids.next()?;
         pids.next().is_none().then_some(only)
+    }
+
+    /// Let go of one holder of the block of a guard that has been reaped.
+    ///
+    /// A guard killed inside its `clone` (a kill in the first moments of a run) leaves a command that
+    /// may still be between `clone` and `exec`, on the block's stack, reading the block, until it
+    /// finds its parent gone and dies: that block is never freed, nor its stack handed to another run.
+    pub(crate) fn release_reaped(block: Option<Arc<Self>>) {
+        if let Some(block) = block {
+            // SAFETY: volatile read of an i32 field the guard wrote with volatile stores.
+            if unsafe { std::ptr::read_volatile(&raw const block.start_state) } == STARTING {
+                std::mem::forget(block);
+            }
+        }
     }
 
     /// The command's wait status as the guard published it after reaping the command.
@@ -143,29 +166,7 @@ pub(crate) fn spawn(
     fds: &ChildFds,
     needle: Box<[u8]>,
 ) -> io::Result<DirectChild> {
-    let cwd = CString::new(cwd.as_os_str().as_bytes())
-        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL byte in working directory"))?;
-    let (path, argv, envp) = image.pointers();
-    let block = std::sync::Arc::new(GuardBlock {
-        path,
-        argv,
-        envp,
-        cwd: cwd.as_ptr(),
-        fds: [fds.stdin, fds.stdout, fds.stderr, fds.status.unwrap_or(-1)],
-        engine: std::process::id() as i32,
-        guard: 0,
-        needle: needle.as_ptr(),
-        needle_len: needle.len(),
-        exec_errno: 0,
-        command_pid: 0,
-        command_status: 0,
-        status_set: 0,
-        guard_stack: Chunk::take(),
-        command_stack: Chunk::take(),
-        _image: image,
-        _cwd: cwd,
-        _needle: needle,
-    });
+    let block = new_block(image, cwd, fds, needle)?;
     // SAFETY: the guard runs on `guard_stack` inside the block, which outlives it (the DirectChild
     // keeps it until the guard is reaped); every signal is blocked around clone so the guard starts
     // with all of them blocked; this thread's mask is restored afterwards.
@@ -178,7 +179,7 @@ pub(crate) fn spawn(
         // fields that they write are read here only with volatile loads.
         let stack = block.guard_stack.as_ptr().cast_mut().add(STACK);
         let stack = stack.sub(stack as usize % 16);
-        let arg = std::sync::Arc::as_ptr(&block).cast_mut();
+        let arg = Arc::as_ptr(&block).cast_mut();
         let pid = libc::clone(
             guard_main,
             stack.cast(),
@@ -193,6 +194,34 @@ pub(crate) fn spawn(
         pid
     };
     crate::direct::adopt(pid, Some(block))
+}
+
+/// The block for a guard that will start `image` in `cwd` with `fds`.
+fn new_block(image: ExecImage, cwd: &Path, fds: &ChildFds, needle: Box<[u8]>) -> io::Result<Arc<GuardBlock>> {
+    let cwd = CString::new(cwd.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL byte in working directory"))?;
+    let (path, argv, envp) = image.pointers();
+    Ok(Arc::new(GuardBlock {
+        path,
+        argv,
+        envp,
+        cwd: cwd.as_ptr(),
+        fds: [fds.stdin, fds.stdout, fds.stderr, fds.status.unwrap_or(-1)],
+        engine: std::process::id() as i32,
+        guard: 0,
+        needle: needle.as_ptr(),
+        needle_len: needle.len(),
+        exec_errno: 0,
+        command_pid: 0,
+        command_status: 0,
+        status_set: 0,
+        start_state: NOT_STARTED,
+        guard_stack: Chunk::take(),
+        command_stack: Chunk::take(),
+        _image: image,
+        _cwd: cwd,
+        _needle: needle,
+    }))
 }
 
 /// Common setup, then the command, then the wait. Runs in the guard (shared memory, raw calls only).
@@ -265,12 +294,14 @@ extern "C" fn guard_main(arg: *mut libc::c_void) -> libc::c_int {
         let stack = stack.sub(stack as usize % 16);
         // glibc's clone wrapper switches stacks for the child; it only touches errno if the system
         // call fails, which (with every resource already in place) means the process limit was hit.
+        std::ptr::write_volatile(&raw mut (*block).start_state, STARTING);
         let command = libc::clone(
             command_main,
             stack.cast(),
             libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
             arg,
         );
+        std::ptr::write_volatile(&raw mut (*block).start_state, STARTED);
         let exec_errno = std::ptr::read_volatile(&raw const (*block).exec_errno);
         if command < 0 || exec_errno != 0 {
             if command > 0 {
@@ -428,5 +459,34 @@ extern "C" fn command_main(arg: *mut libc::c_void) -> libc::c_int {
         );
         std::ptr::write_volatile(&raw mut (*block).exec_errno, (-rc) as i32);
         sys::exit(127)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsStr;
+
+    use super::*;
+
+    fn block() -> Arc<GuardBlock> {
+        let image = ExecImage::new(Path::new("/bin/true"), [], [(OsStr::new("A"), OsStr::new("1"))]).unwrap();
+        let fds = ChildFds {
+            stdin: -1,
+            stdout: -1,
+            stderr: -1,
+            status: None,
+        };
+        new_block(image, Path::new("/"), &fds, Box::new(*b"needle")).unwrap()
+    }
+
+    #[test]
+    fn a_block_is_freed_once_its_guard_is_reaped_unless_the_guard_died_inside_its_clone() {
+        for (state, kept) in [(NOT_STARTED, false), (STARTED, false), (STARTING, true)] {
+            let mut block = block();
+            Arc::get_mut(&mut block).unwrap().start_state = state;
+            let watch = Arc::downgrade(&block);
+            GuardBlock::release_reaped(Some(block));
+            assert_eq!(watch.upgrade().is_some(), kept, "start state {state}");
+        }
     }
 }
