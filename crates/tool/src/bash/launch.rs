@@ -87,16 +87,18 @@ impl BashTool {
         params: &BashParams,
         sandbox: Option<&crate::sandboxing::SandboxRun>,
     ) -> Option<SessionKey> {
-        let name = params.session.as_deref().unwrap_or(&self.config.default_session);
-        if name == crate::config::NO_SESSION || name.is_empty() {
-            return None;
-        }
-        let mut key = SessionKey::new(name);
+        let mut key = SessionKey::new(self.session_name(params)?);
         key.shell = self.config.shell.clone();
         if let Some(sandbox) = sandbox {
             sandbox.session_key(&mut key);
         }
         Some(key)
+    }
+
+    /// The session a call runs in, `None` for a one-shot run.
+    pub(super) fn session_name<'a>(&'a self, params: &'a BashParams) -> Option<&'a str> {
+        let name = params.session.as_deref().unwrap_or(&self.config.default_session);
+        (name != crate::config::NO_SESSION && !name.is_empty()).then_some(name)
     }
 
     /// The pid of session `name`'s live shell.
@@ -109,11 +111,11 @@ impl BashTool {
     }
 
     /// The working directory of a session that has run before, `None` for a new one.
-    pub(super) fn live_session_cwd(&self, key: &SessionKey) -> Option<PathBuf> {
+    pub(super) fn live_session_cwd(&self, name: &str) -> Option<PathBuf> {
         self.sessions
             .list()
             .into_iter()
-            .find(|s| s.name == key.name)
+            .find(|s| s.name == name)
             .map(|s| s.cwd)
     }
 }

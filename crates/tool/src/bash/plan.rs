@@ -62,29 +62,19 @@ impl BashTool {
             mut notices,
         } = self.prepare(&mut params, approved);
         let requested_cwd = params.cwd.as_deref().or(normalized.cwd.as_deref());
-        let mut sandbox = self
+        let sandbox = self
             .sandboxing
             .decide(params.sandbox, params.host.as_deref(), &mut notices)
             // An elevated run (granted above) runs outside the sandbox (SPEC X-4); the host check stays.
             .map(|run| run.filter(|_| !params.elevated));
-        // Before the session key takes the sandbox's layer (its notice goes after the verdict's).
-        let mut watch_notices = Vec::new();
-        let watch = sandbox.as_mut().ok().and_then(Option::as_mut).map(|run| {
-            let watch = DenialWatch::start(&mut watch_notices);
-            // Where denials are read at all, the supervisor reports the ones the kernel does not log.
-            if watch.reporting() {
-                run.report_to_supervisor();
-            }
-            watch
-        });
-        let session = self.session_for(&params, sandbox.as_ref().ok().and_then(Option::as_ref));
+        let session_name = self.session_name(&params);
         // A session keeps its own directory: relative paths resolve against it.
-        let live_cwd = session.as_ref().and_then(|key| self.live_session_cwd(key));
+        let live_cwd = session_name.and_then(|name| self.live_session_cwd(name));
         let base = live_cwd.clone().unwrap_or_else(|| self.config.cwd.clone());
         let cwd = match resolve_cwd(&base, requested_cwd) {
             Ok(cwd) => cwd,
             // A session whose directory was deleted falls back to an existing ancestor itself.
-            Err(_) if session.is_some() && requested_cwd.is_none() => base,
+            Err(_) if session_name.is_some() && requested_cwd.is_none() => base,
             Err(message) => {
                 return Err(Box::new(ToolResult::not_run(
                     ToolStatus::FailedToStart,
@@ -96,8 +86,17 @@ impl BashTool {
         let cwd_requested = requested_cwd.is_some();
 
         self.admit(&params, &normalized, &cwd, approved, &mut notices)?;
-        let sandbox = sandbox.map_err(|result| Box::new(self.env_gate.redacted(*result)))?;
-        notices.append(&mut watch_notices);
+        let mut sandbox = sandbox.map_err(|result| Box::new(self.env_gate.redacted(*result)))?;
+        let watch = sandbox.as_mut().map(|run| {
+            let watch = DenialWatch::start(&mut notices);
+            // Where denials are read at all, the supervisor reports the ones the kernel does not log.
+            if watch.reporting() {
+                run.report_to_supervisor();
+            }
+            watch
+        });
+        // Once the sandbox's layer is final (it takes part in the key).
+        let session = self.session_for(&params, sandbox.as_ref());
 
         let (timeout, clamp_notice) = self.clamp_timeout(params.timeout);
         notices.extend(clamp_notice);
