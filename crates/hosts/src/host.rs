@@ -251,10 +251,11 @@ impl RemoteHost {
         spec
     }
 
-    /// The spec that stops every process marked `marker` on the host, sparing `except`.
-    pub(crate) fn stop_spec(&self, marker: &str, grace: Duration, except: &[u32]) -> LaunchSpec {
+    /// The spec that stops every process marked `marker` on the host, sparing `except`, then runs
+    /// `then` (shell text, may be empty).
+    pub(crate) fn stop_spec(&self, marker: &str, grace: Duration, except: &[u32], then: &str) -> LaunchSpec {
         let grace_secs = grace.as_secs().min(5) as u32;
-        let mut spec = self.side_spec(&script::stop_script(marker, grace_secs, except));
+        let mut spec = self.side_spec(&(script::stop_script(marker, grace_secs, except) + then));
         spec.timeout = Some(Duration::from_secs(u64::from(grace_secs) + 15));
         spec
     }
@@ -378,7 +379,7 @@ impl LaunchLayer for HostLayer {
         };
         let argv = self.host.argv(&text, &how);
         let mut wrapped = RemoteHost::client_spec(argv, &spec);
-        wrapped.remote_stop = Some(Box::new(self.host.stop_spec(&marker, spec.kill_grace, &[])));
+        wrapped.remote_stop = Some(Box::new(self.host.stop_spec(&marker, spec.kill_grace, &[], "")));
         wrapped
     }
 }

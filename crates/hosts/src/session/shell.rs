@@ -297,7 +297,7 @@ impl RemoteShell {
     /// Start the stop of the running command's processes (the shell is spared).
     fn stop_command(&self, host: &RemoteHost, grace: Duration, signal: &str) -> tokio::task::JoinHandle<()> {
         let spec = if signal == "TERM" {
-            host.stop_spec(&self.marker, grace, &[self.pid])
+            host.stop_spec(&self.marker, grace, &[self.pid], "")
         } else {
             host.side_spec(&format!(
                 "{REAP_FUNCTION}__sg_reap {} {signal} {}\n",
@@ -311,14 +311,10 @@ impl RemoteShell {
     /// End the shell and everything it started, on the host and here; `forget` also removes the
     /// session's saved state there (the session is closed, not restarted).
     pub(crate) async fn end_shell(&mut self, host: &RemoteHost, forget: Option<&str>) {
-        let stop = match forget {
-            Some(dir) => host.side_spec(&format!(
-                "{}rm -rf \"{dir}\"\n",
-                script::stop_script(&self.marker, 0, &[])
-            )),
-            None => host.stop_spec(&self.marker, Duration::ZERO, &[]),
-        };
-        run_quietly(stop).await;
+        let then = forget
+            .map(|dir| format!("rm -rf \"{dir}\"\n"))
+            .unwrap_or_default();
+        run_quietly(host.stop_spec(&self.marker, Duration::ZERO, &[], &then)).await;
         let _ = self.child.kill().await;
     }
 }
