@@ -146,6 +146,28 @@ async fn a_read_only_tmout_does_not_end_an_idle_shell() {
     m.shutdown();
 }
 
+/// In POSIX mode bash's `read` returns on a trapped signal: the wait between commands starts again
+/// instead of letting the shell read past its script and exit.
+#[tokio::test]
+async fn a_trapped_signal_between_commands_does_not_end_the_shell() {
+    let m = manager();
+    let k = key("trapped");
+    let (first, out) = run(&m, &k, "set -o posix; trap 'caught=yes' USR1; echo $$").await;
+    assert_eq!(first.exit_code, Some(0), "{first:?}");
+    let shell: i32 = out.trim().parse().unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(shell),
+        nix::sys::signal::Signal::SIGUSR1,
+    )
+    .unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (o, out) = run(&m, &k, "echo $$ ${caught-no}").await;
+    assert_eq!(out, format!("{shell} yes\n"), "{o:?}");
+    assert!(o.notices.is_empty(), "{:?}", o.notices);
+    m.shutdown();
+}
+
 #[tokio::test]
 async fn exit_exec_and_errexit_respawn_with_state() {
     let m = manager();

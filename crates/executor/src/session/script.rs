@@ -229,9 +229,11 @@ pub(crate) const REQUEST_FIFO: &str = "req";
 /// How every bash line ends (the bootstrap too): waiting for the engine's byte on the request FIFO,
 /// which it writes once the next line is in the script file, so the shell never reads the file's end.
 /// `-t`: a `TMOUT` that a command sets (read-only, even) would otherwise end the wait, and the shell.
+/// The wait starts again after a timeout or a signal (status above 128: in POSIX mode bash's `read`
+/// returns on a trapped signal); only end-of-file (the engine gone) ends it.
 fn bash_wait(dir: &Path) -> String {
     format!(
-        "\\builtin read -rN1 -t 99999999 __shellgate_w <{}",
+        "until \\builtin read -rN1 -t 99999999 __shellgate_w <{}; do (( $? > 128 )) || \\builtin break; done",
         quote_path(&dir.join(REQUEST_FIFO))
     )
 }
