@@ -10,12 +10,12 @@
 use std::fs::File;
 use std::io;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use tokio::io::AsyncWriteExt;
 use tokio::net::unix::pipe;
 
-use super::script::ShellKind;
+use super::script::{REQUEST_FIFO, SCRIPT_FILE, ShellKind};
 
 /// The byte that lets a waiting bash read on (any byte would do).
 const WAKE: &[u8] = b".";
@@ -39,11 +39,19 @@ pub(crate) enum Feed {
 }
 
 impl Feed {
-    /// The feed for a shell of `kind`. For bash the script file is made at `script` (the shell's
-    /// argument) and holds `bootstrap` before the shell starts: bash sizes its reads by the script's
-    /// length when it opens it, and the bootstrap ends by waiting like every line. zsh's argument is the
-    /// request FIFO, which gets the bootstrap through [`Feed::send`] once zsh runs (the FIFO's buffer
-    /// need not hold it whole).
+    /// The script a shell of `kind` whose private directory is `dir` runs (its argument): bash's
+    /// script file, zsh's request FIFO.
+    pub(crate) fn script_path(kind: ShellKind, dir: &Path) -> PathBuf {
+        match kind {
+            ShellKind::Bash => dir.join(SCRIPT_FILE),
+            ShellKind::Zsh => dir.join(REQUEST_FIFO),
+        }
+    }
+
+    /// The feed for a shell of `kind`. For bash the script file is made at `script` (see
+    /// [`Feed::script_path`]) and holds `bootstrap` before the shell starts: bash sizes its reads by
+    /// the script's length when it opens it, and the bootstrap ends by waiting like every line. zsh
+    /// gets its bootstrap through [`Feed::start`].
     pub(crate) fn new(kind: ShellKind, script: &Path, bootstrap: &str) -> io::Result<Self> {
         Ok(match kind {
             ShellKind::Bash => {
@@ -63,7 +71,16 @@ impl Feed {
         })
     }
 
-    /// Hand the shell `text`, a command's line once the shell waits for it (zsh: also the bootstrap).
+    /// Once the shell runs: zsh reads its bootstrap from the request FIFO (written now, as the FIFO's
+    /// buffer need not hold it whole); bash's script file holds it already.
+    pub(crate) async fn start(&self, req: &mut pipe::Sender, bootstrap: &str) -> io::Result<()> {
+        match self {
+            Self::Script { .. } => Ok(()),
+            Self::Fifo => req.write_all(bootstrap.as_bytes()).await,
+        }
+    }
+
+    /// Hand the shell `text`, a command's line once the shell waits for it.
     pub(crate) async fn send(&mut self, req: &mut pipe::Sender, text: &[u8]) -> io::Result<()> {
         match self {
             Self::Script { file, len, freed } => {
@@ -84,23 +101,17 @@ impl Feed {
 /// rounded down to whole pages, keeping its length; returns where the freed part now ends. Where the
 /// file system cannot free them, the file keeps them (a few hundred bytes per command).
 fn free_blocks(file: &File, start: u64, end: u64) -> u64 {
-    use std::os::fd::AsRawFd;
+    use nix::fcntl::{FallocateFlags, fallocate};
     const PAGE: u64 = 4096;
     let upto = end / PAGE * PAGE;
-    let (Ok(offset), Ok(length)) = (libc::off_t::try_from(start), libc::off_t::try_from(upto - start)) else {
-        return start;
-    };
-    if length > 0 {
-        // SAFETY: fallocate on a descriptor this file owns; no memory is passed.
-        #[allow(unsafe_code)]
-        unsafe {
-            libc::fallocate(
-                file.as_raw_fd(),
-                libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
-                offset,
-                length,
-            );
-        }
+    if upto > start {
+        // File offsets stay far below `off_t`'s limit.
+        let _ = fallocate(
+            file,
+            FallocateFlags::FALLOC_FL_PUNCH_HOLE | FallocateFlags::FALLOC_FL_KEEP_SIZE,
+            start as libc::off_t,
+            (upto - start) as libc::off_t,
+        );
     }
     upto
 }

@@ -130,7 +130,7 @@ impl ShellProcess {
     #[allow(unsafe_code)] // `pre_exec`: the guard hook between fork and exec
     async fn spawn_in(plan: &SpawnPlan<'_>, dir: PathBuf) -> io::Result<Self> {
         let req_path = dir.join(script::REQUEST_FIFO);
-        let resp_path = dir.join("resp");
+        let resp_path = dir.join(script::RESPONSE_FIFO);
         for p in [&req_path, &resp_path] {
             mkfifo(p, Mode::S_IRUSR | Mode::S_IWUSR).map_err(io::Error::from)?;
         }
@@ -157,11 +157,8 @@ impl ShellProcess {
             init.as_deref(),
             &marker,
         );
-        let script_path = match plan.kind {
-            ShellKind::Bash => dir.join(script::SCRIPT_FILE),
-            ShellKind::Zsh => req_path.clone(),
-        };
-        let mut feed = Feed::new(plan.kind, &script_path, &bootstrap)?;
+        let script_path = Feed::script_path(plan.kind, &dir);
+        let feed = Feed::new(plan.kind, &script_path, &bootstrap)?;
         let mut spec = LaunchSpec::new(
             plan.program.to_string_lossy().into_owned(),
             plan.kind.session_args(plan.login, &script_path),
@@ -193,10 +190,7 @@ impl ShellProcess {
             tree,
             dir: dir.clone(),
             req: {
-                // bash's script file holds its bootstrap already (see `Feed::new`).
-                if plan.kind == ShellKind::Zsh {
-                    feed.send(&mut req, bootstrap.as_bytes()).await?;
-                }
+                feed.start(&mut req, &bootstrap).await?;
                 req
             },
             feed,

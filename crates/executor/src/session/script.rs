@@ -94,7 +94,7 @@ pub(crate) fn bootstrap(
     let command_q = quote_path(&dir.join(COMMAND_FILE));
     let copy_q = quote_path(&dir.join(STATUS_COPY_FILE));
     let mut s = String::new();
-    let _ = writeln!(s, "\\exec 3>{}", quote_path(&dir.join("resp")));
+    let _ = writeln!(s, "\\exec 3>{}", quote_path(&dir.join(RESPONSE_FIFO)));
     match kind {
         Kind::Bash => {
             s.push_str("\\builtin shopt -s expand_aliases\n");
@@ -225,6 +225,9 @@ pub(crate) const SCRIPT_FILE: &str = "script";
 
 /// The request FIFO: bash's wake-ups, zsh's script.
 pub(crate) const REQUEST_FIFO: &str = "req";
+
+/// The response FIFO: the shell's records, on its descriptor 3.
+pub(crate) const RESPONSE_FIFO: &str = "resp";
 
 /// How every bash line ends (the bootstrap too): waiting for the engine's byte on the request FIFO,
 /// which it writes once the next line is in the script file, so the shell never reads the file's end.
