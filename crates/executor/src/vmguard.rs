@@ -292,9 +292,9 @@ extern "C" fn guard_main(arg: *mut libc::c_void) -> libc::c_int {
         }
         let stack = (*block).command_stack.as_ptr().cast_mut().add(STACK);
         let stack = stack.sub(stack as usize % 16);
+        std::ptr::write_volatile(&raw mut (*block).start_state, STARTING);
         // glibc's clone wrapper switches stacks for the child; it only touches errno if the system
         // call fails, which (with every resource already in place) means the process limit was hit.
-        std::ptr::write_volatile(&raw mut (*block).start_state, STARTING);
         let command = libc::clone(
             command_main,
             stack.cast(),
