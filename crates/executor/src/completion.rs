@@ -116,10 +116,15 @@ enum Ready {
 
 /// Give the sink what is already in the pipe, without waiting: at most [`CLOSE_READ_BUDGET`] bytes, as
 /// a fast producer refills the pipe as quickly as it is read. With `heed_stop`, a sink's `Stop` ends it.
+///
+/// The pipe itself is asked (a plain non-blocking `read`), not the runtime's record of its readiness:
+/// the end of the stream usually comes just before the event that leads here (the shell closes its
+/// output, then reports the command done), and the runtime learns of it only on its next turn, after
+/// a timer had been armed for nothing.
 fn take_ready(output: &pipe::Receiver, buf: &mut [u8], sink: &mut SendSink<'_>, heed_stop: bool) -> Ready {
     let mut budget = CLOSE_READ_BUDGET;
     while budget > 0 {
-        match output.try_read(buf) {
+        match nix::unistd::read(output, buf) {
             Ok(0) => return Ready::Ended,
             Ok(n) => {
                 budget = budget.saturating_sub(n);
@@ -127,7 +132,8 @@ fn take_ready(output: &pipe::Receiver, buf: &mut [u8], sink: &mut SendSink<'_>, 
                     return Ready::SinkStopped;
                 }
             }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Ready::Taken,
+            Err(nix::errno::Errno::EAGAIN) => return Ready::Taken,
+            Err(nix::errno::Errno::EINTR) => {}
             Err(_) => return Ready::Failed,
         }
     }

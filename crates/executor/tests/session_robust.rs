@@ -106,6 +106,10 @@ async fn odd_commands_keep_the_shell() {
         ("exec 3>&-", 0),
         ("exec 255<&-", 0),
         ("exec 255>/dev/null", 0),
+        // The shell's own stdin carries its wake-ups between commands; a command's is /dev/null.
+        ("exec 0<&-", 0),
+        ("exec </dev/null", 0),
+        ("cat; read -r line", 1),
     ] {
         let (o, _) = run(&m, &k, cmd).await;
         assert_eq!(o.exit_code, Some(code), "{cmd}: {o:?}");
@@ -127,6 +131,36 @@ async fn odd_commands_keep_the_shell() {
         .await;
     assert_eq!(nul.status, RunStatus::FailedToStart);
     assert!(nul.error.unwrap().contains("NUL"));
+    m.shutdown();
+}
+
+/// The output FIFO is kept from one command to the next while nothing holds it: a command that removes
+/// it, or puts a file or a directory in its place, costs the next command nothing but a new one.
+#[tokio::test]
+async fn a_removed_or_replaced_output_fifo_is_made_anew() {
+    let m = manager();
+    let k = key("fifo");
+    let (first, _) = run(&m, &k, "echo one").await;
+    let inode = "stat -c %i -- \"$__shellgate_o\"";
+    let (_, before) = run(&m, &k, inode).await;
+    let (_, after) = run(&m, &k, inode).await;
+    assert!(!before.trim().is_empty());
+    assert_eq!(
+        before, after,
+        "a command that ended cleanly leaves the FIFO to the next"
+    );
+    for cmd in [
+        "rm -f -- \"$__shellgate_o\"; echo removed",
+        "rm -f -- \"$__shellgate_o\"; echo file > \"$__shellgate_o\"; echo replaced",
+        "rm -f -- \"$__shellgate_o\" && mkdir -- \"$__shellgate_o\"; echo dir",
+    ] {
+        let (o, out) = run(&m, &k, cmd).await;
+        assert_eq!(o.exit_code, Some(0), "{cmd}: {o:?}");
+        assert!(!out.is_empty(), "{cmd}: {o:?}");
+        let (o, out) = run(&m, &k, "echo next").await;
+        assert_eq!(out, "next\n", "after {cmd}: {o:?}");
+        assert_eq!(o.pid, first.pid, "after {cmd}: {o:?}");
+    }
     m.shutdown();
 }
 

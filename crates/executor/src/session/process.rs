@@ -111,6 +111,11 @@ pub(crate) struct ShellProcess {
     ctl: Vec<u8>,
     /// The command files, kept open between commands.
     command_files: CommandFiles,
+    /// Whether the output FIFO of the last command is still there to be used again: that command
+    /// ended with every writer gone (making and removing the FIFO took an eighth of the engine's time
+    /// per command). After any other end it is removed, so a process that kept it open cannot hold up
+    /// a later command's end.
+    output_fifo_kept: bool,
 }
 
 impl ShellProcess {
@@ -207,6 +212,7 @@ impl ShellProcess {
             buf: Vec::new(),
             ctl: Vec::new(),
             command_files: CommandFiles::default(),
+            output_fifo_kept: false,
         };
         shell.wait_ready(plan.ready_timeout).await?;
         Ok(shell)
@@ -357,10 +363,13 @@ impl ShellProcess {
             self.command_files
                 .write(&self.dir, script::STATUS_COPY_FILE, copy.as_bytes())?;
         }
-        mkfifo(&out_path, Mode::S_IRUSR | Mode::S_IWUSR).map_err(io::Error::from)?;
-        let _cleanup = RemoveOnDrop(vec![out_path.clone()]);
+        // Removed unless this command ends with every writer gone (see `output_fifo_kept`).
+        let mut cleanup = RemoveOnDrop(vec![out_path.clone()]);
         // Dropped (closing our end) once the sink has seen enough; `eof` is then set too.
-        let mut output = Some(pipe::OpenOptions::new().open_receiver(&out_path)?);
+        let mut output = Some(open_output_fifo(
+            &out_path,
+            std::mem::take(&mut self.output_fifo_kept),
+        )?);
         let mut stopped = false;
         let mut sigpipe_at: Option<tokio::time::Instant> = None;
         // Our own write end keeps the FIFO from reading as EOF before the shell opens it; it is dropped
@@ -405,12 +414,11 @@ impl ShellProcess {
         if ctl.len() != CTL_CHUNK {
             ctl = vec![0u8; CTL_CHUNK];
         }
-        // Each armed once for the whole run (a timer made anew in every turn of the loop is registered
-        // with the runtime's timer anew each time).
-        let ack_timer = tokio::time::sleep_until(ack_deadline);
-        tokio::pin!(ack_timer);
-        let timeout_timer = tokio::time::sleep_until(deadline);
-        tokio::pin!(timeout_timer);
+        // One timer for the pick-up check and the timeout, armed once for the whole run and moved on
+        // when it fires (each timer registered costs the runtime a wake-up; one made anew in every turn
+        // of the loop would be registered anew each time).
+        let timer = tokio::time::sleep_until(ack_deadline.min(deadline));
+        tokio::pin!(timer);
 
         // Phase 1: until the shell reports the command done, or dies.
         loop {
@@ -452,19 +460,29 @@ impl ShellProcess {
                     self.exited = Some(waited?);
                     break;
                 }
-                () = &mut ack_timer, if !acked => {
-                    // bash does not acknowledge (a record would wake the engine for nothing on every
-                    // command): it has picked the command up once it has taken the byte that releases
-                    // its line.
-                    if self.kind == ShellKind::Zsh || line_unread(&self.req) {
-                        return Ok(RunEnd::Unresponsive);
+                () = &mut timer, if !acked || status == RunStatus::Completed => {
+                    let now = tokio::time::Instant::now();
+                    if !acked && now >= ack_deadline {
+                        // bash does not acknowledge (a record would wake the engine for nothing on
+                        // every command): it has picked the command up once it has taken the byte
+                        // that releases its line.
+                        if self.kind == ShellKind::Zsh || line_unread(&self.req) {
+                            return Ok(RunEnd::Unresponsive);
+                        }
+                        acked = true;
                     }
-                    acked = true;
-                }
-                () = &mut timeout_timer, if status == RunStatus::Completed => {
-                    status = RunStatus::TimedOut;
-                    self.tree.terminate();
-                    kill_at = Some(tokio::time::Instant::now() + limits.kill_grace);
+                    if status == RunStatus::Completed && now >= deadline {
+                        status = RunStatus::TimedOut;
+                        self.tree.terminate();
+                        kill_at = Some(now + limits.kill_grace);
+                    }
+                    // On to the next check that is still due.
+                    let next = match (acked, status == RunStatus::Completed) {
+                        (false, true) => ack_deadline.min(deadline),
+                        (false, false) => ack_deadline,
+                        (true, _) => deadline,
+                    };
+                    timer.as_mut().reset(next);
                 }
                 () = cancel.cancelled(), if status == RunStatus::Completed => {
                     status = RunStatus::Cancelled;
@@ -485,6 +503,7 @@ impl ShellProcess {
 
         // Phase 2: bounded drain of what the command's processes still write.
         let mut held_open = false;
+        let mut writers_gone = false;
         if !eof && let Some(mut open) = output.take() {
             match drain(
                 &mut open,
@@ -496,7 +515,10 @@ impl ShellProcess {
             )
             .await
             {
-                DrainEnd::Eof => eof = true,
+                DrainEnd::Eof => {
+                    eof = true;
+                    writers_gone = true;
+                }
                 DrainEnd::HeldOpen => {
                     held_open = true;
                     output = Some(open);
@@ -524,6 +546,11 @@ impl ShellProcess {
             read_what_is_left(open, &mut buf, sink).await;
         }
         abandon.armed = false;
+        if writers_gone && shell_alive {
+            // Nothing holds the FIFO and nothing is left in it: the next command can use it as it is.
+            cleanup.0.clear();
+            self.output_fifo_kept = true;
+        }
         // A command that may have changed the state returns once the state is saved, so a shell lost
         // right after it (or a concurrent fresh shell) still starts from it.
         if shell_alive {
@@ -630,6 +657,19 @@ impl Drop for ShellProcess {
         self.tree.kill_all();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// The output FIFO at `path`, opened for reading: the kept one when `kept` and it is still a FIFO,
+/// else one made anew (in place of whatever is there).
+fn open_output_fifo(path: &Path, kept: bool) -> io::Result<pipe::Receiver> {
+    if kept && let Ok(fifo) = pipe::OpenOptions::new().open_receiver(path) {
+        return Ok(fifo);
+    }
+    if std::fs::remove_file(path).is_err() {
+        let _ = std::fs::remove_dir_all(path);
+    }
+    mkfifo(path, Mode::S_IRUSR | Mode::S_IWUSR).map_err(io::Error::from)?;
+    pipe::OpenOptions::new().open_receiver(path)
 }
 
 /// Whether the request FIFO still holds bytes the shell has not read (the engine holds it read-write,
