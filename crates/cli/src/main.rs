@@ -102,6 +102,8 @@ fn main() -> std::process::ExitCode {
             // As much stack as the main thread has (deeply nested commands parse recursively).
             .stack_size(8 << 20)
             .spawn(move || run_on(tokio::runtime::Builder::new_current_thread(), cli.command));
+        // From here on this thread only waits: the end of every run signals the server thread.
+        let _ = shellgate::executor::leave_child_signals_to_other_threads();
         match server.map(std::thread::JoinHandle::join) {
             Ok(Ok(outcome)) => outcome,
             Ok(Err(_)) => Some(Err(anyhow::anyhow!("the server thread panicked"))),

@@ -152,3 +152,47 @@ fn requests_from_a_file_are_answered_into_a_file() {
         assert_eq!(answer["result"]["output"], want, "{answer}");
     }
 }
+
+/// The blocked-signal mask of thread `tid` of process `pid` (`SigBlk` in its status file).
+fn blocked_signals(pid: u32, tid: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/status")).unwrap();
+    let mask = status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigBlk:"))
+        .unwrap()
+        .trim();
+    u64::from_str_radix(mask, 16).unwrap()
+}
+
+/// The end of a run signals the serving thread, not the main thread, which only waits for it: the
+/// kernel offers a signal sent to the process to the main thread first.
+#[test]
+fn child_signals_go_to_the_serving_thread() {
+    let mut rpc = Rpc::start();
+    let result = rpc.call("bash", &json!({"command": "true", "session": "none"}));
+    assert_eq!(result["exit_code"], 0, "{result}");
+    let pid = rpc.child.id();
+    let sigchld = 1u64 << (SIGCHLD - 1);
+    assert_ne!(
+        blocked_signals(pid, &pid.to_string()) & sigchld,
+        0,
+        "the main thread leaves SIGCHLD to the server"
+    );
+    let server = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .find(|tid| {
+            std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/comm"))
+                .is_ok_and(|c| c.trim() == "shellgate-serve")
+        })
+        .expect("the server thread");
+    assert_eq!(
+        blocked_signals(pid, &server) & sigchld,
+        0,
+        "the server thread takes SIGCHLD"
+    );
+}
+
+/// SIGCHLD's number on x86-64 and aarch64 Linux.
+const SIGCHLD: u32 = 17;

@@ -116,7 +116,7 @@ pub use spec::{
     shell_spec_reporting_status,
 };
 pub use tokio_util::sync::CancellationToken;
-pub use tree::init_subreaper;
+pub use tree::{init_subreaper, leave_child_signals_to_other_threads};
 
 /// A sink an executor can write to from any thread.
 pub type SendSink<'a> = dyn Sink + Send + 'a;

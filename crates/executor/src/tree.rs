@@ -61,6 +61,16 @@ pub fn init_subreaper() -> io::Result<()> {
     result.map_err(io::Error::from)
 }
 
+/// Leaves `SIGCHLD` to the process's other threads by blocking it in the calling one. The kernel
+/// offers a signal sent to the process to its main thread first: a main thread that only waits (for
+/// the thread that serves) would be woken at the end of every run just to pass the signal on.
+pub fn leave_child_signals_to_other_threads() -> io::Result<()> {
+    use nix::sys::signal::{SigSet, SigmaskHow, Signal, pthread_sigmask};
+    let mut set = SigSet::empty();
+    set.add(Signal::SIGCHLD);
+    pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&set), None).map_err(io::Error::from)
+}
+
 /// Whether the engine is currently a child subreaper (asks the kernel).
 #[allow(unsafe_code)] // prctl
 pub fn is_subreaper() -> bool {
