@@ -20,7 +20,7 @@ use crate::workspace;
 
 /// The commands compared.
 pub const COMMANDS: [&str; 3] = ["true", "echo hi", "ls /usr/bin | wc -l"];
-const ROUNDS: usize = 5;
+const ROUNDS: usize = 20;
 const FIRST_WARMUP: usize = 20;
 const ROUND_WARMUP: usize = 3;
 const CALL_TIMEOUT: Duration = Duration::from_secs(30);

@@ -22,7 +22,7 @@ const BUN_PACKAGE: &str = "bun@1.4.5";
 const CODEX_PACKAGE: &str = "@openai/codex-shell-tool-mcp@0.97.0";
 
 const CALLS: usize = 200;
-const ROUNDS: usize = 5;
+const ROUNDS: usize = 10;
 const WARMUP: usize = 20;
 const CALL_TIMEOUT: Duration = Duration::from_secs(30);
 const START_TIMEOUT: Duration = Duration::from_secs(120);
