@@ -164,8 +164,7 @@ fn blocked_signals(pid: u32, tid: &str) -> u64 {
     u64::from_str_radix(mask, 16).unwrap()
 }
 
-/// The end of a run signals the serving thread, not the main thread, which only waits for it: the
-/// kernel offers a signal sent to the process to the main thread first.
+/// The end of a run signals the serving thread, never the main thread, which only waits for it.
 #[test]
 fn child_signals_go_to_the_serving_thread() {
     let mut rpc = Rpc::start();

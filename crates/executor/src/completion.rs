@@ -50,6 +50,8 @@ fn killed_notice(killed: &[ProcInfo]) -> String {
 pub(crate) enum DrainEnd {
     /// Every writer closed the output.
     Eof,
+    /// Reading the output failed: nothing more can be read, but whether writers remain is unknown.
+    Failed,
     /// No output for the idle time, or the time ran out: a descendant still holds the output open.
     HeldOpen,
     /// The sink needs no more output.
@@ -70,7 +72,8 @@ pub(crate) async fn drain(
     // Usually the stream has ended already (the last writer closed it as it exited): then no timer is
     // armed (each one armed costs the runtime a wake-up).
     match take_ready(output, buf, sink, true) {
-        Ready::Ended | Ready::Failed => return DrainEnd::Eof,
+        Ready::Ended => return DrainEnd::Eof,
+        Ready::Failed => return DrainEnd::Failed,
         Ready::SinkStopped => return DrainEnd::SinkStopped,
         Ready::Taken => {}
     }
@@ -83,7 +86,8 @@ pub(crate) async fn drain(
         };
         tokio::select! {
             read = output.read(buf) => match read {
-                Ok(0) | Err(_) => return DrainEnd::Eof,
+                Ok(0) => return DrainEnd::Eof,
+                Err(_) => return DrainEnd::Failed,
                 Ok(n) => if sink.write(&buf[..n]).is_stop() {
                     return DrainEnd::SinkStopped;
                 },

@@ -217,7 +217,7 @@ impl PipeExecutor {
             )
             .await
             {
-                DrainEnd::Eof => {}
+                DrainEnd::Eof | DrainEnd::Failed => {}
                 DrainEnd::HeldOpen => {
                     held_open = true;
                     output = Some(open);

@@ -61,9 +61,11 @@ pub fn init_subreaper() -> io::Result<()> {
     result.map_err(io::Error::from)
 }
 
-/// Leaves `SIGCHLD` to the process's other threads by blocking it in the calling one. The kernel
-/// offers a signal sent to the process to its main thread first: a main thread that only waits (for
-/// the thread that serves) would be woken at the end of every run just to pass the signal on.
+/// Leaves `SIGCHLD` to the process's other threads by blocking it in the calling one; threads the
+/// caller starts afterwards inherit the block, so call it after starting the ones that must take the
+/// signal. `SIGCHLD` goes to the process: when the thread that started the child cannot take it at
+/// that moment, the kernel hands it to another, and a main thread that only waits (for the thread
+/// that serves) was woken that way at the end of most runs, just to pass the signal on.
 pub fn leave_child_signals_to_other_threads() -> io::Result<()> {
     use nix::sys::signal::{SigSet, SigmaskHow, Signal, pthread_sigmask};
     let mut set = SigSet::empty();

@@ -134,6 +134,31 @@ async fn odd_commands_keep_the_shell() {
     m.shutdown();
 }
 
+/// Traps run between a line's statements with the shell's own stdin: one that reads it meets the end
+/// of `/dev/null` at once, as in a script run with stdin from `/dev/null`, and takes nothing the
+/// protocol needs.
+#[tokio::test]
+async fn a_trap_that_reads_stdin_does_not_stall_the_shell() {
+    let m = manager();
+    let k = key("trap-read");
+    let (first, _) = run(&m, &k, "trap 'read -r _; echo \"trap read $?\"' ERR; false").await;
+    assert_eq!(first.exit_code, Some(1), "{first:?}");
+    let (o, out) = run_for(
+        &m,
+        &k,
+        "trap - ERR; trap 'read -r _' DEBUG; echo next",
+        Duration::from_secs(5),
+    )
+    .await;
+    assert_eq!(o.status, RunStatus::Completed, "{o:?}");
+    assert_eq!(String::from_utf8_lossy(&out), "next\n", "{o:?}");
+    let (o, out) = run(&m, &k, "trap - DEBUG ERR; echo clear").await;
+    assert_eq!(out, "clear\n", "{o:?}");
+    assert_eq!(o.pid, first.pid, "the shell stays: {o:?}");
+    assert!(o.notices.is_empty(), "{:?}", o.notices);
+    m.shutdown();
+}
+
 /// The output FIFO is kept from one command to the next while nothing holds it: a command that removes
 /// it, or puts a file or a directory in its place, costs the next command nothing but a new one.
 #[tokio::test]

@@ -11,9 +11,8 @@
 //! - The shell's **script** is what the engine writes: zsh is started as `zsh -f <dir>/req` and reads
 //!   the request FIFO; bash is started as `bash --noprofile --norc <dir>/script`, a regular file the
 //!   engine appends each line to. bash reads a FIFO one byte per system call and a regular file in
-//!   blocks; every bash line ends by waiting for one byte on `req` (bash's own stdin from the bootstrap
-//!   on), which the engine writes once the next line is in the file, so bash never reads the file's end
-//!   (see `feed.rs`). Each command is one line:
+//!   blocks; every bash line ends by waiting for one byte on `req`, which the engine writes once the next
+//!   line is in the file, so bash never reads the file's end (see `feed.rs`). Each command is one line:
 //!   (zsh) acknowledge, `cd` to the
 //!   call's directory and export its variables (for that command only: afterwards each is put back unless
 //!   the command changed it), then `source /dev/fd/3 3<<dir>/c </dev/null ><dir>/o 2>&1` (zsh: the same
@@ -33,13 +32,14 @@
 //!   instead, which is empty once bash has taken the byte that releases the line.
 //! - `resp` (the shell's fd 3) carries NUL-separated control records: ready, acknowledged (zsh), done (status
 //!   and `$PWD`), state saved. While a command runs, fd 3 is its own command file (read-only), not the
-//!   control channel, and its stdout/stderr go to a FIFO made anew for each command (`o`), so nothing a
-//!   command prints — NUL bytes, fake sentinels, escape sequences — can be mistaken for a control record.
+//!   control channel, and its stdout/stderr go to the output FIFO (`o`; kept for the next command once
+//!   every writer has gone, else made anew), so nothing a command prints — NUL bytes, fake sentinels,
+//!   escape sequences — can be mistaken for a control record.
 //!   Redirections of the `source` are undone by the shell when it returns, which also neutralises
 //!   `exec >file` or `exec 3>&-` inside a command. The trace of the `source` itself (`xtrace`) and a
 //!   `DEBUG` trap run for it happen before its redirections apply, on the shell's own stdout and stderr
-//!   (`/dev/null`), so neither shows in the output (bash's stdin there is `req`).
-//! - The per-command output FIFO gives the pipe executor's completion rule unchanged: after "done", the
+//!   (`/dev/null`), so neither shows in the output.
+//! - The output FIFO gives the pipe executor's completion rule unchanged: after "done", the
 //!   engine drops its own write end and reads until EOF (every writer gone) or the bounded drain ends;
 //!   processes the command left behind are then killed, the shell itself is kept.
 //!
@@ -72,8 +72,8 @@
 //! [`SessionManager::run`] is used as given (clamp it with `clamp_timeout` first).
 //!
 //! Shells run like the pipe executor's commands: a new session and process group behind the guard
-//! process (parent-death signal), stdin `/dev/null` (a bash session's then `req`), the non-interactive
-//! environment, and the process tree module to find, signal and kill every descendant.
+//! process (parent-death signal), stdin `/dev/null`, the non-interactive environment, and the process
+//! tree module to find, signal and kill every descendant.
 //!
 //! ```
 //! use std::collections::BTreeMap;

@@ -519,6 +519,7 @@ impl ShellProcess {
                     eof = true;
                     writers_gone = true;
                 }
+                DrainEnd::Failed => eof = true,
                 DrainEnd::HeldOpen => {
                     held_open = true;
                     output = Some(open);

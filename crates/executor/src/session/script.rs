@@ -97,9 +97,6 @@ pub(crate) fn bootstrap(
     let _ = writeln!(s, "\\exec 3>{}", quote_path(&dir.join(RESPONSE_FIFO)));
     match kind {
         Kind::Bash => {
-            // The wait between lines reads the request FIFO as the shell's own stdin (see
-            // [`BASH_WAIT`]); every command's line gives the command `/dev/null` instead.
-            let _ = writeln!(s, "\\exec 0<{}", quote_path(&dir.join(REQUEST_FIFO)));
             s.push_str("\\builtin shopt -s expand_aliases\n");
             if let Some(snap) = snapshot {
                 let _ = writeln!(s, "{} </dev/null >/dev/null 2>&1", sourced(Kind::Bash, snap));
@@ -119,6 +116,7 @@ pub(crate) fn bootstrap(
 } 2>/dev/null
 "#,
             );
+            let wait = bash_wait(dir);
             // `__shellgate_end` first forgets the command's background jobs: the engine kills what is
             // left after "done", and bash would print a "Killed" notice for each into the next
             // command's output (zsh prints none when not interactive).
@@ -134,7 +132,7 @@ __shellgate_end() {{
   \builtin printf 'D\0%s\0%s\0%s\0%s\0' "$2" "$1" "$PWD" "${{__shellgate_ps-}}" >&3
   \builtin unset __shellgate_ps __shellgate_st
   case $3 in 1) \__shellgate_save {dir_q}/s$(( $2 % 2 )); \builtin printf 'S\0%s\0' "$2" >&3;; esac
-  {BASH_WAIT}
+  {wait}
 }}
 __shellgate_save() {{
   __shellgate_so=$SHELLOPTS __shellgate_bo=$BASHOPTS
@@ -159,7 +157,7 @@ __shellgate_exit() {{
             let _ = writeln!(s, "\\builtin cd -- {} 2>/dev/null", quote_path(cwd));
             s.push_str("\\builtin trap '{ \\__shellgate_exit; } 2>/dev/null' EXIT\n");
             s.push_str("\\builtin printf 'R\\0%s\\0' \"$$\" >&3\n");
-            s.push_str(BASH_WAIT);
+            s.push_str(&wait);
             s.push('\n');
             pad_for_block_reads(&mut s);
         }
@@ -233,14 +231,18 @@ pub(crate) const RESPONSE_FIFO: &str = "resp";
 
 /// How every bash line ends (the bootstrap too): waiting for the engine's byte on the request FIFO,
 /// which it writes once the next line is in the script file, so the shell never reads the file's end.
-/// The FIFO is the shell's stdin from the bootstrap's start (a redirection on every wait cost an
-/// `open` and nine descriptor calls per command); commands never see it, as each line sources its
-/// command with stdin from `/dev/null`. `-t`: a `TMOUT` that a command sets (read-only, even) would
-/// otherwise end the wait, and the shell. The wait starts again after a timeout or a signal (status
-/// above 128: in POSIX mode bash's `read` returns on a trapped signal); only end-of-file (the engine
-/// gone) ends it.
-const BASH_WAIT: &str =
-    "until \\builtin read -rN1 -t 99999999 __shellgate_w; do (( $? > 128 )) || \\builtin break; done";
+/// `-t`: a `TMOUT` that a command sets (read-only, even) would otherwise end the wait, and the shell.
+/// The wait starts again after a timeout or a signal (status above 128: in POSIX mode bash's `read`
+/// returns on a trapped signal); only end-of-file (the engine gone) ends it. The FIFO is opened for
+/// each wait rather than kept as the shell's stdin: traps (`DEBUG`, `ERR`, an `EXIT` on `set -e`) run
+/// between a line's statements with the shell's own stdin, and one that reads it must meet
+/// `/dev/null`'s end, not wait on the engine (or take the byte that releases the next line).
+fn bash_wait(dir: &Path) -> String {
+    format!(
+        "until \\builtin read -rN1 -t 99999999 __shellgate_w <{}; do (( $? > 128 )) || \\builtin break; done",
+        quote_path(&dir.join(REQUEST_FIFO))
+    )
+}
 
 /// bash reads a seekable script in blocks of the file's size when it opened it, up to 8 KiB: the
 /// bootstrap is padded to that with a comment, so each later line takes one read.
@@ -366,7 +368,8 @@ pub(crate) const COMMAND_FILE: &str = "c";
 /// The command file followed by its [`status_line`], when there is one.
 pub(crate) const STATUS_COPY_FILE: &str = "p";
 
-/// The output FIFO of the running command, made anew for each command.
+/// The output FIFO of the running command: kept for the next command when every writer has gone,
+/// else removed and made anew.
 pub(crate) const OUTPUT_FIFO: &str = "o";
 
 /// bash variable holding the file a command's line sources: [`COMMAND_FILE`], or [`STATUS_COPY_FILE`]
