@@ -189,6 +189,18 @@ fn start_guarded(
     Ok((Leader::Guarded(child), stdin))
 }
 
+/// `/dev/null` for reading, opened once: every run started without stdin gets a copy of it (an `open`
+/// and a `close` fewer per run). The copies share one open file, which a command can change only in
+/// ways a read of `/dev/null` does not notice (its offset, `O_NONBLOCK`).
+fn dev_null() -> std::io::Result<RawFd> {
+    static DEV_NULL: std::sync::OnceLock<std::fs::File> = std::sync::OnceLock::new();
+    if let Some(file) = DEV_NULL.get() {
+        return Ok(file.as_raw_fd());
+    }
+    let file = std::fs::File::open("/dev/null")?;
+    Ok(DEV_NULL.get_or_init(|| file).as_raw_fd())
+}
+
 /// Start without forking the engine: the command directly (no `guard`), or the shared-memory guard
 /// that starts it (`guard` holds the run's marker entry, see [`crate::marked`]).
 fn start_direct(
@@ -202,18 +214,22 @@ fn start_direct(
         program: spec.program.clone(),
         source,
     };
-    let (stdin_read, stdin_write): (OwnedFd, Option<std::io::PipeWriter>) = match spec.stdin {
-        StdinMode::Null => (std::fs::File::open("/dev/null").map_err(spawn_err)?.into(), None),
+    let (stdin_read, stdin_write): (Option<OwnedFd>, Option<std::io::PipeWriter>) = match spec.stdin {
+        StdinMode::Null => (None, None),
         StdinMode::Piped => {
             let (r, w) = std::io::pipe().map_err(|source| ExecError::Pipe {
                 what: "stdin pipe",
                 source,
             })?;
-            (r.into(), Some(w))
+            (Some(r.into()), Some(w))
         }
     };
+    let stdin = match &stdin_read {
+        Some(fd) => fd.as_raw_fd(),
+        None => dev_null().map_err(spawn_err)?,
+    };
     let fds = ChildFds {
-        stdin: stdin_read.as_raw_fd(),
+        stdin,
         stdout: writer.as_raw_fd(),
         stderr: writer.as_raw_fd(),
         status: status_fd,
