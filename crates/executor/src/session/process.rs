@@ -666,7 +666,10 @@ fn open_output_fifo(path: &Path, kept: bool) -> io::Result<pipe::Receiver> {
     if kept && let Ok(fifo) = pipe::OpenOptions::new().open_receiver(path) {
         return Ok(fifo);
     }
-    if std::fs::remove_file(path).is_err() {
+    // Usually nothing is there (a shell's first command, or the last command's FIFO was removed).
+    if let Err(e) = std::fs::remove_file(path)
+        && e.kind() == io::ErrorKind::IsADirectory
+    {
         let _ = std::fs::remove_dir_all(path);
     }
     mkfifo(path, Mode::S_IRUSR | Mode::S_IWUSR).map_err(io::Error::from)?;
