@@ -130,19 +130,20 @@ async fn back_to_back_runs_leave_neither_guards_nor_commands_unreaped() {
         leaders.extend(outcome.pid);
     }
     // Guards that were still finishing are reaped on the runtime shortly after their run returned.
+    // One still running counts too: it may become a zombie only after a first look found none.
     let me = std::process::id();
     let unreaped = || {
         leaders
             .iter()
             .filter_map(|&pid| shellgate_executor::tree::read_proc(pid))
-            .filter(|p| p.is_zombie() && p.ppid == me)
+            .filter(|p| p.ppid == me)
             .count()
     };
     let give_up = std::time::Instant::now() + Duration::from_secs(3);
     while unreaped() > 0 && std::time::Instant::now() < give_up {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert_eq!(unreaped(), 0, "guards left as zombies");
+    assert_eq!(unreaped(), 0, "guards left behind");
     assert_eq!(zombies_named(name), Vec::<u32>::new(), "commands left as zombies");
 }
 
