@@ -16,8 +16,10 @@ pub const MARKER_VAR: &str = "SHELLGATE_REMOTE_RUN";
 pub const PATH_PREPEND_VAR: &str = "SHELLGATE_PATH_PREPEND";
 
 /// Defines `__sg_reap MARKER SIGNAL [PID…]`: send SIGNAL to every process marked MARKER except the
-/// calling shell and the PIDs given. A process caught in `execve` may show an empty environment for
-/// a moment, so a pass that found anything is followed by another (at most three in all).
+/// calling shell and the PIDs given. A process caught in `execve` shows an empty environment for a
+/// moment (a leftover started just before its shell exited is often still starting), so the first
+/// pass is always followed by a second, and a later pass that found anything by one more (at most
+/// three in all).
 pub const REAP_FUNCTION: &str = r#"__sg_reap() {
   __sg_m=$1; __sg_sig=$2; shift 2
   for __sg_pass in 1 2 3; do
@@ -27,7 +29,7 @@ pub const REAP_FUNCTION: &str = r#"__sg_reap() {
       case " $$ $* " in *" $__sg_p "*) continue ;; esac
       kill -s "$__sg_sig" "$__sg_p" 2>/dev/null && __sg_found=1
     done
-    [ -n "$__sg_found" ] || break
+    [ -n "$__sg_found" ] || [ "$__sg_pass" = 1 ] || break
   done
 }
 "#;
