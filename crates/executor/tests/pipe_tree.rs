@@ -140,7 +140,8 @@ async fn back_to_back_runs_leave_neither_guards_nor_commands_unreaped() {
             .count()
     };
     let give_up = std::time::Instant::now() + Duration::from_secs(3);
-    while unreaped() > 0 && std::time::Instant::now() < give_up {
+    let settled = || unreaped() == 0 && zombies_named(name).is_empty();
+    while !settled() && std::time::Instant::now() < give_up {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert_eq!(unreaped(), 0, "guards left behind");
