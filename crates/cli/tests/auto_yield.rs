@@ -3,13 +3,12 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 fn config(dir: &std::path::Path) -> std::path::PathBuf {
     let path = dir.join("shellgate.toml");
-    std::fs::write(&path, "auto_yield_ms = 700\n").unwrap();
+    std::fs::write(&path, "auto_yield_ms = 1500\n").unwrap();
     path
 }
 
@@ -36,17 +35,13 @@ fn an_rpc_call_goes_on_as_a_job_after_the_auto_yield() {
             return v["result"].clone();
         }
     };
-    let started = Instant::now();
     send(
         1,
         "bash",
-        json!({"command": "echo first; sleep 2; echo second", "session": "none"}),
+        json!({"command": "echo first; sleep 4; echo second", "session": "none"}),
     );
     let r = answer(1);
-    assert!(
-        started.elapsed() < Duration::from_millis(1900),
-        "answered before the end"
-    );
+    // Running: the answer came at the yield, before the end.
     assert_eq!(r["status"], "running", "{r}");
     assert_eq!(r["output"], "first\n");
     let job = r["job_id"].as_str().unwrap().to_owned();
@@ -82,7 +77,7 @@ fn shellgate_run_waits_to_the_end() {
     let out = Command::new(env!("CARGO_BIN_EXE_shellgate"))
         .args(["run", "--json", "--config"])
         .arg(config(dir.path()))
-        .args(["--", "sleep 1.2; echo done"])
+        .args(["--", "sleep 2; echo done"])
         .env("SHELLGATE_ARTIFACT_DIR", dir.path().join("artifacts"))
         .output()
         .unwrap();

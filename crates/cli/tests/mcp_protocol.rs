@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+mod common;
+
 /// A running `shellgate mcp` after the handshake, with a reader thread.
 struct Mcp {
     child: Child,
@@ -324,7 +326,7 @@ fn cancellation_stops_the_command_and_keeps_its_output_for_the_next_result() {
         "tools/call",
         &json!({"name": "bash", "arguments": {"command": "echo started; sleep 30.25"}}),
     );
-    std::thread::sleep(Duration::from_millis(700));
+    common::wait_for_argument("30.25");
     let started = Instant::now();
     mcp.send(&json!({
         "jsonrpc": "2.0",
@@ -460,15 +462,13 @@ fn eof_stops_every_job_tree_and_exits() {
     let pid = started["structuredContent"]["pid"].as_u64().expect("pid");
     assert_eq!(started["structuredContent"]["status"], "running");
     let child_file = mcp.dir.path().join("child");
+    let written = || std::fs::read_to_string(&child_file).unwrap_or_default();
+    // The redirection creates the file before `echo` writes to it.
     let deadline = Instant::now() + Duration::from_secs(10);
-    while !child_file.exists() && Instant::now() < deadline {
+    while !written().ends_with('\n') && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
     }
-    let grandchild: u64 = std::fs::read_to_string(&child_file)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let grandchild: u64 = written().trim().parse().unwrap();
     assert!(pid_alive(pid) && pid_alive(grandchild));
     drop(mcp.stdin.take());
     let ended = Instant::now();

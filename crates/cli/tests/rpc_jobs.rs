@@ -179,7 +179,17 @@ fn python_job_is_polled_then_killed_without_survivors() {
 fn exit_status_and_output_are_reported_idempotently() {
     let mut rpc = Rpc::start();
     let id = rpc.background("sleep 0.5; echo x; exit 3");
-    std::thread::sleep(Duration::from_secs(2));
+    // Wait for the end through `list`, which leaves the output to the polls.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let list = rpc.call("process", &json!({"action": "list"}));
+        let job = &list["jobs"][0];
+        assert_eq!(job["job_id"], id.as_str(), "{list}");
+        if job["status"] != "running" || std::time::Instant::now() > deadline {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let first = rpc.process("poll", &id, &json!({}));
     assert_eq!(first["status"], "completed", "{first}");
     assert_eq!(first["exit_code"], 3);

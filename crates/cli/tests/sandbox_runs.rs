@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+mod common;
+
 fn require_all() -> bool {
     std::env::var_os("SHELLGATE_REQUIRE_ALL").is_some_and(|v| v == "1")
 }
@@ -348,8 +350,8 @@ fn the_default_session_and_background_jobs_are_confined() {
         assert_eq!(second["sandbox_denied"], json!([]), "{second}");
     }
     // While the session is busy, a command runs in a fresh shell: still confined, its denials found.
-    let slow = rpc.send(&json!({"command": "sleep 1"}));
-    std::thread::sleep(Duration::from_millis(200));
+    let slow = rpc.send(&json!({"command": "sleep 5.321"}));
+    common::wait_for_argument("5.321");
     let busy = rpc.call(&json!({"command": format!("touch {probe} || echo refused-busy")}));
     assert!(output(&busy).contains("refused-busy"), "{busy}");
     assert!(busy["notices"].to_string().contains("was busy"), "{busy}");
@@ -403,15 +405,13 @@ fn the_default_session_and_background_jobs_are_confined() {
     }));
     assert_eq!(job["status"], "running", "{job}");
     let report = setup.workspace.join("job.txt");
+    let written = || std::fs::read_to_string(&report).unwrap_or_default();
+    // The redirection creates the file before `echo` writes to it.
     let deadline = Instant::now() + Duration::from_secs(10);
-    while !report.exists() && Instant::now() < deadline {
+    while !written().ends_with('\n') && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
     }
-    std::thread::sleep(Duration::from_millis(50));
-    assert_eq!(
-        std::fs::read_to_string(&report).unwrap_or_default().trim(),
-        "refused-job"
-    );
+    assert_eq!(written().trim(), "refused-job");
     assert!(!Path::new(&probe).exists());
     if denials_readable() {
         // The job's denials are read when it ends and listed in its final poll.

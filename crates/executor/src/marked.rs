@@ -11,6 +11,8 @@ use crate::rawsys::c;
 use crate::tree::RUN_MARKER_VAR;
 
 /// Scans of `/proc` at most; a process forked between a scan and its kill shows up in the next one.
+/// The first scan is always followed by a second: a process inside `execve` shows an empty
+/// environment for a moment.
 const ROUNDS: usize = 4;
 
 /// The environment entry that marks a run's processes, `SHELLGATE_RUN_ID=<marker>`, laid out before a
@@ -25,10 +27,10 @@ pub(crate) fn needle(marker: &str) -> Box<[u8]> {
 /// Returns how many kill signals were sent.
 pub(crate) fn kill_marked(needle: &[u8], skip: i32) -> usize {
     let mut total = 0;
-    for _ in 0..ROUNDS {
+    for round in 0..ROUNDS {
         let killed = scan_and_kill(needle, skip);
         total += killed;
-        if killed == 0 {
+        if killed == 0 && round > 0 {
             break;
         }
     }

@@ -84,7 +84,8 @@ async fn own_exit_124_is_not_a_timeout() {
 #[tokio::test]
 async fn engine_timeout_is_timed_out() {
     let mut spec = bash("echo before; sleep 987.301; echo after");
-    spec.timeout = Some(Duration::from_millis(300));
+    // Long enough for a loaded machine to print `before` before the timeout.
+    spec.timeout = Some(Duration::from_secs(2));
     spec.kill_grace = Duration::from_millis(200);
     let (outcome, out) = run_spec(spec).await;
     assert_eq!(outcome.status, RunStatus::TimedOut);

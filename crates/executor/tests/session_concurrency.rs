@@ -60,11 +60,15 @@ async fn a_busy_session_runs_the_next_command_in_a_fresh_shell_from_its_state() 
     let slow = {
         let (m, k) = (m.clone(), k.clone());
         tokio::spawn(async move {
-            let (o, out) = run(&m, &k, "sleep 1.5; echo slow").await;
+            let (o, out) = run(&m, &k, "sleep 5.1357; echo slow").await;
             (Instant::now(), o, out)
         })
     };
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The session is busy once its shell runs the sleep.
+    let give_up = Instant::now() + Duration::from_secs(20);
+    while common::survivors("5.1357").is_empty() && Instant::now() < give_up {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     let (o, out) = run(&m, &k, "echo $BUSY; bf; pwd; cd /tmp").await;
     let fast_done = Instant::now();
     assert_eq!(out, "state\nbfn\n/\n", "{o:?}");

@@ -269,8 +269,12 @@ async fn cancel_stops_the_tree_and_keeps_partial_output() {
     set_state(&m, &k).await;
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
+    // Cancelled once the last sleep runs: `partial` has been written by then.
     tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(400)).await;
+        let give_up = std::time::Instant::now() + Duration::from_secs(15);
+        while survivors("987.302").is_empty() && std::time::Instant::now() < give_up {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         trigger.cancel();
     });
     let mut out = Collect::default();

@@ -64,7 +64,8 @@ async fn timeout_kills_the_whole_group_and_reports_timed_out() {
 async fn timeout_escalates_to_sigkill_when_signals_are_ignored() {
     let marker = "984.1234";
     let mut spec = sh(&format!("trap '' HUP TERM; sleep {marker}; sleep {marker}"));
-    spec.timeout = Some(Duration::from_millis(300));
+    // Long enough for a loaded machine to get past the `trap` before the timeout.
+    spec.timeout = Some(Duration::from_secs(2));
     spec.kill_grace = Duration::from_millis(300);
     let (outcome, _) = run(spec).await;
     assert_eq!(outcome.status, RunStatus::TimedOut);

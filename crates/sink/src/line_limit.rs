@@ -171,10 +171,10 @@ mod tests {
 
     #[test]
     fn a_grace_keeps_counting_before_it_stops() {
-        let mut sink = LineLimit::new(Collect::default(), Some(1)).with_grace(Duration::from_millis(30));
+        let mut sink = LineLimit::new(Collect::default(), Some(1)).with_grace(Duration::from_millis(500));
         assert_eq!(sink.write(b"a\nb\n"), Flow::Continue);
         assert_eq!(sink.write(b"c\n"), Flow::Continue);
-        std::thread::sleep(Duration::from_millis(40));
+        std::thread::sleep(Duration::from_millis(600));
         assert_eq!(sink.write(b"d\n"), Flow::Stop);
         assert_eq!((sink.total_lines(), sink.kept_lines()), (4, 1));
         assert_eq!(sink.inner.bytes, b"a\n");

@@ -100,6 +100,34 @@ pub fn processes_with(marker: &str) -> Vec<u32> {
     found
 }
 
+/// Whether a live process (not a zombie) has `word` as one whole argument. A shell whose `-c`
+/// text merely mentions `sleep 30.25` does not count for `30.25`; the `sleep` it starts does.
+pub fn a_process_has_argument(word: &str) -> bool {
+    std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            return false;
+        };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let zombie = stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z'));
+        !zombie && cmdline.split(|&b| b == 0).any(|arg| arg == word.as_bytes())
+    })
+}
+
+/// Cancel `token` once a process with the argument `word` runs (what the command printed before
+/// starting it has then been written); after 20 s regardless.
+pub fn cancel_once_running(word: &'static str, token: shellgate::CancellationToken) {
+    tokio::spawn(async move {
+        let give_up = std::time::Instant::now() + Duration::from_secs(20);
+        while !a_process_has_argument(word) && std::time::Instant::now() < give_up {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        token.cancel();
+    });
+}
+
 /// Wait (bounded) until no process carries `marker`.
 pub async fn gone(marker: &str) -> bool {
     for _ in 0..100 {

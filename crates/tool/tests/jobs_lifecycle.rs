@@ -209,7 +209,8 @@ async fn yield_ms_returns_finished_commands_as_ordinary_results() {
 async fn yield_ms_turns_a_slow_command_into_a_job() {
     let (bash, process) = tools();
     let mut params = BashParams::new("echo first; sleep 12.3456");
-    params.yield_ms = Some(300);
+    // Long enough for a loaded machine to start the job's shell and print `first`.
+    params.yield_ms = Some(3000);
     let r = bash.call(params, CancellationToken::new()).await;
     assert_eq!(r.status, ToolStatus::Running);
     assert_eq!(r.output, "first\n");

@@ -110,10 +110,11 @@ async fn finished_jobs_beyond_the_cap_are_forgotten_oldest_first() {
 
 #[tokio::test]
 async fn expired_jobs_are_forgotten() {
-    let (bash, process) = tools_with(config(|j| j.finished_ttl = Duration::from_millis(100)));
+    // Long enough that the new job is not forgotten too on a loaded machine before it is polled.
+    let (bash, process) = tools_with(config(|j| j.finished_ttl = Duration::from_secs(2)));
     let old = background(&bash, "true").await.job_id.unwrap();
     poll_to_end(&process, &old).await;
-    tokio::time::sleep(Duration::from_millis(150)).await;
+    tokio::time::sleep(Duration::from_millis(2200)).await;
     let new = background(&bash, "true").await.job_id.unwrap();
     poll_to_end(&process, &new).await;
     assert!(act(&process, ProcessAction::Poll, &old).await.is_error);
