@@ -364,7 +364,7 @@ impl ShellProcess {
                 .write(&self.dir, script::STATUS_COPY_FILE, copy.as_bytes())?;
         }
         // Removed unless this command ends with every writer gone (see `output_fifo_kept`).
-        let mut cleanup = RemoveOnDrop(vec![out_path.clone()]);
+        let mut cleanup = RemoveOnDrop(Some(out_path.clone()));
         // Dropped (closing our end) once the sink has seen enough; `eof` is then set too.
         let mut output = Some(open_output_fifo(
             &out_path,
@@ -549,7 +549,7 @@ impl ShellProcess {
         abandon.armed = false;
         if writers_gone && shell_alive {
             // Nothing holds the FIFO and nothing is left in it: the next command can use it as it is.
-            cleanup.0.clear();
+            cleanup.0 = None;
             self.output_fifo_kept = true;
         }
         // A command that may have changed the state returns once the state is saved, so a shell lost
@@ -733,13 +733,13 @@ impl CommandFiles {
     }
 }
 
-/// Removes files when dropped (a command's output FIFO).
-struct RemoveOnDrop(Vec<PathBuf>);
+/// Removes a file when dropped (a command's output FIFO), unless disarmed by taking its path.
+struct RemoveOnDrop(Option<PathBuf>);
 
 impl Drop for RemoveOnDrop {
     fn drop(&mut self) {
-        for p in &self.0 {
-            let _ = std::fs::remove_file(p);
+        if let Some(path) = &self.0 {
+            let _ = std::fs::remove_file(path);
         }
     }
 }
