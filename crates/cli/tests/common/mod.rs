@@ -3,23 +3,42 @@
 
 use std::time::{Duration, Instant};
 
-/// Whether a live process (not a zombie) has `word` as one whole argument. A shell whose `-c`
-/// text merely mentions `sleep 30.25` does not count for `30.25`; the `sleep` it starts does.
-pub fn a_process_has_argument(word: &str) -> bool {
+/// Live processes (not zombies) other than this one, with their NUL-separated command lines.
+fn live_processes() -> Vec<(u32, Vec<u8>)> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
-        return false;
+        return Vec::new();
     };
-    entries.flatten().any(|entry| {
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-            return false;
-        };
-        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
-        let zombie = stat
-            .rsplit(')')
-            .next()
-            .is_some_and(|rest| rest.trim_start().starts_with('Z'));
-        !zombie && cmdline.split(|&b| b == 0).any(|arg| arg == word.as_bytes())
-    })
+    let me = std::process::id();
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let pid = entry.file_name().to_string_lossy().parse::<u32>().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+            let zombie = stat
+                .rsplit(')')
+                .next()
+                .is_some_and(|rest| rest.trim_start().starts_with('Z'));
+            (!zombie && pid != me).then_some((pid, cmdline))
+        })
+        .collect()
+}
+
+/// Live processes whose command line contains `marker`.
+pub fn processes_with(marker: &str) -> Vec<u32> {
+    live_processes()
+        .into_iter()
+        .filter(|(_, cmdline)| String::from_utf8_lossy(cmdline).contains(marker))
+        .map(|(pid, _)| pid)
+        .collect()
+}
+
+/// Whether a live process has `word` as one whole argument. A shell whose `-c` text merely mentions
+/// `sleep 30.25` does not count for `30.25`; the `sleep` it starts does.
+pub fn a_process_has_argument(word: &str) -> bool {
+    live_processes()
+        .iter()
+        .any(|(_, cmdline)| cmdline.split(|&b| b == 0).any(|arg| arg == word.as_bytes()))
 }
 
 /// Wait until a process with the argument `word` runs (what a command printed before starting it
