@@ -38,18 +38,30 @@ pub(crate) fn kill_marked(needle: &[u8], skip: i32) -> usize {
 }
 
 fn scan_and_kill(needle: &[u8], skip: i32) -> usize {
+    let mut killed = 0;
+    for_each_pid_in(b"/proc\0", &mut |pid| {
+        if pid != skip && environ_holds(pid, needle) {
+            c(libc::SYS_kill, &[pid as usize, libc::SIGKILL as usize]);
+            killed += 1;
+        }
+    });
+    killed
+}
+
+/// Call `f` with every numeric entry of the directory at `path` (NUL-terminated): the pids in
+/// `/proc`, the thread ids in `/proc/<pid>/task`.
+fn for_each_pid_in(path: &[u8], f: &mut dyn FnMut(i32)) {
     let dir = c(
         libc::SYS_openat,
         &[
             libc::AT_FDCWD as usize,
-            c"/proc".as_ptr() as usize,
+            path.as_ptr() as usize,
             (libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC) as usize,
         ],
     );
     if dir < 0 {
-        return 0;
+        return;
     }
-    let mut killed = 0;
     let mut entries = [0u8; 2048];
     loop {
         let n = c(
@@ -67,19 +79,13 @@ fn scan_and_kill(needle: &[u8], skip: i32) -> usize {
             if reclen == 0 {
                 break;
             }
-            let name = &entries[at + 19..(at + reclen).min(n)];
-            if let Some(pid) = parse_pid(name)
-                && pid != skip
-                && environ_holds(pid, needle)
-            {
-                c(libc::SYS_kill, &[pid as usize, libc::SIGKILL as usize]);
-                killed += 1;
+            if let Some(pid) = parse_pid(&entries[at + 19..(at + reclen).min(n)]) {
+                f(pid);
             }
             at += reclen;
         }
     }
     c(libc::SYS_close, &[dir as usize]);
-    killed
 }
 
 /// The pid a `/proc` entry name stands for (digits up to the NUL), if it is one.
@@ -99,27 +105,63 @@ fn parse_pid(name: &[u8]) -> Option<i32> {
     (digits > 0 && pid > 0).then_some(pid)
 }
 
-/// Whether `/proc/<pid>/environ` holds the entry `needle` (a whole NUL-separated entry).
-fn environ_holds(pid: i32, needle: &[u8]) -> bool {
-    let mut path = [0u8; 40];
-    let prefix = b"/proc/";
-    let suffix = b"/environ\0";
-    let digits = Decimal::new(pid.unsigned_abs());
-    let mut at = 0;
-    for part in [prefix.as_slice(), digits.as_bytes(), suffix.as_slice()] {
-        path[at..at + part.len()].copy_from_slice(part);
-        at += part.len();
+/// A NUL-terminated `/proc` path joined from `parts` (each a few bytes: names and decimal ids).
+struct ProcPath {
+    bytes: [u8; 64],
+}
+
+impl ProcPath {
+    fn new(parts: &[&[u8]]) -> Self {
+        let mut bytes = [0u8; 64];
+        let mut at = 0;
+        for part in parts {
+            bytes[at..at + part.len()].copy_from_slice(part);
+            at += part.len();
+        }
+        Self { bytes }
     }
+}
+
+/// Whether the environment of process `pid` holds the entry `needle` (a whole NUL-separated entry).
+///
+/// Once a process's main thread has exited while others run on, its own `environ` cannot be opened
+/// (`ESRCH`); the environment, shared by its threads, is then read through theirs.
+fn environ_holds(pid: i32, needle: &[u8]) -> bool {
+    let digits = Decimal::new(pid.unsigned_abs());
+    let own = ProcPath::new(&[b"/proc/", digits.as_bytes(), b"/environ"]);
+    if let Some(found) = file_holds(&own, needle) {
+        return found;
+    }
+    let tasks = ProcPath::new(&[b"/proc/", digits.as_bytes(), b"/task"]);
+    let mut found = false;
+    for_each_pid_in(&tasks.bytes, &mut |tid| {
+        if !found && tid != pid {
+            let tid = Decimal::new(tid.unsigned_abs());
+            let path = ProcPath::new(&[
+                b"/proc/",
+                digits.as_bytes(),
+                b"/task/",
+                tid.as_bytes(),
+                b"/environ",
+            ]);
+            found = file_holds(&path, needle) == Some(true);
+        }
+    });
+    found
+}
+
+/// Whether the file at `path` holds the entry `needle`; `None` when it cannot be opened.
+fn file_holds(path: &ProcPath, needle: &[u8]) -> Option<bool> {
     let fd = c(
         libc::SYS_openat,
         &[
             libc::AT_FDCWD as usize,
-            path.as_ptr() as usize,
+            path.bytes.as_ptr() as usize,
             (libc::O_RDONLY | libc::O_CLOEXEC) as usize,
         ],
     );
     if fd < 0 {
-        return false;
+        return None;
     }
     let mut matcher = EntryMatcher::new(needle);
     let mut buf = [0u8; 4096];
@@ -140,7 +182,7 @@ fn environ_holds(pid: i32, needle: &[u8]) -> bool {
         }
     }
     c(libc::SYS_close, &[fd as usize]);
-    found
+    Some(found)
 }
 
 /// Streams NUL-separated entries and tells whether one equals the needle, across read boundaries.

@@ -126,9 +126,24 @@ impl ProcInfo {
 }
 
 /// Read `/proc/<pid>/stat`; `None` when the process is gone or the file is malformed.
+///
+/// A process whose main thread has exited while other threads run on is alive: its main thread's
+/// `Z` is replaced by the state of its first live thread, so it is never taken for a zombie (passed
+/// over when a tree is killed, or treated as already gone).
 pub fn read_proc(pid: u32) -> Option<ProcInfo> {
     let text = read_proc_file(format!("/proc/{pid}/stat")).ok()?;
-    parse_stat(&text)
+    let mut info = parse_stat(&text)?;
+    if info.is_zombie()
+        && let Some(state) = other_threads(pid).find_map(|tid| {
+            let text = read_proc_file(format!("/proc/{pid}/task/{tid}/stat")).ok()?;
+            parse_stat(&text)
+                .map(|t| t.state)
+                .filter(|&s| s != 'Z' && s != 'X')
+        })
+    {
+        info.state = state;
+    }
+    Some(info)
 }
 
 /// The whole of a small `/proc` file. `std::fs::read` asks for the size first (which `/proc` files
@@ -184,13 +199,21 @@ fn parse_stat(text: &[u8]) -> Option<ProcInfo> {
 }
 
 /// Whether process `pid` has a descriptor whose `/proc` link text is `link`.
+///
+/// The descriptors of a process whose main thread has exited are listed under its other threads only
+/// (its own `fd` directory reads empty), so an empty listing is looked at through them.
 pub fn holds_open(pid: u32, link: &str) -> bool {
-    let Ok(entries) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
-        return false;
-    };
-    entries
-        .flatten()
-        .any(|e| std::fs::read_link(e.path()).is_ok_and(|t| t.as_os_str() == std::ffi::OsStr::new(link)))
+    let holds =
+        |dir: String| -> Option<bool> {
+            let mut entries = std::fs::read_dir(dir).ok()?.flatten().peekable();
+            entries.peek()?;
+            Some(entries.any(|e| {
+                std::fs::read_link(e.path()).is_ok_and(|t| t.as_os_str() == std::ffi::OsStr::new(link))
+            }))
+        };
+    holds(format!("/proc/{pid}/fd"))
+        .or_else(|| other_threads(pid).find_map(|tid| holds(format!("/proc/{pid}/task/{tid}/fd"))))
+        .unwrap_or(false)
 }
 
 /// The `/proc` link text of one of the engine's own descriptors (`pipe:[12345]`, or a FIFO's path).
@@ -263,13 +286,32 @@ pub fn all_processes() -> Vec<ProcInfo> {
         .collect()
 }
 
-/// Whether `/proc/<pid>/environ` holds `RUN_MARKER_VAR=<marker>`. Zombies have no environment.
+/// Whether the environment of process `pid` holds `RUN_MARKER_VAR=<marker>`. Zombies have no
+/// environment.
+///
+/// When a process's main thread has exited while its other threads run on, its own
+/// `/proc/<pid>/environ` fails (`ESRCH`); the environment is still there, shared by those threads, so
+/// it is read through theirs (`/proc/<pid>/task/<tid>/environ`). Without that, such a process, once out
+/// of the run's group (`setsid`), would keep itself and its children out of the run's tree.
 pub fn has_run_marker(pid: u32, marker: &str) -> bool {
-    let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) else {
-        return false;
-    };
     let needle = format!("{RUN_MARKER_VAR}={marker}");
-    environ.split(|&b| b == 0).any(|entry| entry == needle.as_bytes())
+    let holds = |environ: Vec<u8>| environ.split(|&b| b == 0).any(|entry| entry == needle.as_bytes());
+    match std::fs::read(format!("/proc/{pid}/environ")) {
+        Ok(environ) => holds(environ),
+        Err(_) => other_threads(pid)
+            .any(|tid| std::fs::read(format!("/proc/{pid}/task/{tid}/environ")).is_ok_and(holds)),
+    }
+}
+
+/// The threads of process `pid` other than its main thread (none for a single-threaded process, or
+/// when the process is gone).
+fn other_threads(pid: u32) -> impl Iterator<Item = u32> {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(move |&tid| tid != pid)
 }
 
 /// The processes of one run, found afresh from `/proc` each time they are asked for.
@@ -348,10 +390,9 @@ impl ProcessTree {
         }
         drop(adopted);
         while let Some(pid) = queue.pop() {
-            // The leader (a guard, one thread) as a zombie has no children: they were re-parented
-            // when it exited. Another process reads as a zombie once its main thread has exited,
-            // while its other threads (and their children) may live on, so its children are read.
-            if pid == self.leader && found.get(&pid).is_some_and(ProcInfo::is_zombie) {
+            // A zombie has no children: they were re-parented before it turned one. (A process
+            // whose main thread alone has exited does not read as a zombie; see `read_proc`.)
+            if found.get(&pid).is_some_and(ProcInfo::is_zombie) {
                 continue;
             }
             for child in children_of(pid) {

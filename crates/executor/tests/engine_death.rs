@@ -146,3 +146,50 @@ fn session_escapees_die_with_the_engine() {
     act_as_engine();
     engine_death_takes_the_run_down("session_escapees_die_with_the_engine", "session", 4, true);
 }
+
+/// SIGKILL a stand-in engine while a leftover that left the run's session has lost its main thread
+/// (it reads as a zombie and shows no environment of its own; see `common::zombie_leader`): it and
+/// its child die with the engine too.
+fn engine_death_takes_a_zombie_leader_down(name: &str, mode: &str, tag: u32) {
+    let Some(program) = common::zombie_leader::program() else {
+        return;
+    };
+    let seconds = format!("987.{}{tag}5", std::process::id());
+    let pid_file = std::env::temp_dir().join(format!("shellgate-zombie-leader-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_file(&pid_file);
+    let start = common::zombie_leader::start_in_background(program, &seconds, true);
+    let command = format!("{start} > '{}'; wait", pid_file.display());
+    let mut engine = start_engine(name, mode, &command);
+    let mut pid = None;
+    let started = wait_until(Duration::from_secs(15), || {
+        pid = std::fs::read_to_string(&pid_file)
+            .ok()
+            .and_then(|text| text.trim().parse::<u32>().ok());
+        pid.is_some()
+    });
+    // SAFETY: kill on the pid of a child we have not reaped yet.
+    unsafe {
+        libc::kill(engine.id() as i32, libc::SIGKILL);
+    }
+    let _ = engine.wait();
+    let _ = std::fs::remove_file(&pid_file);
+    assert!(started, "the stand-in engine never started the leftover");
+    let pid = pid.unwrap();
+    assert!(
+        common::zombie_leader::wait_dead(pid, Duration::from_secs(2)),
+        "process {pid} survived the engine's death"
+    );
+    common::assert_no_survivors(&seconds);
+}
+
+#[test]
+fn pipe_run_zombie_leader_dies_with_the_engine() {
+    act_as_engine();
+    engine_death_takes_a_zombie_leader_down("pipe_run_zombie_leader_dies_with_the_engine", "pipe", 5);
+}
+
+#[test]
+fn session_zombie_leader_dies_with_the_engine() {
+    act_as_engine();
+    engine_death_takes_a_zombie_leader_down("session_zombie_leader_dies_with_the_engine", "session", 6);
+}

@@ -3,8 +3,8 @@
 //!
 //! Every process a run starts on the host carries `SHELLGATE_REMOTE_RUN=<marker>` in its
 //! environment, which survives `setsid`, double forks and reparenting. Reaping finds them with one
-//! `grep -lz` over `/proc/*/environ` (GNU grep or busybox), so it costs one process however many
-//! the host runs.
+//! `grep -lz` over `/proc/*/task/*/environ` (GNU grep or busybox), so it costs one process however
+//! many the host runs.
 
 use crate::quote::{is_shell_name, sh_quote};
 
@@ -19,13 +19,15 @@ pub const PATH_PREPEND_VAR: &str = "SHELLGATE_PATH_PREPEND";
 /// calling shell and the PIDs given. A process caught in `execve` shows an empty environment for a
 /// moment (a leftover started just before its shell exited is often still starting), so the first
 /// pass is always followed by a second, and a later pass that found anything by one more (at most
-/// three in all).
+/// three in all). Each thread's environment is read (`/proc/*/task/*/environ`): a process whose main
+/// thread has exited while others run on cannot be read through its own `/proc/<pid>/environ`. A
+/// process with several threads is then signalled once per thread, which does no harm.
 pub const REAP_FUNCTION: &str = r#"__sg_reap() {
   __sg_m=$1; __sg_sig=$2; shift 2
   for __sg_pass in 1 2 3; do
     __sg_found=
-    for __sg_f in $(grep -lzxF "SHELLGATE_REMOTE_RUN=$__sg_m" /proc/[0-9]*/environ 2>/dev/null); do
-      __sg_p=${__sg_f#/proc/}; __sg_p=${__sg_p%/environ}
+    for __sg_f in $(grep -lzxF "SHELLGATE_REMOTE_RUN=$__sg_m" /proc/[0-9]*/task/[0-9]*/environ 2>/dev/null); do
+      __sg_p=${__sg_f#/proc/}; __sg_p=${__sg_p%%/*}
       case " $$ $* " in *" $__sg_p "*) continue ;; esac
       kill -s "$__sg_sig" "$__sg_p" 2>/dev/null && __sg_found=1
     done

@@ -1,6 +1,8 @@
 //! Shared helpers for the executor's integration tests.
 #![allow(dead_code)]
 
+pub mod zombie_leader;
+
 use std::time::Duration;
 
 use shellgate_executor::{

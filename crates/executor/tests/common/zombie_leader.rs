@@ -1,0 +1,80 @@
+//! A process whose main thread has exited while another thread and its child run on (see
+//! `zombie_leader.c`): `/proc/<pid>/stat` reads `Z`, and the process's own environment, command line
+//! and descriptors cannot be read. The program is compiled once per test binary with `cc`.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+const SOURCE: &str = include_str!("zombie_leader.c");
+
+/// The compiled program; `None` (with the reason printed) when there is no C compiler, a failure
+/// when `SHELLGATE_REQUIRE_ALL=1`.
+pub fn program() -> Option<&'static Path> {
+    static PROGRAM: OnceLock<Option<PathBuf>> = OnceLock::new();
+    PROGRAM.get_or_init(compile).as_deref()
+}
+
+fn compile() -> Option<PathBuf> {
+    let required = std::env::var("SHELLGATE_REQUIRE_ALL").as_deref() == Ok("1");
+    let dir = std::env::temp_dir().join(format!("shellgate-zombie-leader-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = dir.join("zombie_leader.c");
+    let program = dir.join("zombie_leader");
+    std::fs::write(&source, SOURCE).unwrap();
+    let built = std::process::Command::new("cc")
+        .args(["-O", "-pthread", "-o"])
+        .arg(&program)
+        .arg(&source)
+        .status();
+    match built {
+        Ok(status) if status.success() => Some(program),
+        other => {
+            assert!(!required, "cc is required (SHELLGATE_REQUIRE_ALL=1): {other:?}");
+            eprintln!("skipping: cannot compile the zombie-leader helper with cc: {other:?}");
+            None
+        }
+    }
+}
+
+/// Shell text that starts the program in the background (`setsid`: out of the run's session), waits
+/// until its main thread has exited, and prints its pid. Its child is `sleep <seconds>`. It holds no
+/// descriptor of the caller's (nothing ties it to the run but its group, session and environment).
+pub fn start_in_background(program: &Path, seconds: &str, setsid: bool) -> String {
+    let flag = if setsid { " --setsid" } else { "" };
+    format!(
+        "'{}'{flag} {seconds} </dev/null >/dev/null 2>&1 & p=$!; for i in $(seq 1000); do \
+         [ \"$(cut -d' ' -f3 /proc/$p/stat)\" = Z ] && break; sleep 0.01; done; echo $p",
+        program.display()
+    )
+}
+
+/// Whether any thread of process `pid` is still alive (not a zombie).
+pub fn alive(pid: u32) -> bool {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return false;
+    };
+    tasks.flatten().any(|task| {
+        std::fs::read_to_string(task.path().join("stat")).is_ok_and(|stat| {
+            let state = stat.rsplit_once(") ").and_then(|(_, rest)| rest.chars().next());
+            !matches!(state, Some('Z' | 'X') | None)
+        })
+    })
+}
+
+/// Wait up to `limit` for every thread of `pid` to be gone; false (after killing it) if one lives on.
+pub fn wait_dead(pid: u32, limit: Duration) -> bool {
+    let start = Instant::now();
+    while alive(pid) {
+        if start.elapsed() > limit {
+            // Cleanup after a failure, so the leftover does not outlive the test.
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    true
+}
