@@ -1,6 +1,7 @@
 //! A leftover whose main thread has exited while another thread (and that thread's child) runs on
-//! reads as a zombie and shows no environment of its own. It is still stopped at the end of the run
-//! that started it, in a pipe run and in a session, inside the run's group or out of it (`setsid`).
+//! shows `Z` in `/proc/<pid>/stat` and no environment or descriptors of its own. The process tree reads
+//! it as alive, with its marker and descriptors, so it is stopped at the end of the run that started
+//! it, in a pipe run and in a session, inside the run's group or out of it (`setsid`).
 
 mod common;
 
@@ -68,4 +69,48 @@ async fn a_session_stops_a_leftover_whose_main_thread_has_exited() {
         );
         common::assert_no_survivors(seconds);
     }
+}
+
+#[test]
+fn such_a_process_reads_as_alive_with_its_marker_and_descriptors() {
+    use std::os::fd::AsRawFd;
+    use std::process::{Command, Stdio};
+
+    use shellgate_executor::tree;
+
+    let Some(program) = zombie_leader::program() else {
+        return;
+    };
+    let (reader, writer) = std::io::pipe().unwrap();
+    let link = tree::own_fd_link(writer.as_raw_fd()).unwrap();
+    let mut child = Command::new(program)
+        .arg("987.505")
+        .env(tree::RUN_MARKER_VAR, "zombie-leader-505")
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let main_thread_gone = (0..500).any(|_| {
+        std::thread::sleep(Duration::from_millis(10));
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.contains(") Z "))
+    });
+    let info = tree::read_proc(pid);
+    let marked = tree::has_run_marker(pid, "zombie-leader-505");
+    let other_marker = tree::has_run_marker(pid, "zombie-leader-506");
+    let holds = tree::holds_open(pid, &link);
+    let _ = child.kill();
+    let _ = child.wait();
+    for (leftover, _) in common::survivors("sleep 987.505") {
+        let _ = Command::new("kill")
+            .args(["-KILL", &leftover.to_string()])
+            .status();
+    }
+    drop(reader);
+
+    assert!(main_thread_gone, "the main thread never exited");
+    assert!(info.is_some_and(|i| !i.is_zombie()), "read as a zombie");
+    assert!(marked, "the marker is read through the live thread");
+    assert!(!other_marker);
+    assert!(holds, "the output is held, as the live thread's descriptors show");
 }
