@@ -321,6 +321,39 @@ async fn leftover_background_processes_are_stopped_but_the_shell_stays() {
 }
 
 #[tokio::test]
+async fn escaped_leftovers_are_stopped_at_the_end_of_their_own_command() {
+    let m = manager();
+    for k in common::session_keys("escaped") {
+        // Each leaves its session and the command's output, and is re-parented to the engine (given
+        // the time to get there).
+        for (command, marker) in [
+            (
+                "(setsid sleep 987.321 </dev/null >/dev/null 2>&1 &); sleep 0.3; echo fg",
+                "987.321",
+            ),
+            (
+                "setsid -f sleep 987.322 </dev/null >/dev/null 2>&1; sleep 0.3; echo fg",
+                "987.322",
+            ),
+            (
+                "( (setsid sleep 987.323 </dev/null >/dev/null 2>&1 &) &); sleep 0.3; echo fg",
+                "987.323",
+            ),
+        ] {
+            let (o, out) = run(&m, &k, command).await;
+            assert_eq!(out, "fg\n", "{command}: {o:?}");
+            assert!(
+                o.notices.iter().any(|n| n.contains(": sleep (pid")),
+                "{command}: {:?}",
+                o.notices
+            );
+            assert!(survivors(marker).is_empty(), "{command}: {:?}", survivors(marker));
+        }
+    }
+    m.shutdown();
+}
+
+#[tokio::test]
 async fn a_stopped_shell_is_replaced() {
     let m = manager();
     let k = key("stopped");

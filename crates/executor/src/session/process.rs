@@ -636,13 +636,14 @@ impl ShellProcess {
         let engine = std::process::id();
         let guard = self.tree.leader();
         // Orphans re-parented to the engine are children of its main thread (see
-        // `tree::main_thread_children`); the engine's other threads only have its own spawns. This
-        // shell's guard is one of those (and leads its own session), so it is not read.
+        // `tree::main_thread_children`); the engine's other threads only have its own spawns. An
+        // orphan may lead its own session (`setsid`), so only the marker tells: the engine's own
+        // spawns (guards, sharing its memory) show the engine's environment, which lacks this one.
         let children = tree::main_thread_children(engine).unwrap_or_else(|| tree::children_of(engine));
-        children.into_iter().filter(|&p| p != guard).any(|p| {
-            tree::read_proc(p).is_some_and(|i| !i.is_zombie() && i.pgid != p && i.sid != p)
-                && tree::has_run_marker(p, marker)
-        })
+        children
+            .into_iter()
+            .filter(|&p| p != guard)
+            .any(|p| tree::read_proc(p).is_some_and(|i| !i.is_zombie()) && tree::has_run_marker(p, marker))
     }
 
     /// Stop the shell and everything it started.
