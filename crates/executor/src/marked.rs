@@ -125,7 +125,8 @@ impl ProcPath {
 /// Whether the environment of process `pid` holds the entry `needle` (a whole NUL-separated entry).
 ///
 /// Once a process's main thread has exited while others run on, its own `environ` cannot be opened
-/// (`ESRCH`); the environment, shared by its threads, is then read through theirs.
+/// (`ESRCH`; older kernels read it as empty); the environment, shared by its threads, is then read
+/// through theirs.
 fn environ_holds(pid: i32, needle: &[u8]) -> bool {
     let digits = Decimal::new(pid.unsigned_abs());
     let own = ProcPath::new(&[b"/proc/", digits.as_bytes(), b"/environ"]);
@@ -150,7 +151,8 @@ fn environ_holds(pid: i32, needle: &[u8]) -> bool {
     found
 }
 
-/// Whether the file at `path` holds the entry `needle`; `None` when it cannot be opened.
+/// Whether the file at `path` holds the entry `needle`; `None` when the file tells nothing: it cannot
+/// be opened for `ESRCH`, or it reads empty.
 fn file_holds(path: &ProcPath, needle: &[u8]) -> Option<bool> {
     let fd = c(
         libc::SYS_openat,
@@ -160,12 +162,16 @@ fn file_holds(path: &ProcPath, needle: &[u8]) -> Option<bool> {
             (libc::O_RDONLY | libc::O_CLOEXEC) as usize,
         ],
     );
-    if fd < 0 {
+    if fd == -(libc::ESRCH as isize) {
         return None;
+    }
+    if fd < 0 {
+        return Some(false);
     }
     let mut matcher = EntryMatcher::new(needle);
     let mut buf = [0u8; 4096];
     let mut found = false;
+    let mut empty = true;
     loop {
         let n = c(
             libc::SYS_read,
@@ -176,13 +182,14 @@ fn file_holds(path: &ProcPath, needle: &[u8]) -> Option<bool> {
             found = matcher.finish();
             break;
         }
+        empty = false;
         if matcher.feed(&buf[..n]) {
             found = true;
             break;
         }
     }
     c(libc::SYS_close, &[fd as usize]);
-    Some(found)
+    (!empty).then_some(found)
 }
 
 /// Streams NUL-separated entries and tells whether one equals the needle, across read boundaries.

@@ -5,7 +5,8 @@
 //! `setsid`, a double fork or `nohup`. Escapees are found because the engine is a *child subreaper*
 //! ([`init_subreaper`]): when their parent dies they are re-parented to the engine instead of `init`, and
 //! are then attributed to a run by their session id, process group id, or the run marker variable
-//! ([`RUN_MARKER_VAR`]) in `/proc/<pid>/environ`.
+//! ([`RUN_MARKER_VAR`]) in their environment (`/proc/<pid>/environ`, or a thread's, see
+//! [`has_run_marker`]).
 //!
 //! Reaping rule: tokio reaps the processes it spawned (by pid or pidfd). Adopted orphans are reaped here
 //! with `waitpid` on their specific pids, only when they are attributed to a tree and are not its leader;
@@ -107,7 +108,8 @@ pub struct ProcInfo {
     pub pgid: u32,
     /// Session id.
     pub sid: u32,
-    /// State letter (`R`, `S`, `Z` for a zombie, …).
+    /// State letter (`R`, `S`, `Z` for a zombie, …): the main thread's, or, once the main thread alone
+    /// has exited, that of a thread still running (see [`read_proc`]).
     pub state: char,
     /// Command name (at most 15 bytes, from the kernel).
     pub comm: String,
@@ -290,15 +292,17 @@ pub fn all_processes() -> Vec<ProcInfo> {
 /// environment.
 ///
 /// When a process's main thread has exited while its other threads run on, its own
-/// `/proc/<pid>/environ` fails (`ESRCH`); the environment is still there, shared by those threads, so
-/// it is read through theirs (`/proc/<pid>/task/<tid>/environ`). Without that, such a process, once out
-/// of the run's group (`setsid`), would keep itself and its children out of the run's tree.
+/// `/proc/<pid>/environ` fails (`ESRCH`; older kernels read it as empty); the environment is still
+/// there, shared by those threads, so it is read through theirs (`/proc/<pid>/task/<tid>/environ`).
+/// Without that, such a process, once out of the run's group (`setsid`), would keep itself and its
+/// children out of the run's tree. Another error (a process of another user) is taken as it is.
 pub fn has_run_marker(pid: u32, marker: &str) -> bool {
     let needle = format!("{RUN_MARKER_VAR}={marker}");
     let holds = |environ: Vec<u8>| environ.split(|&b| b == 0).any(|entry| entry == needle.as_bytes());
     match std::fs::read(format!("/proc/{pid}/environ")) {
-        Ok(environ) => holds(environ),
-        Err(_) => other_threads(pid)
+        Ok(environ) if !environ.is_empty() => holds(environ),
+        Err(e) if e.raw_os_error() != Some(libc::ESRCH) => false,
+        _ => other_threads(pid)
             .any(|tid| std::fs::read(format!("/proc/{pid}/task/{tid}/environ")).is_ok_and(holds)),
     }
 }

@@ -343,7 +343,7 @@ async fn escaped_leftovers_are_stopped_at_the_end_of_their_own_command() {
             let (o, out) = run(&m, &k, command).await;
             assert_eq!(out, "fg\n", "{command}: {o:?}");
             assert!(
-                o.notices.iter().any(|n| n.contains(": sleep (pid")),
+                o.notices.iter().any(|n| n.contains("background process")),
                 "{command}: {:?}",
                 o.notices
             );

@@ -21,7 +21,7 @@ async fn a_pipe_run_stops_a_leftover_whose_main_thread_has_exited() {
     let Some(program) = zombie_leader::program() else {
         return;
     };
-    for (setsid, seconds) in [(false, "987.501"), (true, "987.502")] {
+    for (setsid, seconds) in [(false, "987.521"), (true, "987.522")] {
         let command = zombie_leader::start_in_background(program, seconds, setsid);
         let (outcome, out) = common::run(&command).await;
         assert_eq!(
@@ -52,7 +52,7 @@ async fn a_session_stops_a_leftover_whose_main_thread_has_exited() {
     let key = SessionKey::new("zombie-leader")
         .with_shell("/bin/bash")
         .with_env("HOME", std::env::temp_dir().to_string_lossy());
-    for (setsid, seconds) in [(false, "987.503"), (true, "987.504")] {
+    for (setsid, seconds) in [(false, "987.523"), (true, "987.524")] {
         let command = zombie_leader::start_in_background(program, seconds, setsid);
         let (outcome, out) =
             common::session_run(&manager, &key, &command, None, Duration::from_secs(30)).await;
@@ -84,8 +84,8 @@ fn such_a_process_reads_as_alive_with_its_marker_and_descriptors() {
     let (reader, writer) = std::io::pipe().unwrap();
     let link = tree::own_fd_link(writer.as_raw_fd()).unwrap();
     let mut child = Command::new(program)
-        .arg("987.505")
-        .env(tree::RUN_MARKER_VAR, "zombie-leader-505")
+        .arg("987.525")
+        .env(tree::RUN_MARKER_VAR, "zombie-leader-525")
         .stdin(Stdio::null())
         .stdout(writer)
         .spawn()
@@ -96,12 +96,12 @@ fn such_a_process_reads_as_alive_with_its_marker_and_descriptors() {
         std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.contains(") Z "))
     });
     let info = tree::read_proc(pid);
-    let marked = tree::has_run_marker(pid, "zombie-leader-505");
-    let other_marker = tree::has_run_marker(pid, "zombie-leader-506");
+    let marked = tree::has_run_marker(pid, "zombie-leader-525");
+    let other_marker = tree::has_run_marker(pid, "zombie-leader-526");
     let holds = tree::holds_open(pid, &link);
     let _ = child.kill();
     let _ = child.wait();
-    for (leftover, _) in common::survivors("sleep 987.505") {
+    for (leftover, _) in common::survivors("sleep 987.525") {
         let _ = Command::new("kill")
             .args(["-KILL", &leftover.to_string()])
             .status();

@@ -19,16 +19,28 @@ pub const PATH_PREPEND_VAR: &str = "SHELLGATE_PATH_PREPEND";
 /// calling shell and the PIDs given. A process caught in `execve` shows an empty environment for a
 /// moment (a leftover started just before its shell exited is often still starting), so the first
 /// pass is always followed by a second, and a later pass that found anything by one more (at most
-/// three in all). Each thread's environment is read (`/proc/*/task/*/environ`): a process whose main
-/// thread has exited while others run on cannot be read through its own `/proc/<pid>/environ`. A
-/// process with several threads is then signalled once per thread, which does no harm.
-pub const REAP_FUNCTION: &str = r#"__sg_reap() {
+/// three in all).
+///
+/// Each thread's environment is read (`/proc/*/task/*/environ`): a process whose main thread has
+/// exited while others run on cannot be read through its own `/proc/<pid>/environ`. A process with
+/// several threads is signalled once per pass all the same. Past 2,000 threads the file names go to
+/// `grep` through `xargs`, where the host has it, so they never exceed the host's argument limit.
+pub const REAP_FUNCTION: &str = r#"__sg_marked() {
+  set -- /proc/[0-9]*/task/[0-9]*/environ
+  if [ $# -gt 2000 ] && command -v xargs >/dev/null 2>&1; then
+    printf '%s\n' "$@" | xargs grep -lzxF "SHELLGATE_REMOTE_RUN=$__sg_m" 2>/dev/null
+  else
+    grep -lzxF "SHELLGATE_REMOTE_RUN=$__sg_m" "$@" 2>/dev/null
+  fi
+}
+__sg_reap() {
   __sg_m=$1; __sg_sig=$2; shift 2
   for __sg_pass in 1 2 3; do
-    __sg_found=
-    for __sg_f in $(grep -lzxF "SHELLGATE_REMOTE_RUN=$__sg_m" /proc/[0-9]*/task/[0-9]*/environ 2>/dev/null); do
+    __sg_found=; __sg_seen=" $$ $* "
+    for __sg_f in $(__sg_marked); do
       __sg_p=${__sg_f#/proc/}; __sg_p=${__sg_p%%/*}
-      case " $$ $* " in *" $__sg_p "*) continue ;; esac
+      case "$__sg_seen" in *" $__sg_p "*) continue ;; esac
+      __sg_seen="$__sg_seen$__sg_p "
       kill -s "$__sg_sig" "$__sg_p" 2>/dev/null && __sg_found=1
     done
     [ -n "$__sg_found" ] || [ "$__sg_pass" = 1 ] || break

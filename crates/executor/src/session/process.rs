@@ -628,7 +628,9 @@ impl ShellProcess {
         killed
     }
 
-    /// Whether the engine has adopted children other than its direct spawns (cheap pre-check).
+    /// Whether the engine has adopted children other than its direct spawns: one `/proc` file for
+    /// the list, then a look at each live child in it but this shell's guard. The engine's own spawns
+    /// are in that list only when it starts runs on its main thread (`shellgate rpc` and `mcp` do not).
     fn has_adopted_orphans(&self) -> bool {
         let Some(marker) = self.tree.marker() else {
             return false;
