@@ -205,17 +205,22 @@ fn parse_stat(text: &[u8]) -> Option<ProcInfo> {
 /// The descriptors of a process whose main thread has exited are listed under its other threads only
 /// (its own `fd` directory reads empty), so an empty listing is looked at through them.
 pub fn holds_open(pid: u32, link: &str) -> bool {
-    let holds =
-        |dir: String| -> Option<bool> {
-            let mut entries = std::fs::read_dir(dir).ok()?.flatten().peekable();
-            entries.peek()?;
-            Some(entries.any(|e| {
-                std::fs::read_link(e.path()).is_ok_and(|t| t.as_os_str() == std::ffi::OsStr::new(link))
-            }))
-        };
-    holds(format!("/proc/{pid}/fd"))
-        .or_else(|| other_threads(pid).find_map(|tid| holds(format!("/proc/{pid}/task/{tid}/fd"))))
+    fd_listing_holds(&format!("/proc/{pid}/fd"), link)
+        .or_else(|| {
+            other_threads(pid).find_map(|tid| fd_listing_holds(&format!("/proc/{pid}/task/{tid}/fd"), link))
+        })
         .unwrap_or(false)
+}
+
+/// Whether the descriptor directory `dir` lists one whose link text is `link`; `None` when it cannot
+/// be read or lists nothing.
+fn fd_listing_holds(dir: &str, link: &str) -> Option<bool> {
+    let mut entries = std::fs::read_dir(dir).ok()?.flatten().peekable();
+    entries.peek()?;
+    Some(
+        entries
+            .any(|e| std::fs::read_link(e.path()).is_ok_and(|t| t.as_os_str() == std::ffi::OsStr::new(link))),
+    )
 }
 
 /// The `/proc` link text of one of the engine's own descriptors (`pipe:[12345]`, or a FIFO's path).

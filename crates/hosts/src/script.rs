@@ -15,8 +15,9 @@ pub const MARKER_VAR: &str = "SHELLGATE_REMOTE_RUN";
 /// login shell's `PATH` is the host's; replacing it with the engine's would break the host).
 pub const PATH_PREPEND_VAR: &str = "SHELLGATE_PATH_PREPEND";
 
-/// Defines `__sg_reap MARKER SIGNAL [PID…]`: send SIGNAL to every process marked MARKER except the
-/// calling shell and the PIDs given. A process caught in `execve` shows an empty environment for a
+/// Defines `__sg_reap MARKER SIGNAL [PID…]` (and `__sg_marked MARKER`, which lists the marked
+/// processes' `environ` files): send SIGNAL to every process marked MARKER except the calling shell
+/// and the PIDs given. A process caught in `execve` shows an empty environment for a
 /// moment (a leftover started just before its shell exited is often still starting), so the first
 /// pass is always followed by a second, and a later pass that found anything by one more (at most
 /// three in all).
@@ -26,18 +27,19 @@ pub const PATH_PREPEND_VAR: &str = "SHELLGATE_PATH_PREPEND";
 /// several threads is signalled once per pass all the same. Past 2,000 threads the file names go to
 /// `grep` through `xargs`, where the host has it, so they never exceed the host's argument limit.
 pub const REAP_FUNCTION: &str = r#"__sg_marked() {
+  __sg_entry="SHELLGATE_REMOTE_RUN=$1"
   set -- /proc/[0-9]*/task/[0-9]*/environ
   if [ $# -gt 2000 ] && command -v xargs >/dev/null 2>&1; then
-    printf '%s\n' "$@" | xargs grep -lzxF "SHELLGATE_REMOTE_RUN=$__sg_m" 2>/dev/null
+    printf '%s\n' "$@" | xargs grep -lzxF "$__sg_entry" 2>/dev/null
   else
-    grep -lzxF "SHELLGATE_REMOTE_RUN=$__sg_m" "$@" 2>/dev/null
+    grep -lzxF "$__sg_entry" "$@" 2>/dev/null
   fi
 }
 __sg_reap() {
   __sg_m=$1; __sg_sig=$2; shift 2
   for __sg_pass in 1 2 3; do
     __sg_found=; __sg_seen=" $$ $* "
-    for __sg_f in $(__sg_marked); do
+    for __sg_f in $(__sg_marked "$__sg_m"); do
       __sg_p=${__sg_f#/proc/}; __sg_p=${__sg_p%%/*}
       case "$__sg_seen" in *" $__sg_p "*) continue ;; esac
       __sg_seen="$__sg_seen$__sg_p "
