@@ -65,16 +65,27 @@ pub fn alive(pid: u32) -> bool {
 
 /// Wait up to `limit` for every thread of `pid` to be gone; false (after killing it) if one lives on.
 pub fn wait_dead(pid: u32, limit: Duration) -> bool {
+    if settles(limit, || !alive(pid)) {
+        return true;
+    }
+    // Cleanup after a failure, so the leftover does not outlive the test.
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status();
+    false
+}
+
+/// Whether `check` holds within `limit` (polled every 20 ms). A process just sent SIGKILL still shows
+/// its command line until it has run, so what was killed is looked for this way.
+pub fn settles(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
     let start = Instant::now();
-    while alive(pid) {
+    loop {
+        if check() {
+            return true;
+        }
         if start.elapsed() > limit {
-            // Cleanup after a failure, so the leftover does not outlive the test.
-            let _ = std::process::Command::new("kill")
-                .args(["-KILL", &pid.to_string()])
-                .status();
             return false;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    true
 }
