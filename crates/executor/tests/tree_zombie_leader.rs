@@ -8,12 +8,25 @@ mod common;
 use std::time::Duration;
 
 use common::zombie_leader;
-use shellgate_executor::{RunStatus, SessionKey, SessionManager};
+use shellgate_executor::{ExecOutcome, RunStatus, SessionKey, SessionManager};
 
 fn leftover_pid(out: &str) -> u32 {
     out.trim()
         .parse()
         .unwrap_or_else(|_| panic!("no pid printed: {out:?}"))
+}
+
+/// The run's notice names the leftover among what it stopped.
+fn assert_names_it(outcome: &ExecOutcome, pid: u32, setsid: bool) {
+    let named = format!("zombie_leader (pid {pid})");
+    assert!(
+        outcome
+            .notices
+            .iter()
+            .any(|n| n.starts_with("Stopped ") && n.contains(&named)),
+        "setsid {setsid}: {:?}",
+        outcome.notices
+    );
 }
 
 #[tokio::test]
@@ -30,11 +43,7 @@ async fn a_pipe_run_stops_a_leftover_whose_main_thread_has_exited() {
             "setsid {setsid}: {outcome:?}"
         );
         let pid = leftover_pid(&out);
-        assert!(
-            outcome.notices.iter().any(|n| n.starts_with("Stopped ")),
-            "setsid {setsid}: {:?}",
-            outcome.notices
-        );
+        assert_names_it(&outcome, pid, setsid);
         assert!(
             zombie_leader::wait_dead(pid, Duration::from_secs(2)),
             "setsid {setsid}: process {pid} outlived its run"
@@ -64,6 +73,7 @@ async fn a_session_stops_a_leftover_whose_main_thread_has_exited() {
             "setsid {setsid}: {outcome:?}"
         );
         let pid = leftover_pid(&out);
+        assert_names_it(&outcome, pid, setsid);
         assert!(
             zombie_leader::wait_dead(pid, Duration::from_secs(2)),
             "setsid {setsid}: process {pid} outlived its command"
