@@ -9,7 +9,9 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use common::zombie_leader::wait_until;
 
 use shellgate_executor::{
     CancellationToken, Executor, PipeExecutor, SessionKey, SessionManager, init_subreaper,
@@ -70,20 +72,6 @@ fn start_engine(name: &str, mode: &str, command: &str) -> Child {
         .stdout(Stdio::null())
         .spawn()
         .unwrap()
-}
-
-/// Wait until `check` holds, polling every 20 ms for at most `limit`.
-fn wait_until(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
-    let start = Instant::now();
-    loop {
-        if check() {
-            return true;
-        }
-        if start.elapsed() > limit {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// SIGKILL a stand-in engine while `sleep <a> & sleep <b> & wait` runs (with `escape`, the sleeps
@@ -179,8 +167,7 @@ fn engine_death_takes_a_zombie_leader_down(name: &str, mode: &str, tag: u32) {
         common::zombie_leader::wait_dead(pid, Duration::from_secs(2)),
         "process {pid} survived the engine's death"
     );
-    let child_gone =
-        common::zombie_leader::settles(Duration::from_secs(2), || common::survivors(&seconds).is_empty());
+    let child_gone = wait_until(Duration::from_secs(2), || common::survivors(&seconds).is_empty());
     assert!(
         child_gone,
         "survived the engine's death: {:?}",

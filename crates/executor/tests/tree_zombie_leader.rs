@@ -10,14 +10,18 @@ use std::time::Duration;
 use common::zombie_leader;
 use shellgate_executor::{ExecOutcome, RunStatus, SessionKey, SessionManager};
 
-fn leftover_pid(out: &str) -> u32 {
-    out.trim()
+/// The run completed and stopped the leftover whose pid it printed and that leftover's child
+/// (`sleep <seconds>`), and its notice names the leftover among what it stopped.
+fn assert_stopped(outcome: &ExecOutcome, out: &str, seconds: &str, setsid: bool) {
+    assert_eq!(
+        outcome.status,
+        RunStatus::Completed,
+        "setsid {setsid}: {outcome:?}"
+    );
+    let pid: u32 = out
+        .trim()
         .parse()
-        .unwrap_or_else(|_| panic!("no pid printed: {out:?}"))
-}
-
-/// The run's notice names the leftover among what it stopped.
-fn assert_names_it(outcome: &ExecOutcome, pid: u32, setsid: bool) {
+        .unwrap_or_else(|_| panic!("setsid {setsid}: no pid printed: {out:?}"));
     let named = format!("zombie_leader (pid {pid})");
     assert!(
         outcome
@@ -27,6 +31,12 @@ fn assert_names_it(outcome: &ExecOutcome, pid: u32, setsid: bool) {
         "setsid {setsid}: {:?}",
         outcome.notices
     );
+    assert!(
+        zombie_leader::wait_dead(pid, Duration::from_secs(2)),
+        "setsid {setsid}: process {pid} outlived its run"
+    );
+    let gone = zombie_leader::wait_until(Duration::from_secs(2), || common::survivors(seconds).is_empty());
+    assert!(gone, "setsid {setsid}: {:?}", common::survivors(seconds));
 }
 
 #[tokio::test]
@@ -37,19 +47,7 @@ async fn a_pipe_run_stops_a_leftover_whose_main_thread_has_exited() {
     for (setsid, seconds) in [(false, "987.521"), (true, "987.522")] {
         let command = zombie_leader::start_in_background(program, seconds, setsid);
         let (outcome, out) = common::run(&command).await;
-        assert_eq!(
-            outcome.status,
-            RunStatus::Completed,
-            "setsid {setsid}: {outcome:?}"
-        );
-        let pid = leftover_pid(&out);
-        assert_names_it(&outcome, pid, setsid);
-        assert!(
-            zombie_leader::wait_dead(pid, Duration::from_secs(2)),
-            "setsid {setsid}: process {pid} outlived its run"
-        );
-        let gone = zombie_leader::settles(Duration::from_secs(2), || common::survivors(seconds).is_empty());
-        assert!(gone, "setsid {setsid}: {:?}", common::survivors(seconds));
+        assert_stopped(&outcome, &out, seconds, setsid);
     }
 }
 
@@ -66,20 +64,7 @@ async fn a_session_stops_a_leftover_whose_main_thread_has_exited() {
         let command = zombie_leader::start_in_background(program, seconds, setsid);
         let (outcome, out) =
             common::session_run(&manager, &key, &command, None, Duration::from_secs(30)).await;
-        let out = String::from_utf8_lossy(&out);
-        assert_eq!(
-            outcome.status,
-            RunStatus::Completed,
-            "setsid {setsid}: {outcome:?}"
-        );
-        let pid = leftover_pid(&out);
-        assert_names_it(&outcome, pid, setsid);
-        assert!(
-            zombie_leader::wait_dead(pid, Duration::from_secs(2)),
-            "setsid {setsid}: process {pid} outlived its command"
-        );
-        let gone = zombie_leader::settles(Duration::from_secs(2), || common::survivors(seconds).is_empty());
-        assert!(gone, "setsid {setsid}: {:?}", common::survivors(seconds));
+        assert_stopped(&outcome, &String::from_utf8_lossy(&out), seconds, setsid);
     }
 }
 

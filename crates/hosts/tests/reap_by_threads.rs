@@ -24,6 +24,18 @@ fn with_command_line(needle: &str) -> Vec<u32> {
         .collect()
 }
 
+/// The leftover `pid` and its child (found by `child_command`) are both gone within 2 s.
+fn assert_gone(pid: u32, child_command: &str) {
+    assert!(
+        zombie_leader::wait_dead(pid, Duration::from_secs(2)),
+        "process {pid} outlived the reaping"
+    );
+    let gone = zombie_leader::wait_until(Duration::from_secs(2), || {
+        with_command_line(child_command).is_empty()
+    });
+    assert!(gone, "{:?}", with_command_line(child_command));
+}
+
 #[test]
 fn the_end_of_a_run_reaps_a_leftover_whose_main_thread_has_exited() {
     let Some(program) = zombie_leader::program() else {
@@ -45,14 +57,7 @@ fn the_end_of_a_run_reaps_a_leftover_whose_main_thread_has_exited() {
         .output()
         .unwrap();
     let pid: u32 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
-    assert!(
-        zombie_leader::wait_dead(pid, Duration::from_secs(2)),
-        "process {pid} outlived its run"
-    );
-    let gone = zombie_leader::settles(Duration::from_secs(2), || {
-        with_command_line("sleep 987.531").is_empty()
-    });
-    assert!(gone, "{:?}", with_command_line("sleep 987.531"));
+    assert_gone(pid, "sleep 987.531");
 }
 
 #[test]
@@ -76,14 +81,7 @@ fn the_stop_script_reaps_a_leftover_whose_main_thread_has_exited() {
         .output()
         .unwrap();
     assert!(stop.status.success());
-    assert!(
-        zombie_leader::wait_dead(pid, Duration::from_secs(2)),
-        "process {pid} outlived the stop"
-    );
-    let gone = zombie_leader::settles(Duration::from_secs(2), || {
-        with_command_line("sleep 987.532").is_empty()
-    });
-    assert!(gone, "{:?}", with_command_line("sleep 987.532"));
+    assert_gone(pid, "sleep 987.532");
 }
 
 #[test]
@@ -117,18 +115,15 @@ fn the_stop_script_reads_every_thread_of_a_host_with_thousands() {
         .output()
         .unwrap();
     assert!(stop.status.success());
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    let status = loop {
-        if let Some(status) = crowd.try_wait().unwrap() {
-            break Some(status);
-        }
-        if std::time::Instant::now() > deadline {
-            let _ = crowd.kill();
-            let _ = crowd.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let mut status = None;
+    zombie_leader::wait_until(Duration::from_secs(5), || {
+        status = crowd.try_wait().unwrap();
+        status.is_some()
+    });
+    if status.is_none() {
+        let _ = crowd.kill();
+        let _ = crowd.wait();
+    }
     assert!(
         status.is_some_and(|s| !s.success()),
         "the marked process outlived the stop: {status:?}"

@@ -65,7 +65,7 @@ pub fn alive(pid: u32) -> bool {
 
 /// Wait up to `limit` for every thread of `pid` to be gone; false (after killing it) if one lives on.
 pub fn wait_dead(pid: u32, limit: Duration) -> bool {
-    if settles(limit, || !alive(pid)) {
+    if wait_until(limit, || !alive(pid)) {
         return true;
     }
     // Cleanup after a failure, so the leftover does not outlive the test.
@@ -77,7 +77,7 @@ pub fn wait_dead(pid: u32, limit: Duration) -> bool {
 
 /// Whether `check` holds within `limit` (polled every 20 ms). A process just sent SIGKILL still shows
 /// its command line until it has run, so what was killed is looked for this way.
-pub fn settles(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
+pub fn wait_until(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
     let start = Instant::now();
     loop {
         if check() {
