@@ -409,8 +409,24 @@ __sg_done() {{
   __sg_st=$1
   __sg_k=
   read -r __sg_k 2>/dev/null </proc/$$/task/$$/children
-  [ -n "$__sg_k" ] && __sg_reap "${MARKER_VAR}" KILL
+  if [ -n "$__sg_k" ] || __sg_escaped; then __sg_reap "${MARKER_VAR}" KILL; fi
   printf '\036%s:e:%s:%s:%s\036' "$__sg_n" "$2" "$__sg_st" "$PWD"
+}}
+# The last pid the host gave out (the fifth field of /proc/loadavg), before a command.
+__sg_mark() {{ read -r __sg_x __sg_x __sg_x __sg_x __sg_p0 __sg_x </proc/loadavg 2>/dev/null || __sg_p0=; }}
+# Whether a process made during the command may still run outside the shell (`setsid`, a double
+# fork): one of the pids given out since `__sg_mark` still exists, or too many were to look at each.
+__sg_escaped() {{
+  [ -n "$__sg_p0" ] || return 1
+  read -r __sg_x __sg_x __sg_x __sg_x __sg_p1 __sg_x </proc/loadavg 2>/dev/null || return 1
+  [ "$__sg_p1" = "$__sg_p0" ] && return 1
+  [ "$__sg_p1" -gt "$__sg_p0" ] && [ $((__sg_p1 - __sg_p0)) -le 64 ] || return 0
+  __sg_i=$__sg_p0
+  while [ "$__sg_i" -lt "$__sg_p1" ]; do
+    __sg_i=$((__sg_i + 1))
+    [ -d "/proc/$__sg_i" ] && return 0
+  done
+  return 1
 }}
 __sg_envsave() {{
   for __sg_v; do eval "__sg_had_$__sg_v=\${{$__sg_v+1}}; __sg_old_$__sg_v=\${{$__sg_v-}}"; done
@@ -441,7 +457,7 @@ fn command_line(command: &SessionCommand<'_>, id: u64, save: bool) -> String {
         .map(String::as_str)
         .filter(|k| is_shell_name(k))
         .collect();
-    let mut run = String::new();
+    let mut run = String::from("__sg_mark; ");
     if names.is_empty() {
         run.push_str(&format!(
             "eval {} </dev/null 2>&1; {end} $? {id}",

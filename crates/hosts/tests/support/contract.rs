@@ -192,6 +192,16 @@ pub async fn session_keeps_state(host: &RemoteHost) {
     let (_, out) = in_session(&sessions, host, after_restart_setv, None, &none, t).await;
     assert_eq!(out, "yes\n", "what a session function exported is kept");
 
+    // What a command leaves running is stopped when it ends, a process that escaped alone too.
+    for (command, secs) in [
+        ("sleep 396 </dev/null >/dev/null 2>&1 & sleep 0.3", 396),
+        ("(setsid sleep 397 </dev/null >/dev/null 2>&1 &); sleep 0.3", 397),
+        ("( (sleep 398 </dev/null >/dev/null 2>&1 &) &); sleep 0.3", 398),
+    ] {
+        let (o, _) = in_session(&sessions, host, command, None, &none, t).await;
+        assert_eq!(o.exit_code, Some(0), "{command}: {o:?}");
+        assert_eq!(sleepers(host, secs).await, 0, "{command} left its sleep running");
+    }
     // A stopped external command: the shell stays, nothing is left.
     let (o, _) = in_session(&sessions, host, "sleep 388", None, &none, Duration::from_secs(1)).await;
     assert_eq!(o.status, RunStatus::TimedOut, "{o:?}");
