@@ -125,8 +125,8 @@ impl ProcPath {
 /// Whether the environment of process `pid` holds the entry `needle` (a whole NUL-separated entry).
 ///
 /// Once a process's main thread has exited while others run on, its own `environ` cannot be opened
-/// (`ESRCH`; older kernels read it as empty); the environment, shared by its threads, is then read
-/// through theirs.
+/// (`ESRCH`; some kernels may read it as empty instead); the environment, shared by its threads, is
+/// then read through theirs.
 fn environ_holds(pid: i32, needle: &[u8]) -> bool {
     let digits = Decimal::new(pid.unsigned_abs());
     let own = ProcPath::new(&[b"/proc/", digits.as_bytes(), b"/environ"]);

@@ -297,8 +297,9 @@ pub fn all_processes() -> Vec<ProcInfo> {
 /// environment.
 ///
 /// When a process's main thread has exited while its other threads run on, its own
-/// `/proc/<pid>/environ` fails (`ESRCH`; older kernels read it as empty); the environment is still
-/// there, shared by those threads, so it is read through theirs (`/proc/<pid>/task/<tid>/environ`).
+/// `/proc/<pid>/environ` fails (`ESRCH`; some kernels may read it as empty instead); the environment
+/// is still there, shared by those threads, so it is read through theirs
+/// (`/proc/<pid>/task/<tid>/environ`).
 /// Without that, such a process, once out of the run's group (`setsid`), would keep itself and its
 /// children out of the run's tree. Another error (a process of another user) is taken as it is.
 pub fn has_run_marker(pid: u32, marker: &str) -> bool {
