@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use common::zombie_leader::wait_until;
+use common::zombie_leader::{self, wait_until};
 
 use shellgate_executor::{
     CancellationToken, Executor, PipeExecutor, SessionKey, SessionManager, init_subreaper,
@@ -139,13 +139,13 @@ fn session_escapees_die_with_the_engine() {
 /// (it reads as a zombie and shows no environment of its own; see `common::zombie_leader`): it and
 /// its child die with the engine too.
 fn engine_death_takes_a_zombie_leader_down(name: &str, mode: &str, tag: u32) {
-    let Some(program) = common::zombie_leader::program() else {
+    let Some(program) = zombie_leader::program() else {
         return;
     };
     let seconds = format!("987.{}{tag}5", std::process::id());
     let pid_file = std::env::temp_dir().join(format!("shellgate-zombie-leader-{}-{tag}", std::process::id()));
     let _ = std::fs::remove_file(&pid_file);
-    let start = common::zombie_leader::start_in_background(program, &seconds, true);
+    let start = zombie_leader::start_in_background(program, &seconds, true);
     let command = format!("{start} > '{}'; wait", pid_file.display());
     let mut engine = start_engine(name, mode, &command);
     let mut pid = None;
@@ -164,7 +164,7 @@ fn engine_death_takes_a_zombie_leader_down(name: &str, mode: &str, tag: u32) {
     assert!(started, "the stand-in engine never started the leftover");
     let pid = pid.unwrap();
     assert!(
-        common::zombie_leader::wait_dead(pid, Duration::from_secs(2)),
+        zombie_leader::wait_dead(pid, Duration::from_secs(2)),
         "process {pid} survived the engine's death"
     );
     let child_gone = wait_until(Duration::from_secs(2), || common::survivors(&seconds).is_empty());

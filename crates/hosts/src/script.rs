@@ -17,10 +17,10 @@ pub const PATH_PREPEND_VAR: &str = "SHELLGATE_PATH_PREPEND";
 
 /// Defines `__sg_reap MARKER SIGNAL [PID…]` (and `__sg_marked MARKER`, which lists the marked
 /// processes' `environ` files): send SIGNAL to every process marked MARKER except the calling shell
-/// and the PIDs given. A process caught in `execve` shows an empty environment for a
-/// moment (a leftover started just before its shell exited is often still starting), so the first
-/// pass is always followed by a second, and a later pass that found anything by one more (at most
-/// three in all).
+/// and the PIDs given. A process caught in `execve` shows an empty environment for a moment (a
+/// leftover started just before its shell exited is often still starting), so the first pass is
+/// always followed by a second, and a later pass that found anything by one more (at most three in
+/// all).
 ///
 /// Each thread's environment is read (`/proc/*/task/*/environ`): a process whose main thread has
 /// exited while others run on cannot be read through its own `/proc/<pid>/environ`. A process with

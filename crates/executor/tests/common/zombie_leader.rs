@@ -16,21 +16,41 @@ pub fn program() -> Option<&'static Path> {
     PROGRAM.get_or_init(compile).as_deref()
 }
 
+/// Compiles the program into the build's temporary directory, named by a hash of its source: a
+/// later test run (of any test binary) finds it there, and nothing is left in the system's `/tmp`.
+/// It is built under a name of this process's own and renamed into place, so test binaries running
+/// at once never see a half-written program.
 fn compile() -> Option<PathBuf> {
+    use std::hash::{Hash, Hasher};
     let required = std::env::var("SHELLGATE_REQUIRE_ALL").as_deref() == Ok("1");
-    let dir = std::env::temp_dir().join(format!("shellgate-zombie-leader-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let source = dir.join("zombie_leader.c");
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    SOURCE.hash(&mut hasher);
+    // The program keeps its plain name: notices name a process by it.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("zombie_leader-{:016x}", hasher.finish()));
     let program = dir.join("zombie_leader");
-    std::fs::write(&source, SOURCE).unwrap();
+    if program.exists() {
+        return Some(program);
+    }
+    std::fs::create_dir_all(&dir).unwrap();
+    let partial = dir.join(format!("zombie_leader.{}.partial", std::process::id()));
     let built = std::process::Command::new("cc")
-        .args(["-O", "-pthread", "-o"])
-        .arg(&program)
-        .arg(&source)
-        .status();
+        .args(["-O", "-pthread", "-x", "c", "-o"])
+        .arg(&partial)
+        .arg("-")
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut cc| {
+            use std::io::Write as _;
+            cc.stdin.take().expect("piped").write_all(SOURCE.as_bytes())?;
+            cc.wait()
+        });
     match built {
-        Ok(status) if status.success() => Some(program),
+        Ok(status) if status.success() => {
+            std::fs::rename(&partial, &program).unwrap();
+            Some(program)
+        }
         other => {
+            let _ = std::fs::remove_file(&partial);
             assert!(!required, "cc is required (SHELLGATE_REQUIRE_ALL=1): {other:?}");
             eprintln!("skipping: cannot compile the zombie-leader helper with cc: {other:?}");
             None
