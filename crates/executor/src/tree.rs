@@ -113,6 +113,9 @@ pub struct ProcInfo {
     pub state: char,
     /// Command name (at most 15 bytes, from the kernel).
     pub comm: String,
+    /// How many threads the process has (a main thread that has exited still counts while others run
+    /// on).
+    pub threads: u32,
 }
 
 impl ProcInfo {
@@ -136,6 +139,7 @@ pub fn read_proc(pid: u32) -> Option<ProcInfo> {
     let text = read_proc_file(format!("/proc/{pid}/stat")).ok()?;
     let mut info = parse_stat(&text)?;
     if info.is_zombie()
+        && info.threads > 1
         && let Some(state) = other_threads(pid).find_map(|tid| {
             let text = read_proc_file(format!("/proc/{pid}/task/{tid}/stat")).ok()?;
             parse_stat(&text)
@@ -190,6 +194,8 @@ fn parse_stat(text: &[u8]) -> Option<ProcInfo> {
     let ppid = fields.next()?.parse().ok()?;
     let pgid = fields.next()?.parse().ok()?;
     let sid = fields.next()?.parse().ok()?;
+    // `num_threads` is the 20th field; `sid` was the 6th. A line cut short counts as one thread.
+    let threads = fields.nth(13).and_then(|f| f.parse().ok()).unwrap_or(1);
     Some(ProcInfo {
         pid,
         ppid,
@@ -197,6 +203,7 @@ fn parse_stat(text: &[u8]) -> Option<ProcInfo> {
         sid,
         state,
         comm,
+        threads,
     })
 }
 
@@ -293,23 +300,25 @@ pub fn all_processes() -> Vec<ProcInfo> {
         .collect()
 }
 
-/// Whether the environment of process `pid` holds `RUN_MARKER_VAR=<marker>`. Zombies have no
-/// environment.
+/// Whether the environment of process `proc` holds `RUN_MARKER_VAR=<marker>`. Zombies and kernel
+/// threads have no environment.
 ///
 /// When a process's main thread has exited while its other threads run on, its own
 /// `/proc/<pid>/environ` fails (`ESRCH`; some kernels may read it as empty instead); the environment
 /// is still there, shared by those threads, so it is read through theirs
-/// (`/proc/<pid>/task/<tid>/environ`).
-/// Without that, such a process, once out of the run's group (`setsid`), would keep itself and its
-/// children out of the run's tree. Another error (a process of another user) is taken as it is.
-pub fn has_run_marker(pid: u32, marker: &str) -> bool {
+/// (`/proc/<pid>/task/<tid>/environ`). Without that, such a process, once out of the run's group
+/// (`setsid`), would keep itself and its children out of the run's tree. Only a process with more
+/// than one thread is looked at so: a kernel thread fails the same way.
+pub fn has_run_marker(proc: &ProcInfo, marker: &str) -> bool {
+    let pid = proc.pid;
     let needle = format!("{RUN_MARKER_VAR}={marker}");
     let holds = |environ: Vec<u8>| environ.split(|&b| b == 0).any(|entry| entry == needle.as_bytes());
     match std::fs::read(format!("/proc/{pid}/environ")) {
         Ok(environ) if !environ.is_empty() => holds(environ),
         Err(e) if e.raw_os_error() != Some(libc::ESRCH) => false,
-        _ => other_threads(pid)
+        _ if proc.threads > 1 => other_threads(pid)
             .any(|tid| std::fs::read(format!("/proc/{pid}/task/{tid}/environ")).is_ok_and(holds)),
+        _ => false,
     }
 }
 
@@ -425,7 +434,7 @@ impl ProcessTree {
             || self
                 .marker
                 .as_deref()
-                .is_some_and(|m| !proc.is_zombie() && has_run_marker(proc.pid, m))
+                .is_some_and(|m| !proc.is_zombie() && has_run_marker(proc, m))
     }
 
     /// Deliver SIGPIPE to the processes of the tree that hold a closed output open and are not the
@@ -564,6 +573,9 @@ mod tests {
         assert_eq!((info.state, info.ppid, info.pgid, info.sid), ('S', 1, 42, 40));
         assert!(parse_stat(b"garbage").is_none());
         assert!(parse_stat(b"1 (x) Z").is_none());
+        assert_eq!(info.threads, 1, "a line cut short");
+        let full = b"7 (w) Z 1 7 7 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 3 0 100 0 0";
+        assert_eq!(parse_stat(full).unwrap().threads, 3);
     }
 
     #[test]

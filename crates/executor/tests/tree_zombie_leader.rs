@@ -93,8 +93,12 @@ fn such_a_process_reads_as_alive_with_its_marker_and_descriptors() {
         std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.contains(") Z "))
     });
     let info = tree::read_proc(pid);
-    let marked = tree::has_run_marker(pid, "zombie-leader-525");
-    let other_marker = tree::has_run_marker(pid, "zombie-leader-526");
+    let marked = info
+        .as_ref()
+        .is_some_and(|i| tree::has_run_marker(i, "zombie-leader-525"));
+    let other_marker = info
+        .as_ref()
+        .is_some_and(|i| tree::has_run_marker(i, "zombie-leader-526"));
     let holds = tree::holds_open(pid, &link);
     let _ = child.kill();
     let _ = child.wait();

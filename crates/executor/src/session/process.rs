@@ -645,7 +645,7 @@ impl ShellProcess {
         children
             .into_iter()
             .filter(|&p| p != guard)
-            .any(|p| tree::read_proc(p).is_some_and(|i| !i.is_zombie()) && tree::has_run_marker(p, marker))
+            .any(|p| tree::read_proc(p).is_some_and(|i| !i.is_zombie() && tree::has_run_marker(&i, marker)))
     }
 
     /// Stop the shell and everything it started.
