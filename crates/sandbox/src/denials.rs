@@ -1,4 +1,10 @@
-//! Denials as data, read from the kernel: Landlock's audit records.
+//! Denials as data, from two sources: the denial supervisor ([`crate::denial_supervisor`]), which
+//! the kernel hands a sandbox's write calls, connects and refused sockets, and — where kernel
+//! auditing is on and readable — Landlock's audit records.
+//!
+//! The supervisor needs neither root nor auditing: it records a denial before it answers the call,
+//! so a run's denials are all in once the run has ended. Audit records add what only Landlock sees
+//! (signals to processes outside the sandbox, device ioctls).
 //!
 //! Since Landlock ABI 7 the kernel writes one `AUDIT_LANDLOCK_ACCESS` record per denied access
 //! (the helper asks for records after `execve` with `LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON`), and
@@ -119,8 +125,8 @@ fn reporting_status() -> Result<nl::AuditStatus, DenialReportingOff> {
     Ok(status)
 }
 
-/// Collects the Landlock denials of one run. Start it before the run, finish it after the run
-/// ended with the pid(s) the executor spawned.
+/// Collects the denials of one run. Start it before the run, finish it after the run ended with
+/// the pid(s) the executor spawned.
 ///
 /// ```no_run
 /// use shellgate_sandbox::DenialCollector;
@@ -140,18 +146,20 @@ fn reporting_status() -> Result<nl::AuditStatus, DenialReportingOff> {
 #[derive(Debug)]
 pub struct DenialCollector {
     id: u64,
-    monitor: Arc<Monitor>,
-    lost_at_start: u32,
+    hub: Arc<Hub>,
+    /// The audit log's lost-record count when the collector started (`None`: audit records are not
+    /// read here).
+    lost_at_start: Option<u32>,
 }
 
 impl DenialCollector {
-    /// Start collecting. Fails (with the reason) where no kernel source is available: Landlock
-    /// below ABI 7, auditing disabled, or no permission to read the audit log.
+    /// Start collecting. The supervisor's denials are always collected; Landlock's audit records
+    /// too where they can be read. Only fails when the process cannot start a thread.
     pub fn start() -> Result<Self, DenialReportingOff> {
-        let lost_at_start = reporting_status()?.lost;
-        let monitor = Monitor::global()?;
+        let hub = Hub::global();
+        let lost_at_start = hub.audit.as_ref().and(reporting_status().ok()).map(|s| s.lost);
         let id = {
-            let mut state = monitor.state.lock().expect("monitor lock");
+            let mut state = hub.state.lock().expect("denial hub lock");
             state.next_id += 1;
             let id = state.next_id;
             state.collectors.insert(id, Vec::new());
@@ -159,42 +167,39 @@ impl DenialCollector {
         };
         Ok(Self {
             id,
-            monitor,
+            hub,
             lost_at_start,
         })
     }
 
-    /// Start the process-wide audit reader now (at engine start-up) so that the creator of a
+    /// Start the process-wide denial hub now (at engine start-up) so that the creator of a
     /// long-lived sandbox — a session's shell — is known even when its first denial happens
-    /// before any collector is open: the kernel names a domain's creator only once.
+    /// before any collector is open: the kernel names a domain's creator only once. Says why
+    /// Landlock's audit records are not read, when they are not (the supervisor's denials are
+    /// collected either way).
     pub fn prepare() -> Result<(), DenialReportingOff> {
-        denial_reporting_status()?;
-        Monitor::global().map(drop)
+        let hub = Hub::global();
+        match &hub.audit {
+            Some(_) => Ok(()),
+            None => denial_reporting_status(),
+        }
     }
 
     /// Stop collecting and return the denials of the sandboxes started for `pids`: the pid the
     /// executor spawned, whether that is the helper itself or a guard or session leader directly
-    /// above it (the helper records its parent and session with its domain). Waits (up to two seconds) for a barrier record so that every
-    /// record the run produced has been read.
+    /// above it (the helper records its parent and session with its domain). With audit records,
+    /// waits (up to two seconds) for a barrier record so that every record the run produced has
+    /// been read.
     pub fn finish(self, pids: &[u32]) -> DenialReport {
-        let marker = format!("shellgate-denial-barrier {} {}", std::process::id(), self.id);
-        let sent = nl::send_user_message(&self.monitor.control, &marker).is_ok();
-        let deadline = Instant::now() + nl::BARRIER_TIMEOUT;
-        let mut state = self.monitor.state.lock().expect("monitor lock");
-        let mut arrived = false;
-        while sent && !arrived {
-            arrived = state.markers.remove(&marker);
-            let now = Instant::now();
-            if arrived || now >= deadline {
-                break;
+        let (arrived, lost_now) = match (&self.hub.audit, self.lost_at_start) {
+            (Some(audit), Some(_)) => {
+                let marker = format!("shellgate-denial-barrier {} {}", std::process::id(), self.id);
+                let arrived = self.hub.barrier(audit, &marker);
+                (arrived, nl::status().map_or(u32::MAX, |s| s.lost))
             }
-            state = self
-                .monitor
-                .wakeup
-                .wait_timeout(state, deadline - now)
-                .expect("monitor lock")
-                .0;
-        }
+            _ => (true, 0),
+        };
+        let mut state = self.hub.state.lock().expect("denial hub lock");
         let records = state.collectors.remove(&self.id).unwrap_or_default();
         let ours: HashSet<u64> = state
             .domains
@@ -211,17 +216,17 @@ impl DenialCollector {
         state.prune();
         let overflowed = state.overflows > 0;
         drop(state);
-        let lost_now = nl::status().map_or(u32::MAX, |s| s.lost);
+        let lost = self.lost_at_start.is_some_and(|at_start| lost_now != at_start);
         DenialReport {
             denials: merge(records.iter().filter(|r| ours.contains(&r.domain))),
-            complete: arrived && !overflowed && lost_now == self.lost_at_start && records.len() < MAX_RECORDS,
+            complete: arrived && !overflowed && !lost && records.len() < MAX_RECORDS,
         }
     }
 }
 
 impl Drop for DenialCollector {
     fn drop(&mut self) {
-        if let Ok(mut state) = self.monitor.state.lock() {
+        if let Ok(mut state) = self.hub.state.lock() {
             state.collectors.remove(&self.id);
             state.prune();
         }
@@ -230,40 +235,39 @@ impl Drop for DenialCollector {
 
 /// A supervised sandbox started ([`crate::supervise`]): its denials belong to `pid`'s runs.
 pub(crate) fn supervised_sandbox_started(domain: u64, pid: u32, parent: u32, session: u32) {
-    if let Ok(monitor) = Monitor::global() {
-        let mut state = monitor.state.lock().expect("monitor lock");
-        state.domains.insert(
+    let hub = Hub::global();
+    let mut state = hub.state.lock().expect("denial hub lock");
+    state.domains.insert(
+        domain,
+        DomainRecord {
             domain,
-            DomainRecord {
-                domain,
-                pid,
-                parent_and_session: Some((parent, session)),
-            },
-        );
-    }
+            pid,
+            parent_and_session: Some((parent, session)),
+        },
+    );
 }
 
 /// The supervisor refused a call of a supervised sandbox.
 pub(crate) fn supervised_denial(domain: u64, blocker: &str, path: Option<String>, address: Option<String>) {
-    if let Ok(monitor) = Monitor::global() {
-        let record = AccessRecord {
-            domain,
-            blockers: vec![blocker.to_owned()],
-            path,
-            address,
-        };
-        let mut state = monitor.state.lock().expect("monitor lock");
-        state.offer(&record);
-    }
+    let record = AccessRecord {
+        domain,
+        blockers: vec![blocker.to_owned()],
+        path,
+        address,
+    };
+    Hub::global()
+        .state
+        .lock()
+        .expect("denial hub lock")
+        .offer(&record);
 }
 
 /// Every process of a supervised sandbox has ended.
 pub(crate) fn supervised_sandbox_ended(domain: u64) {
-    if let Ok(monitor) = Monitor::global() {
-        let mut state = monitor.state.lock().expect("monitor lock");
-        state.ended.push(domain);
-        state.prune();
-    }
+    let hub = Hub::global();
+    let mut state = hub.state.lock().expect("denial hub lock");
+    state.ended.push(domain);
+    state.prune();
 }
 
 /// The kind of a record's denial, from its blockers.
@@ -304,12 +308,14 @@ fn merge<'a>(records: impl Iterator<Item = &'a AccessRecord>) -> Vec<Denial> {
 /// Records one collector keeps at most (of every sandbox: its own are picked at `finish`).
 const MAX_RECORDS: usize = 10_000;
 
-/// The process-wide reader of the audit log.
+/// Where denials meet collectors: the supervisor and the audit reader offer records, collectors
+/// take those of their runs' sandboxes.
 #[derive(Debug)]
-struct Monitor {
-    control: OwnedFd,
+struct Hub {
     state: Mutex<MonitorState>,
     wakeup: Condvar,
+    /// The audit control socket, when Landlock's audit records are read here.
+    audit: Option<OwnedFd>,
 }
 
 #[derive(Debug, Default)]
@@ -347,29 +353,60 @@ impl MonitorState {
     }
 }
 
-impl Monitor {
-    fn global() -> Result<Arc<Self>, DenialReportingOff> {
-        static MONITOR: OnceLock<Result<Arc<Monitor>, DenialReportingOff>> = OnceLock::new();
-        MONITOR.get_or_init(Self::start).clone()
+impl Hub {
+    fn global() -> Arc<Self> {
+        static HUB: OnceLock<Arc<Hub>> = OnceLock::new();
+        Arc::clone(HUB.get_or_init(Self::start))
     }
 
-    fn start() -> Result<Arc<Self>, DenialReportingOff> {
-        let reader = nl::open_log_reader().map_err(|e| {
-            DenialReportingOff::new(format!("cannot read the audit log (needs CAP_AUDIT_READ): {e}"))
-        })?;
-        let control = nl::open_control()
-            .map_err(|e| DenialReportingOff::new(format!("cannot open an audit socket: {e}")))?;
-        let monitor = Arc::new(Self {
-            control,
+    /// The hub, reading audit records too where they are readable.
+    fn start() -> Arc<Self> {
+        let reader = reporting_status().ok().and_then(|_| {
+            let reader = nl::open_log_reader().ok()?;
+            let control = nl::open_control().ok()?;
+            Some((reader, control))
+        });
+        let (reader, audit) = match reader {
+            Some((reader, control)) => (Some(reader), Some(control)),
+            None => (None, None),
+        };
+        let hub = Arc::new(Self {
             state: Mutex::new(MonitorState::default()),
             wakeup: Condvar::new(),
+            audit,
         });
-        let shared = Arc::clone(&monitor);
-        std::thread::Builder::new()
-            .name("shellgate-denials".to_owned())
-            .spawn(move || shared.read_forever(&reader))
-            .map_err(|e| DenialReportingOff::new(format!("cannot start the reader thread: {e}")))?;
-        Ok(monitor)
+        if let Some(reader) = reader {
+            let shared = Arc::clone(&hub);
+            // Without the thread, audit records are simply not read: the supervisor still reports.
+            let _ = std::thread::Builder::new()
+                .name("shellgate-denials".to_owned())
+                .spawn(move || shared.read_forever(&reader));
+        }
+        hub
+    }
+
+    /// Send a barrier through the audit log and wait (up to two seconds) until it comes back, so
+    /// that every record queued before it has been read.
+    fn barrier(&self, control: &OwnedFd, marker: &str) -> bool {
+        if nl::send_user_message(control, marker).is_err() {
+            return false;
+        }
+        let deadline = Instant::now() + nl::BARRIER_TIMEOUT;
+        let mut state = self.state.lock().expect("denial hub lock");
+        loop {
+            if state.markers.remove(marker) {
+                return true;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            state = self
+                .wakeup
+                .wait_timeout(state, deadline - now)
+                .expect("denial hub lock")
+                .0;
+        }
     }
 
     fn read_forever(&self, reader: &OwnedFd) {
@@ -378,7 +415,7 @@ impl Monitor {
             match nl::receive(reader, &mut buf) {
                 Ok(Some(n)) => self.handle(&buf[..n]),
                 Ok(None) => {
-                    self.state.lock().expect("monitor lock").overflows += 1;
+                    self.state.lock().expect("denial hub lock").overflows += 1;
                 }
                 Err(_) => std::thread::sleep(std::time::Duration::from_millis(10)),
             }
@@ -386,7 +423,7 @@ impl Monitor {
     }
 
     fn handle(&self, datagram: &[u8]) {
-        let mut state = self.state.lock().expect("monitor lock");
+        let mut state = self.state.lock().expect("denial hub lock");
         let mut wake = false;
         for (kind, payload) in nl::split_messages(datagram) {
             let text = String::from_utf8_lossy(payload);

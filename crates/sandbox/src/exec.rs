@@ -7,16 +7,17 @@ use std::os::unix::ffi::OsStrExt;
 
 use seccompiler::BpfProgram;
 
-use crate::supervise::{self, Registration};
+use crate::supervise::{self, Handover, Registration};
 use crate::{SandboxError, SandboxMode, SandboxPolicy};
 
 /// Restrict the calling process according to `policy`, then `execvp` `argv` (looked up on `PATH`).
 ///
 /// In order: connecting to the denial supervisor when the policy names one and the supervised filter
-/// has something to stop; `PR_SET_NO_NEW_PRIVS`; resource limits; read-only mounts for protected
-/// paths (in a private mount namespace); the Landlock ruleset, whose enforcement status is checked;
-/// the supervised seccomp filter, whose listener goes to the supervisor; the base seccomp filter
-/// (both compiled before anything is restricted); `execvp`. Returns only on failure:
+/// has something to stop; `PR_SET_NO_NEW_PRIVS`; resource limits; the namespaces
+/// ([`crate::namespaces`]: a user namespace, the read-only mount view with protected paths, a
+/// loopback-only network); dropping every capability; the Landlock ruleset, whose enforcement
+/// status is checked; the supervised seccomp filter, whose listener goes to the supervisor; the
+/// base seccomp filter; `execvp`. Returns only on failure:
 /// [`SandboxError::Unavailable`] when a restriction cannot be enforced (unless
 /// `policy.allow_degraded`, which skips what the kernel cannot do), [`SandboxError::Exec`] when the
 /// command cannot be executed. Call it from a single-threaded process (the helper's `main`): Landlock
@@ -36,23 +37,24 @@ pub fn exec_sandboxed(policy: &SandboxPolicy, argv: &[OsString]) -> Result<Infal
             policy.workspace.display()
         )));
     }
-    let protected = crate::protect::existing_protected_paths(policy);
-    let filters = Filters::compile(policy, !protected.is_empty())?;
-    // Before any restriction (Landlock scopes abstract sockets, and the supervisor is one), and only
+    let protected = crate::mounts::existing_protected_paths(policy);
+    let expected = crate::namespaces::needed(policy, &protected);
+    let supervised = supervise::compile_filter(policy, !protected.is_empty(), expected.network)?;
+    // Before any restriction or new network namespace (abstract sockets belong to one), and only
     // when there is something to supervise.
     let supervisor = policy
         .denial_supervisor
         .as_deref()
-        .filter(|_| filters.supervised.is_some())
+        .filter(|_| supervised.is_some())
         .and_then(|name| supervise::connect(name).ok());
 
     nix::sys::prctl::set_no_new_privs()
         .map_err(|e| SandboxError::unavailable(format!("cannot set no_new_privs: {e}")))?;
     crate::rlimits::apply(&policy.limits)?;
-    let protected = match crate::protect::apply(&protected) {
-        Ok(()) => protected,
+    let (isolation, protected) = match crate::namespaces::isolate(policy, &protected) {
+        Ok(isolation) => (isolation, protected),
         Err(e) if !policy.allow_degraded => return Err(e),
-        Err(_) => Vec::new(),
+        Err(_) => (crate::namespaces::Isolation::default(), Vec::new()),
     };
     let (parent, session) = (
         nix::unistd::getppid().as_raw().unsigned_abs(),
@@ -62,23 +64,33 @@ pub fn exec_sandboxed(policy: &SandboxPolicy, argv: &[OsString]) -> Result<Infal
     if let Ok(tag) = CString::new(crate::audit_record::creator_tag(parent, session)) {
         let _ = nix::sys::prctl::set_name(&tag);
     }
-    crate::landlock_rules::restrict(policy)?;
-    let supervised = match (supervisor, filters.supervised.as_ref()) {
-        (Some(connection), Some(program)) => {
-            let registration = Registration {
-                pid: std::process::id(),
-                parent,
-                session,
-                protected,
-            };
-            hand_over(&connection, program, &registration)?
-        }
+    let registration = Registration {
+        pid: std::process::id(),
+        parent,
+        session,
+        protected,
+        protected_names: policy.protected_names.clone(),
+        restricted: policy.mode != SandboxMode::Full,
+        writable: writable_for_supervisor(policy, isolation),
+        isolated_network: isolation.network,
+        unix_sockets: policy.unix_socket_paths.clone(),
+    };
+    // Made inside the sandbox's own network, before seccomp refuses netlink sockets.
+    let diag = isolation
+        .network
+        .then(supervise::diag_socket)
+        .and_then(Result::ok);
+    crate::capabilities::drop_all()?;
+    crate::landlock_rules::restrict(policy, isolation)?;
+    let handed_over = match (supervisor, supervised.as_ref()) {
+        (Some(connection), Some(program)) => hand_over(&connection, program, &registration, diag)?,
         _ => false,
     };
-    crate::seccomp_rules::install(match (&filters.with_socket_rules, supervised) {
-        (Some(fallback), false) => fallback,
-        _ => &filters.base,
-    })?;
+    // Without the supervisor, the base filter refuses on its own what the supervised one stops:
+    // the refused socket families, and — the network being off — every Unix socket but a pair
+    // (connecting one could reach any socket of the machine).
+    let base = crate::seccomp_rules::compile(policy, isolation, handed_over)?;
+    crate::seccomp_rules::install(&base)?;
 
     let error = nix::unistd::execvp(&args[0], &args).unwrap_err();
     Err(SandboxError::Exec {
@@ -87,37 +99,17 @@ pub fn exec_sandboxed(policy: &SandboxPolicy, argv: &[OsString]) -> Result<Infal
     })
 }
 
-/// The seccomp programs a run may install, compiled while nothing is restricted yet.
-struct Filters {
-    /// The base filter: without the socket rules when the supervised filter has them.
-    base: BpfProgram,
-    /// The supervised filter, when the policy names a supervisor and there is something to stop.
-    supervised: Option<BpfProgram>,
-    /// When the supervised filter has the socket rules: the base filter with its own, for a run
-    /// whose listener cannot be handed over.
-    with_socket_rules: Option<BpfProgram>,
-}
-
-impl Filters {
-    fn compile(policy: &SandboxPolicy, protected_paths: bool) -> Result<Self, SandboxError> {
-        let supervised = match policy.denial_supervisor {
-            Some(_) => supervise::compile_filter(policy, protected_paths)?,
-            None => None,
-        };
-        // The socket rules differ only while the network is off (the supervised filter then has
-        // them); otherwise the base filter is the same either way and is compiled once.
-        let supervised_sockets = supervised.is_some() && !policy.network;
-        let with_socket_rules = if supervised_sockets {
-            Some(crate::seccomp_rules::compile(policy, false)?)
-        } else {
-            None
-        };
-        Ok(Self {
-            base: crate::seccomp_rules::compile(policy, supervised_sockets)?,
-            supervised,
-            with_socket_rules,
-        })
+/// The directories the supervisor judges writable: what the mounts left writable, and the
+/// sandbox's private `/dev/shm`.
+fn writable_for_supervisor(
+    policy: &SandboxPolicy,
+    isolation: crate::namespaces::Isolation,
+) -> Vec<std::path::PathBuf> {
+    let mut writable = crate::mounts::writable_directories(policy);
+    if isolation.mounts {
+        writable.push(crate::mounts::SHARED_MEMORY.into());
     }
+    writable
 }
 
 /// Install the supervised filter and hand its listener to the supervisor. `Ok(false)` when the
@@ -128,10 +120,12 @@ fn hand_over(
     connection: &OwnedFd,
     program: &BpfProgram,
     registration: &Registration,
+    diag: Option<OwnedFd>,
 ) -> Result<bool, SandboxError> {
     let Ok(listener) = supervise::install_with_listener(program) else {
         return Ok(false);
     };
-    supervise::register(connection, registration, listener).map_err(SandboxError::unavailable)?;
+    supervise::register(connection, registration, Handover { listener, diag })
+        .map_err(SandboxError::unavailable)?;
     Ok(true)
 }

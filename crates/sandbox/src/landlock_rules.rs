@@ -14,6 +14,7 @@ use landlock::{
     RestrictionStatus, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
 };
 
+use crate::namespaces::Isolation;
 use crate::policy::WRITABLE_DEVICES;
 use crate::{SandboxError, SandboxMode, SandboxPolicy};
 
@@ -39,10 +40,14 @@ pub fn required_abi(policy: &SandboxPolicy) -> u8 {
     needed.max(policy.min_landlock_abi.unwrap_or(0))
 }
 
-/// Whether the policy needs a Landlock ruleset at all (`full` mode with the network on does not).
+/// Whether the policy needs a Landlock ruleset at all (`full` mode with the network on does not;
+/// it still gets the scopes where the kernel has them).
 pub fn needs_landlock(policy: &SandboxPolicy) -> bool {
     policy.mode != SandboxMode::Full || !policy.network
 }
+
+/// The first ABI with scopes (signals and abstract Unix sockets stay inside the sandbox).
+const SCOPE_ABI: u8 = 6;
 
 /// Check, without restricting anything, that the running kernel can enforce `policy`.
 pub fn check_kernel(policy: &SandboxPolicy) -> Result<(), SandboxError> {
@@ -68,8 +73,15 @@ pub fn check_kernel(policy: &SandboxPolicy) -> Result<(), SandboxError> {
 ///
 /// With `allow_degraded`, a kernel below the required ABI gets whatever it can enforce (possibly
 /// nothing); otherwise such a kernel, or a status other than fully enforced, is an error.
-pub fn restrict(policy: &SandboxPolicy) -> Result<(), SandboxError> {
+pub fn restrict(policy: &SandboxPolicy, isolation: Isolation) -> Result<(), SandboxError> {
     if !needs_landlock(policy) {
+        let kernel = crate::landlock_abi();
+        if kernel >= SCOPE_ABI {
+            // Nothing to enforce on files or TCP, but signals and abstract sockets stay inside.
+            let abi = ABI::from(i32::from(kernel.min(NEWEST_ABI_USED)));
+            build_and_restrict(policy, abi, kernel, isolation)
+                .map_err(|e| SandboxError::unavailable(format!("Landlock: {e}")))?;
+        }
         return Ok(());
     }
     let degraded = match check_kernel(policy) {
@@ -86,7 +98,7 @@ pub fn restrict(policy: &SandboxPolicy) -> Result<(), SandboxError> {
         return Ok(());
     }
     let abi = ABI::from(i32::from(kernel.min(NEWEST_ABI_USED)));
-    let status = build_and_restrict(policy, abi, kernel)
+    let status = build_and_restrict(policy, abi, kernel, isolation)
         .map_err(|e| SandboxError::unavailable(format!("Landlock: {e}")))?;
     if degraded {
         return Ok(());
@@ -107,20 +119,26 @@ fn build_and_restrict(
     policy: &SandboxPolicy,
     abi: ABI,
     kernel: u8,
+    isolation: Isolation,
 ) -> Result<RestrictionStatus, Box<dyn std::error::Error>> {
     let restrict_fs = policy.mode != SandboxMode::Full;
-    let fs_all = AccessFs::from_all(abi);
+    // Device nodes are never created, whoever runs the sandbox: a block device for the disk would
+    // let a root command write past every other rule.
+    let fs_handled = AccessFs::from_all(abi);
+    let fs_all = fs_handled & !(AccessFs::MakeChar | AccessFs::MakeBlock);
     // Best effort only matters on the degraded path: on the normal path `abi` never exceeds what
     // the kernel has, so nothing is dropped and the status says FullyEnforced.
     let mut ruleset = Ruleset::default().set_compatibility(CompatLevel::BestEffort);
     if restrict_fs {
-        ruleset = ruleset.handle_access(fs_all)?;
+        ruleset = ruleset.handle_access(fs_handled)?;
     }
     let net = AccessNet::from_all(abi);
-    if !policy.network && !net.is_empty() {
+    // In its own loopback-only network namespace the command may bind and connect freely: nothing
+    // there leads out, and its own test servers keep working.
+    if !policy.network && !isolation.network && !net.is_empty() {
         ruleset = ruleset.handle_access(net)?;
     }
-    let scopes = scopes(policy, abi);
+    let scopes = scopes(abi);
     if !scopes.is_empty() {
         ruleset = ruleset.scope(scopes)?;
     }
@@ -135,6 +153,13 @@ fn build_and_restrict(
         }
         if let Ok(fd) = PathFd::new("/dev/pts") {
             created = created.add_rule(PathBeneath::new(fd, device_rights))?;
+        }
+        // The sandbox's own private tmpfs (see `crate::mounts`); without it, the host's is
+        // read-only like everything else.
+        if isolation.mounts
+            && let Ok(fd) = PathFd::new(crate::mounts::SHARED_MEMORY)
+        {
+            created = created.add_rule(PathBeneath::new(fd, fs_all))?;
         }
         for root in &policy.engine_roots {
             if let Ok(fd) = PathFd::new(root) {
@@ -158,13 +183,11 @@ fn build_and_restrict(
     Ok(created.restrict_self()?)
 }
 
-fn scopes(policy: &SandboxPolicy, abi: ABI) -> BitFlags<Scope> {
-    let available = Scope::from_all(abi);
-    let mut wanted = BitFlags::from(Scope::Signal);
-    if !policy.network && !policy.unix_sockets {
-        wanted |= Scope::AbstractUnixSocket;
-    }
-    available & wanted
+/// Signals and abstract Unix sockets stay inside the sandbox in every mode: the engine's own
+/// sockets (the control socket, the denial supervisor) are abstract, and a sandboxed command must
+/// reach none of them.
+fn scopes(abi: ABI) -> BitFlags<Scope> {
+    Scope::from_all(abi) & (Scope::Signal | Scope::AbstractUnixSocket)
 }
 
 #[cfg(test)]

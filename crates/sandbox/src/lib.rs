@@ -49,6 +49,7 @@
 
 mod audit_netlink;
 mod audit_record;
+mod capabilities;
 mod denials;
 mod error;
 mod exec;
@@ -56,8 +57,9 @@ pub mod helper;
 mod kernel;
 mod landlock_rules;
 mod layer;
+mod mounts;
+mod namespaces;
 mod policy;
-mod protect;
 mod rlimits;
 mod seccomp_rules;
 mod supervise;

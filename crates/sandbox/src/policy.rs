@@ -100,9 +100,15 @@ pub struct SandboxPolicy {
     pub protected_paths: Vec<PathBuf>,
     /// Whether network access (TCP and every non-Unix socket family) is allowed.
     pub network: bool,
-    /// Whether Unix-domain sockets may be created while the network is off.
+    /// Whether Unix-domain sockets may be created while the network is off. They then reach only
+    /// sockets bound inside the same sandbox and [`SandboxPolicy::unix_socket_paths`] (the
+    /// engine's supervisor makes each connect); `socketpair` always works.
     #[serde(default = "yes")]
     pub unix_sockets: bool,
+    /// Unix sockets outside the sandbox it may connect to while the network is off (an
+    /// ssh-agent's, say).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unix_socket_paths: Vec<PathBuf>,
     /// Resource limits.
     #[serde(default)]
     pub limits: ResourceLimits,
@@ -147,6 +153,7 @@ impl SandboxPolicy {
             protected_paths: Vec::new(),
             network: mode == SandboxMode::Full,
             unix_sockets: true,
+            unix_socket_paths: Vec::new(),
             limits: ResourceLimits::default(),
             allow_degraded: false,
             min_landlock_abi: None,
@@ -263,7 +270,7 @@ pub(crate) const WRITABLE_DEVICES: &[&str] = &[
     "/dev/urandom",
 ];
 
-fn is_writable_device(path: &Path) -> bool {
+pub(crate) fn is_writable_device(path: &Path) -> bool {
     WRITABLE_DEVICES.iter().any(|d| path == Path::new(d)) || path.starts_with("/dev/pts")
 }
 

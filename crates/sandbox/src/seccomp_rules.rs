@@ -17,6 +17,7 @@ use seccompiler::{
     TargetArch,
 };
 
+use crate::namespaces::Isolation;
 use crate::{SandboxError, SandboxPolicy};
 
 /// Syscalls refused in every mode: reading or steering other processes, and io_uring (whose
@@ -44,10 +45,24 @@ pub(crate) const RET_K: u16 = 0x06;
 /// `__X32_SYSCALL_BIT`: set in the number of a call through the x32 ABI.
 pub(crate) const X32_SYSCALL_BIT: u32 = 0x4000_0000;
 
-/// Compile the filter for `policy`. With `supervised_sockets` the socket rules are left out: the
-/// supervised filter (`crate::supervise`) refuses those sockets instead, and reports them.
-pub fn compile(policy: &SandboxPolicy, supervised_sockets: bool) -> Result<BpfProgram, SandboxError> {
-    build(policy, supervised_sockets).map_err(|e| SandboxError::unavailable(format!("seccomp filter: {e}")))
+/// Terminal requests refused in every mode: pushing bytes into a terminal's input queue
+/// (`TIOCSTI`), which the terminal's reader then runs as typed input, and the Linux console's
+/// selection and paste requests (`TIOCLINUX`).
+#[allow(clippy::unnecessary_cast)] // the request type is `c_ulong` on glibc, `c_int` on musl
+const REFUSED_IOCTLS: [u64; 2] = [libc::TIOCSTI as u64, libc::TIOCLINUX as u64];
+
+/// Compile the filter for `policy` in the namespaces `isolation` describes. With
+/// `supervised_sockets` the socket rules are left out: the supervised filter (`crate::supervise`)
+/// refuses those sockets instead, reports them, and makes Unix connects itself. Without it, while
+/// the network is off, Unix sockets are refused too (pairs excepted): nothing else would keep a
+/// connect from reaching any socket of the machine.
+pub fn compile(
+    policy: &SandboxPolicy,
+    isolation: Isolation,
+    supervised_sockets: bool,
+) -> Result<BpfProgram, SandboxError> {
+    build(policy, isolation, supervised_sockets)
+        .map_err(|e| SandboxError::unavailable(format!("seccomp filter: {e}")))
 }
 
 /// Install a compiled filter on the calling thread (it is inherited across `execve`).
@@ -55,12 +70,30 @@ pub fn install(program: &BpfProgram) -> Result<(), SandboxError> {
     seccompiler::apply_filter(program).map_err(|e| SandboxError::unavailable(format!("seccomp filter: {e}")))
 }
 
-fn build(policy: &SandboxPolicy, supervised_sockets: bool) -> Result<BpfProgram, seccompiler::BackendError> {
+fn build(
+    policy: &SandboxPolicy,
+    isolation: Isolation,
+    supervised_sockets: bool,
+) -> Result<BpfProgram, seccompiler::BackendError> {
     let arch = TargetArch::try_from(std::env::consts::ARCH)?;
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> =
         ALWAYS_DENIED.iter().map(|&nr| (nr, Vec::new())).collect();
+    // The request is an `unsigned int` in the kernel: only its low 32 bits count, so a value with
+    // anything in the high half must not slip past a full-width comparison.
+    let ioctls = REFUSED_IOCTLS
+        .iter()
+        .map(|&request| {
+            SeccompRule::new(vec![SeccompCondition::new(
+                1,
+                SeccompCmpArgLen::Dword,
+                SeccompCmpOp::Eq,
+                request,
+            )?])
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    rules.insert(libc::SYS_ioctl, ioctls);
     if !policy.network && !supervised_sockets {
-        insert_socket_rules(&mut rules, policy.unix_sockets)?;
+        insert_socket_rules(&mut rules, false, isolation.network)?;
     }
     let filter = SeccompFilter::new(
         rules,
@@ -95,9 +128,10 @@ fn refusing_x32(program: BpfProgram) -> BpfProgram {
 fn insert_socket_rules(
     rules: &mut BTreeMap<i64, Vec<SeccompRule>>,
     unix: bool,
+    any_inet: bool,
 ) -> Result<(), seccompiler::BackendError> {
-    rules.insert(libc::SYS_socket, socket_rules(unix)?);
-    rules.insert(libc::SYS_socketpair, socketpair_rules(unix)?);
+    rules.insert(libc::SYS_socket, socket_rules(unix, any_inet)?);
+    rules.insert(libc::SYS_socketpair, socketpair_rules()?);
     Ok(())
 }
 
@@ -109,8 +143,9 @@ fn family(value: libc::c_int) -> u64 {
     u64::from(value.unsigned_abs())
 }
 
-/// Rules (any one matching refuses the call) for `socket(domain, type, protocol)`.
-fn socket_rules(unix: bool) -> Result<Vec<SeccompRule>, seccompiler::BackendError> {
+/// Rules (any one matching refuses the call) for `socket(domain, type, protocol)`. With `any_inet`
+/// (a loopback-only network namespace) internet sockets of every type and protocol are allowed.
+fn socket_rules(unix: bool, any_inet: bool) -> Result<Vec<SeccompRule>, seccompiler::BackendError> {
     let mut allowed_families = vec![family(libc::AF_INET), family(libc::AF_INET6)];
     if unix {
         allowed_families.push(family(libc::AF_UNIX));
@@ -121,6 +156,9 @@ fn socket_rules(unix: bool) -> Result<Vec<SeccompRule>, seccompiler::BackendErro
         .map(|&f| arg(0, SeccompCmpOp::Ne, f))
         .collect::<Result<Vec<_>, _>>()?;
     let mut rules = vec![SeccompRule::new(other_family)?];
+    if any_inet {
+        return Ok(rules);
+    }
     for inet in [family(libc::AF_INET), family(libc::AF_INET6)] {
         // 2. An internet socket of any type but SOCK_STREAM (there is no masked "not equal").
         for socket_type in (0..=SOCK_TYPE_MASK).filter(|&t| t != libc::SOCK_STREAM as u64) {
@@ -139,17 +177,14 @@ fn socket_rules(unix: bool) -> Result<Vec<SeccompRule>, seccompiler::BackendErro
     Ok(rules)
 }
 
-/// Rules for `socketpair(domain, …)`: only Unix pairs exist in practice; refuse everything else.
-fn socketpair_rules(unix: bool) -> Result<Vec<SeccompRule>, seccompiler::BackendError> {
-    if unix {
-        Ok(vec![SeccompRule::new(vec![arg(
-            0,
-            SeccompCmpOp::Ne,
-            family(libc::AF_UNIX),
-        )?])?])
-    } else {
-        Ok(Vec::new())
-    }
+/// Rules for `socketpair(domain, …)`: only Unix pairs exist in practice, and they connect
+/// nothing but each other; refuse everything else.
+fn socketpair_rules() -> Result<Vec<SeccompRule>, seccompiler::BackendError> {
+    Ok(vec![SeccompRule::new(vec![arg(
+        0,
+        SeccompCmpOp::Ne,
+        family(libc::AF_UNIX),
+    )?])?])
 }
 
 #[cfg(test)]
@@ -160,15 +195,23 @@ mod tests {
     #[test]
     fn filters_compile_for_every_network_setting() {
         let base = SandboxPolicy::new(SandboxMode::WorkspaceWrite, "/w");
-        let open = compile(&base.clone().with_network(true), false).unwrap();
-        let closed = compile(&base.clone(), false).unwrap();
-        let supervised = compile(&base.clone(), true).unwrap();
+        let none = Isolation::default();
+        let open = compile(&base.clone().with_network(true), none, false).unwrap();
+        let closed = compile(&base.clone(), none, false).unwrap();
+        let supervised = compile(&base.clone(), none, true).unwrap();
+        let isolated = Isolation {
+            mounts: true,
+            network: true,
+        };
+        let closed_isolated = compile(&base.clone(), isolated, false).unwrap();
+        assert!(closed_isolated.len() < closed.len());
+        // Without the supervisor, Unix sockets are refused whatever the policy says.
         let mut no_unix = base;
         no_unix.unix_sockets = false;
-        let closed_no_unix = compile(&no_unix, false).unwrap();
+        let closed_no_unix = compile(&no_unix, none, false).unwrap();
         assert!(closed.len() > open.len());
         assert_eq!(supervised, open);
-        assert_ne!(closed, closed_no_unix);
+        assert_eq!(closed, closed_no_unix);
         if cfg!(target_arch = "x86_64") {
             // The x32 check comes first.
             assert_eq!(open[1].k, 0x4000_0000);

@@ -18,7 +18,7 @@ fn a_wrapped_shell_command_runs_confined_and_its_denials_are_attributed() {
         return;
     }
     let base = scratch();
-    let layer = SandboxLayer::new(HELPER, workspace_policy(base.path()));
+    let layer = SandboxLayer::new(HELPER, supervised(workspace_policy(base.path())));
     let spec = layer.wrap(shell_spec(
         &ShellConfig::default(),
         "touch ./ok && echo inside; touch /etc/shellgate-wiring-probe || echo refused",
@@ -41,7 +41,8 @@ fn a_wrapped_shell_command_runs_confined_and_its_denials_are_attributed() {
         report
             .denials
             .iter()
-            .any(|d| d.kind == DenialKind::Write && d.path.as_deref() == Some("/etc")),
+            .any(|d| d.kind == DenialKind::Write
+                && d.path.as_deref() == Some("/etc/shellgate-wiring-probe")),
         "{report:?}"
     );
 }
@@ -57,7 +58,7 @@ fn a_long_lived_sandbox_is_reported_per_collector_window() {
     let home = outside.path().join("home");
     fs::create_dir(&home).unwrap();
     // Like a session shell: one sandbox (one Landlock domain), two commands, one collector each.
-    let spec = SandboxLayer::new(HELPER, workspace_policy(base.path())).wrap(
+    let spec = SandboxLayer::new(HELPER, supervised(workspace_policy(base.path()))).wrap(
         shellgate_executor::LaunchSpec::new(
             "sh",
             ["-c", "touch /etc/shellgate-first 2>/dev/null; echo first; read line; touch \"$HOME/second\" 2>/dev/null; echo second"],
@@ -91,7 +92,13 @@ fn a_long_lived_sandbox_is_reported_per_collector_window() {
     let paths = |r: &shellgate_sandbox::DenialReport| -> Vec<String> {
         r.denials.iter().filter_map(|d| d.path.clone()).collect()
     };
-    let home = fs::canonicalize(&home).unwrap().display().to_string();
-    assert_eq!(paths(&first_report), ["/etc"], "{first_report:?}");
+    let home = fs::canonicalize(&home).unwrap().join("second").display().to_string();
+    assert_eq!(paths(&first_report), ["/etc/shellgate-first"], "{first_report:?}");
     assert_eq!(paths(&second_report), [home], "{second_report:?}");
+}
+
+/// `policy` naming the engine's denial supervisor, as the engine's own policies do.
+fn supervised(mut policy: shellgate_sandbox::SandboxPolicy) -> shellgate_sandbox::SandboxPolicy {
+    policy.denial_supervisor = Some(shellgate_sandbox::denial_supervisor().expect("denial supervisor"));
+    policy
 }

@@ -78,11 +78,18 @@ fn unsigned(n: libc::c_int) -> u32 {
     n.unsigned_abs()
 }
 
-/// Compile the supervised filter: refused sockets while the network is off, and, when there are
-/// protected paths, the write calls. `None` when there is nothing to stop.
-pub fn compile(policy: &SandboxPolicy, protected_paths: bool) -> Result<Option<BpfProgram>, SandboxError> {
+/// Compile the supervised filter: refused sockets while the network is off, the write calls
+/// when the file system is restricted or paths are protected, and every `connect` in a
+/// loopback-only network namespace (`isolated_network`, where internet sockets of every kind may
+/// be created). `None` when there is nothing to stop.
+pub fn compile(
+    policy: &SandboxPolicy,
+    protected_paths: bool,
+    isolated_network: bool,
+) -> Result<Option<BpfProgram>, SandboxError> {
     let sockets = !policy.network;
-    if !sockets && !protected_paths {
+    let writes = protected_paths || policy.mode != crate::SandboxMode::Full;
+    if !sockets && !writes {
         return Ok(None);
     }
     let arch = audit_arch().ok_or_else(|| {
@@ -91,12 +98,41 @@ pub fn compile(policy: &SandboxPolicy, protected_paths: bool) -> Result<Option<B
             std::env::consts::ARCH
         ))
     })?;
-    let ops = program(arch, sockets, policy.unix_sockets, protected_paths);
+    let ops = program(
+        arch,
+        Watch {
+            sockets,
+            // Unix sockets are only safe where the supervisor makes their connects.
+            unix: policy.unix_sockets && isolated_network,
+            writes,
+            isolated_network,
+        },
+    );
     assemble(&ops).map(Some).map_err(SandboxError::unavailable)
 }
 
-fn program(arch: u32, sockets: bool, unix: bool, writes: bool) -> Vec<Op> {
+/// What the supervised filter stops.
+#[derive(Debug, Clone, Copy)]
+struct Watch {
+    /// Refused socket families and types (the network is off).
+    sockets: bool,
+    /// Unix sockets may be created.
+    unix: bool,
+    /// Write calls (opens with a write flag, creating, removing, changing metadata).
+    writes: bool,
+    /// Alone in a loopback-only network namespace: internet sockets of every kind may be created,
+    /// and every `connect` stops (a Unix one is made by the supervisor, see `super::connect`).
+    isolated_network: bool,
+}
+
+fn program(arch: u32, watch: Watch) -> Vec<Op> {
     use Target::{Allow, Label, Next, Notify};
+    let Watch {
+        sockets,
+        unix,
+        writes,
+        isolated_network,
+    } = watch;
     // Another architecture's calls are the base filter's to refuse (it kills them).
     let mut ops = vec![Op::Load(ARCH), Op::Jeq(arch, Next, Allow), Op::Load(NR)];
     if cfg!(target_arch = "x86_64") {
@@ -120,6 +156,9 @@ fn program(arch: u32, sockets: bool, unix: bool, writes: bool) -> Vec<Op> {
         ops.push(Op::Jeq(nr(libc::SYS_socket), Label("socket"), Next));
         ops.push(Op::Jeq(nr(libc::SYS_socketpair), Label("socketpair"), Next));
     }
+    if isolated_network {
+        ops.push(Op::Jeq(nr(libc::SYS_connect), Notify, Next));
+    }
     ops.push(Op::Ret(libc::SECCOMP_RET_ALLOW));
     let write_flags = syscalls::WRITE_FLAGS.iter().fold(0, |all, &f| all | unsigned(f));
     for (i, &(_, flags)) in opens.iter().enumerate() {
@@ -131,14 +170,16 @@ fn program(arch: u32, sockets: bool, unix: bool, writes: bool) -> Vec<Op> {
     }
     if sockets {
         let unix_target = if unix { Allow } else { Notify };
+        // Alone in its network namespace, a command may use UDP and the rest on its loopback.
+        let inet_target = if isolated_network { Allow } else { Label("inet") };
         ops.extend([
             // socket(domain, type, protocol): TCP over IPv4/IPv6 may be created (Landlock judges
             // its bind and connect), Unix sockets when allowed; everything else stops.
             Op::Label("socket"),
             Op::Load(arg_low(0)),
             Op::Jeq(unsigned(libc::AF_UNIX), unix_target, Next),
-            Op::Jeq(unsigned(libc::AF_INET), Label("inet"), Next),
-            Op::Jeq(unsigned(libc::AF_INET6), Label("inet"), Notify),
+            Op::Jeq(unsigned(libc::AF_INET), inet_target, Next),
+            Op::Jeq(unsigned(libc::AF_INET6), inet_target, Notify),
             Op::Label("inet"),
             Op::Load(arg_low(1)),
             Op::And(0xf),
@@ -146,10 +187,10 @@ fn program(arch: u32, sockets: bool, unix: bool, writes: bool) -> Vec<Op> {
             Op::Load(arg_low(2)),
             Op::Jeq(0, Allow, Next),
             Op::Jeq(unsigned(libc::IPPROTO_TCP), Allow, Notify),
-            // socketpair: only Unix pairs exist.
+            // socketpair: only Unix pairs exist, and they reach nothing but each other.
             Op::Label("socketpair"),
             Op::Load(arg_low(0)),
-            Op::Jeq(unsigned(libc::AF_UNIX), unix_target, Notify),
+            Op::Jeq(unsigned(libc::AF_UNIX), Allow, Notify),
         ]);
     }
     ops.extend([
@@ -266,7 +307,7 @@ mod tests {
     #[test]
     fn stops_write_calls_and_refused_sockets_only() {
         let policy = SandboxPolicy::new(SandboxMode::WorkspaceWrite, "/w");
-        let program = compile(&policy, true).unwrap().unwrap();
+        let program = compile(&policy, true, false).unwrap().unwrap();
         assert!(program.len() < 80, "{} instructions", program.len());
         let open = |flags: i32| run(&program, libc::SYS_openat, [0, 0, flags as u64, 0, 0, 0]);
         assert_eq!(open(libc::O_RDONLY | libc::O_CLOEXEC), ALLOW);
@@ -291,7 +332,9 @@ mod tests {
             socket(libc::AF_INET6, libc::SOCK_STREAM, libc::IPPROTO_TCP),
             ALLOW
         );
-        assert_eq!(socket(libc::AF_UNIX, libc::SOCK_DGRAM, 0), ALLOW);
+        // Outside a network namespace of its own, no one makes its Unix connects: refused.
+        assert_eq!(socket(libc::AF_UNIX, libc::SOCK_DGRAM, 0), NOTIFY);
+        assert_eq!(run(&program, libc::SYS_connect, [0; 6]), ALLOW);
         assert_eq!(socket(libc::AF_INET, libc::SOCK_DGRAM, 0), NOTIFY);
         assert_eq!(
             socket(libc::AF_INET, libc::SOCK_STREAM, libc::IPPROTO_MPTCP),
@@ -314,16 +357,31 @@ mod tests {
 
     #[test]
     fn the_policy_decides_what_is_stopped() {
-        let mut policy = SandboxPolicy::new(SandboxMode::WorkspaceWrite, "/w");
-        policy.unix_sockets = false;
-        let program = compile(&policy, false).unwrap().unwrap();
-        let socket = |family: i32| run(&program, libc::SYS_socket, [family as u64, 1, 0, 0, 0, 0]);
-        assert_eq!(socket(libc::AF_UNIX), NOTIFY);
-        assert_eq!(run(&program, libc::SYS_mkdirat, [0; 6]), ALLOW);
-        let open = policy.with_network(true);
-        assert!(compile(&open, false).unwrap().is_none());
-        let writes_only = compile(&open, true).unwrap().unwrap();
+        let policy = SandboxPolicy::new(SandboxMode::WorkspaceWrite, "/w");
+        // In a network of its own: Unix and internet sockets of every kind, every connect stops.
+        let isolated = compile(&policy, false, true).unwrap().unwrap();
+        let socket = |program: &BpfProgram, family: i32, kind: i32| {
+            run(
+                program,
+                libc::SYS_socket,
+                [family as u64, kind as u64, 0, 0, 0, 0],
+            )
+        };
+        assert_eq!(socket(&isolated, libc::AF_UNIX, libc::SOCK_STREAM), ALLOW);
+        assert_eq!(socket(&isolated, libc::AF_INET, libc::SOCK_DGRAM), ALLOW);
+        assert_eq!(socket(&isolated, libc::AF_NETLINK, libc::SOCK_RAW), NOTIFY);
+        assert_eq!(run(&isolated, libc::SYS_connect, [0; 6]), NOTIFY);
+        assert_eq!(run(&isolated, libc::SYS_mkdirat, [0; 6]), NOTIFY);
+        let mut no_unix = policy.clone();
+        no_unix.unix_sockets = false;
+        let program = compile(&no_unix, false, true).unwrap().unwrap();
+        assert_eq!(socket(&program, libc::AF_UNIX, libc::SOCK_STREAM), NOTIFY);
+        // The network on and no file-system rule: nothing to stop but protected paths.
+        let open = SandboxPolicy::new(SandboxMode::Full, "/w").with_network(true);
+        assert!(compile(&open, false, false).unwrap().is_none());
+        let writes_only = compile(&open, true, false).unwrap().unwrap();
         assert_eq!(run(&writes_only, libc::SYS_socket, [2, 2, 0, 0, 0, 0]), ALLOW);
         assert_eq!(run(&writes_only, libc::SYS_unlinkat, [0; 6]), NOTIFY);
+        assert_eq!(run(&writes_only, libc::SYS_connect, [0; 6]), ALLOW);
     }
 }

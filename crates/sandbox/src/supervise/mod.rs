@@ -20,29 +20,32 @@
 //! - The sandboxed command never holds the listener (it would answer its own calls): the helper
 //!   closes it before `execve`.
 
+mod connect;
 mod filter;
 mod register;
 mod server;
 mod syscalls;
 mod target;
+mod unix_diag;
 
 use std::sync::OnceLock;
 
 pub(crate) use filter::{compile as compile_filter, install_with_listener};
-pub(crate) use register::{Registration, connect, register};
+pub(crate) use register::{Handover, Registration, connect, register};
+pub(crate) use unix_diag::open as diag_socket;
 
 use crate::DenialReportingOff;
 
 /// Start (once per process) the denial supervisor and return its address, for
-/// [`SandboxPolicy::denial_supervisor`](crate::SandboxPolicy::denial_supervisor). Needs denial
-/// reporting ([`DenialCollector::prepare`](crate::DenialCollector::prepare)): the supervisor's
-/// denials reach the same collectors as the kernel's audit records.
+/// [`SandboxPolicy::denial_supervisor`](crate::SandboxPolicy::denial_supervisor). Its denials
+/// reach [`DenialCollector`](crate::DenialCollector)s, with or without kernel auditing; it also
+/// makes the Unix connects of sandboxes whose network is off (see `connect`). Fails only when
+/// its socket or thread cannot be made.
 pub fn denial_supervisor() -> Result<String, DenialReportingOff> {
     static SUPERVISOR: OnceLock<Result<String, String>> = OnceLock::new();
     if let Some(Ok(name)) = SUPERVISOR.get() {
         return Ok(name.clone());
     }
-    crate::DenialCollector::prepare()?;
     SUPERVISOR
         .get_or_init(server::start)
         .clone()

@@ -8,7 +8,7 @@
 //! applies; if the engine is gone, the listener closes and stopped calls fail with `ENOSYS`).
 
 use std::io::{IoSlice, IoSliceMut};
-use std::os::fd::{AsRawFd as _, FromRawFd as _, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, FromRawFd as _, OwnedFd, RawFd};
 use std::path::PathBuf;
 
 use nix::sys::socket::{
@@ -30,6 +30,34 @@ pub struct Registration {
     pub session: u32,
     /// The protected paths that exist, resolved.
     pub protected: Vec<PathBuf>,
+    /// Names protected directly inside every writable root, and — for creation — anywhere
+    /// beneath one (`.git`).
+    #[serde(default)]
+    pub protected_names: Vec<String>,
+    /// Whether the file system is restricted (otherwise only protected paths are judged).
+    #[serde(default)]
+    pub restricted: bool,
+    /// The directories the sandbox may write, resolved (writable roots, the engine's own, its
+    /// private `/dev/shm`).
+    #[serde(default)]
+    pub writable: Vec<PathBuf>,
+    /// Whether the sandbox has its own loopback-only network (its connects are then stopped).
+    #[serde(default)]
+    pub isolated_network: bool,
+    /// Unix sockets outside the sandbox that it may connect to (`[sandbox] unix_sockets`).
+    #[serde(default)]
+    pub unix_sockets: Vec<PathBuf>,
+}
+
+/// The descriptors a registration carries: the seccomp listener, and — for a sandbox with its own
+/// network — a `NETLINK_SOCK_DIAG` socket made inside that network, which tells the supervisor
+/// which Unix sockets were bound there.
+#[derive(Debug)]
+pub struct Handover {
+    /// The supervised filter's listener.
+    pub listener: OwnedFd,
+    /// The socket-diagnostics socket of the sandbox's network namespace.
+    pub diag: Option<OwnedFd>,
 }
 
 /// The supervisor's address: an abstract socket name.
@@ -54,11 +82,12 @@ pub fn connect(name: &str) -> nix::Result<OwnedFd> {
     Ok(fd)
 }
 
-/// Send `registration` and `listener`. The listener is closed here either way: the sandboxed
-/// command must never hold it.
-pub fn register(connection: &OwnedFd, registration: &Registration, listener: OwnedFd) -> Result<(), String> {
+/// Send `registration` and its descriptors. They are closed here either way: the sandboxed
+/// command must never hold them.
+pub fn register(connection: &OwnedFd, registration: &Registration, handover: Handover) -> Result<(), String> {
     let json = serde_json::to_vec(registration).map_err(|e| e.to_string())?;
-    let fds = [listener.as_raw_fd()];
+    let mut fds = vec![handover.listener.as_raw_fd()];
+    fds.extend(handover.diag.as_ref().map(AsRawFd::as_raw_fd));
     socket::sendmsg::<()>(
         connection.as_raw_fd(),
         &[IoSlice::new(&json)],
@@ -67,19 +96,19 @@ pub fn register(connection: &OwnedFd, registration: &Registration, listener: Own
         None,
     )
     .map_err(|e| format!("cannot hand the listener to the supervisor: {e}"))?;
-    drop(listener);
+    drop(handover);
     Ok(())
 }
 
-/// The supervisor's side: read one registration and its listener from `connection`.
-pub fn receive(connection: &OwnedFd) -> Result<(Registration, OwnedFd), String> {
+/// The supervisor's side: read one registration and its descriptors from `connection`.
+pub fn receive(connection: &OwnedFd) -> Result<(Registration, Handover), String> {
     let creds = socket::getsockopt(connection, sockopt::PeerCredentials).map_err(|e| e.to_string())?;
     let me = nix::unistd::geteuid().as_raw();
     if creds.uid() != me && creds.uid() != 0 {
         return Err(format!("registration from uid {} refused", creds.uid()));
     }
     let mut buf = vec![0u8; MAX_MESSAGE];
-    let mut space = nix::cmsg_space!([RawFd; 1]);
+    let mut space = nix::cmsg_space!([RawFd; 2]);
     let (len, listener) = {
         let mut iov = [IoSliceMut::new(&mut buf)];
         let message = socket::recvmsg::<()>(
@@ -89,20 +118,21 @@ pub fn receive(connection: &OwnedFd) -> Result<(Registration, OwnedFd), String> 
             MsgFlags::MSG_CMSG_CLOEXEC,
         )
         .map_err(|e| e.to_string())?;
-        let mut listener = None;
+        let mut received = Vec::new();
         for cmsg in message.cmsgs().map_err(|e| e.to_string())? {
             if let ControlMessageOwned::ScmRights(fds) = cmsg {
                 for fd in fds {
                     // SAFETY: SCM_RIGHTS gave this process a new descriptor; nothing else owns it.
                     #[allow(unsafe_code)]
-                    let owned = unsafe { OwnedFd::from_raw_fd(fd) };
-                    listener.get_or_insert(owned);
+                    received.push(unsafe { OwnedFd::from_raw_fd(fd) });
                 }
             }
         }
-        (message.bytes, listener)
+        (message.bytes, received)
     };
-    let listener = listener.ok_or("registration without a listener")?;
+    let mut fds = listener.into_iter();
+    let listener = fds.next().ok_or("registration without a listener")?;
+    let diag = fds.next();
     let registration: Registration =
         serde_json::from_slice(&buf[..len]).map_err(|e| format!("malformed registration: {e}"))?;
     if registration.pid != 0 && creds.pid() > 0 && creds.pid().unsigned_abs() != registration.pid {
@@ -112,5 +142,5 @@ pub fn receive(connection: &OwnedFd) -> Result<(Registration, OwnedFd), String> 
             creds.pid()
         ));
     }
-    Ok((registration, listener))
+    Ok((registration, Handover { listener, diag }))
 }

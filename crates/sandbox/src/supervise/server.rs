@@ -3,14 +3,15 @@
 
 #![allow(unsafe_code)]
 
-use std::os::fd::{AsFd as _, AsRawFd as _, OwnedFd};
-use std::path::PathBuf;
+use std::os::fd::{AsFd as _, AsRawFd as _, OwnedFd, RawFd};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::socket::{self, AddressFamily, SockFlag, SockType};
 
-use super::register::{self, Registration};
+use super::register::{self, Handover, Registration};
 use super::syscalls::{self, Watched};
 use super::target::Target;
 use crate::denials;
@@ -24,9 +25,36 @@ const SUPERVISED_DOMAIN: u64 = 1 << 63;
 
 /// One supervised sandbox.
 struct Sandbox {
-    listener: OwnedFd,
+    listener: Arc<OwnedFd>,
     domain: u64,
-    protected: Vec<PathBuf>,
+    rules: Arc<Rules>,
+}
+
+/// What the supervisor judges a sandbox's calls by (from its [`Registration`]).
+#[derive(Debug)]
+pub(super) struct Rules {
+    /// The protected paths that exist, resolved.
+    pub protected: Vec<PathBuf>,
+    /// Whether the file system is restricted: writes outside `writable` are then denied.
+    pub restricted: bool,
+    /// The directories the sandbox may write.
+    pub writable: Vec<PathBuf>,
+    /// Unix sockets outside the sandbox it may connect to.
+    pub unix_sockets: Vec<PathBuf>,
+    /// Whether it has its own loopback-only network (its connects are judged then).
+    pub isolated_network: bool,
+    /// The socket-diagnostics socket of that network namespace (without it, only the listed
+    /// sockets can be reached).
+    pub diag: Option<OwnedFd>,
+}
+
+impl Rules {
+    /// Whether the sandbox may write `path` (absolute, resolved).
+    fn may_write(&self, path: &Path) -> bool {
+        !self.restricted
+            || crate::policy::is_writable_device(path)
+            || self.writable.iter().any(|dir| path.starts_with(dir))
+    }
 }
 
 /// Bind the supervisor's socket and start its thread; returns the socket's name.
@@ -131,12 +159,18 @@ fn serve(server: &OwnedFd) {
 
 /// Read a helper's registration (it has arrived: the connection was readable).
 fn take_registration(connection: &OwnedFd, domain: u64) -> Option<Sandbox> {
-    let (registration, listener) = register::receive(connection).ok()?;
+    let (registration, handover) = register::receive(connection).ok()?;
+    let Handover { listener, diag } = handover;
     let Registration {
         pid,
         parent,
         session,
         protected,
+        restricted,
+        writable,
+        isolated_network,
+        unix_sockets,
+        ..
     } = registration;
     // SAFETY: this request takes the flags as its argument, no pointer; older kernels refuse it
     // (ignored: calls are then answered the ordinary way).
@@ -149,14 +183,21 @@ fn take_registration(connection: &OwnedFd, domain: u64) -> Option<Sandbox> {
     };
     denials::supervised_sandbox_started(domain, pid, parent, session);
     Some(Sandbox {
-        listener,
+        listener: Arc::new(listener),
         domain,
-        protected,
+        rules: Arc::new(Rules {
+            protected,
+            restricted,
+            writable,
+            unix_sockets,
+            isolated_network,
+            diag,
+        }),
     })
 }
 
 /// What to answer a stopped call.
-enum Verdict {
+pub(super) enum Verdict {
     /// Let the kernel run it (its own checks still apply).
     Continue,
     /// Refuse it with this errno, recording the denial.
@@ -166,6 +207,8 @@ enum Verdict {
         path: Option<String>,
         address: Option<String>,
     },
+    /// Answered later, by whoever makes the call on the sandbox's behalf (`super::connect`).
+    Deferred,
 }
 
 fn answer_one(sandbox: &Sandbox) {
@@ -186,35 +229,70 @@ fn answer_one(sandbox: &Sandbox) {
         // The caller died (ENOENT) or was interrupted: nothing to answer.
         return;
     }
-    let verdict = judge(&request, &sandbox.protected);
-    // The answer must be about the call we read: the caller may have died and its pid been reused.
-    let id = request.id;
+    let verdict = if libc::c_long::from(request.data.nr) == libc::SYS_connect {
+        super::connect::judge(&request, &sandbox.listener, &sandbox.rules, sandbox.domain)
+    } else {
+        judge(&request, &sandbox.rules)
+    };
+    let reply = match verdict {
+        Verdict::Deferred => return,
+        Verdict::Continue => Reply::Continue,
+        Verdict::Refuse {
+            errno,
+            blocker,
+            path,
+            address,
+        } => {
+            // The answer must be about the call we read: the caller may have died and its pid
+            // been reused. Recorded before the answer, so the call cannot return (and the run
+            // end) first.
+            if !still_valid(fd, request.id) {
+                return;
+            }
+            denials::supervised_denial(sandbox.domain, blocker, path, address);
+            Reply::Error(errno)
+        }
+    };
+    send(fd, request.id, reply);
+}
+
+/// How a stopped call returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Reply {
+    /// The kernel runs it.
+    Continue,
+    /// It fails with this errno.
+    Error(i32),
+    /// It returns this value (the supervisor made the call).
+    Value(i64),
+}
+
+/// Whether the stopped call `id` is still waiting (its process alive, the call not interrupted).
+pub(super) fn still_valid(listener: RawFd, id: u64) -> bool {
     // SAFETY: `id` is a plain u64 the kernel reads.
-    let still_valid = unsafe { libc::ioctl(fd, libc::SECCOMP_IOCTL_NOTIF_ID_VALID, &raw const id) } == 0;
+    unsafe { libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_ID_VALID, &raw const id) == 0 }
+}
+
+/// Answer the stopped call `id`.
+pub(super) fn send(listener: RawFd, id: u64, reply: Reply) {
     let mut response = libc::seccomp_notif_resp {
         id,
         val: 0,
         error: 0,
         flags: 0,
     };
-    match verdict {
-        Verdict::Refuse {
-            errno,
-            blocker,
-            path,
-            address,
-        } if still_valid => {
-            // Recorded before the answer, so the call cannot return (and the run end) first.
-            denials::supervised_denial(sandbox.domain, blocker, path, address);
-            response.error = -errno;
+    match reply {
+        Reply::Continue => {
+            response.flags = u32::try_from(libc::SECCOMP_USER_NOTIF_FLAG_CONTINUE).unwrap_or(1);
         }
-        _ => response.flags = u32::try_from(libc::SECCOMP_USER_NOTIF_FLAG_CONTINUE).unwrap_or(1),
+        Reply::Error(errno) => response.error = -errno,
+        Reply::Value(value) => response.val = value,
     }
     // SAFETY: `response` is a complete `struct seccomp_notif_resp`.
-    let _ = unsafe { libc::ioctl(fd, libc::SECCOMP_IOCTL_NOTIF_SEND, &raw const response) };
+    let _ = unsafe { libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_SEND, &raw const response) };
 }
 
-fn judge(request: &libc::seccomp_notif, protected: &[PathBuf]) -> Verdict {
+fn judge(request: &libc::seccomp_notif, rules: &Rules) -> Verdict {
     let nr = libc::c_long::from(request.data.nr);
     let args = &request.data.args;
     let Some(call) = syscalls::watched(nr) else {
@@ -259,17 +337,30 @@ fn judge(request: &libc::seccomp_notif, protected: &[PathBuf]) -> Verdict {
             .collect(),
         Watched::Socket => Vec::new(),
     };
-    match objects
-        .into_iter()
-        .find(|object| protected.iter().any(|p| object.starts_with(p)))
-    {
-        Some(object) => Verdict::Refuse {
-            // What the read-only mount answers, so a program sees the same error either way.
-            errno: libc::EROFS,
-            blocker: "fs.protected",
-            path: Some(object.display().to_string()),
-            address: None,
-        },
-        None => Verdict::Continue,
+    for object in objects {
+        // What a process reaches through `/proc` (its descriptors, `/dev/stdout`) is a pipe or a
+        // terminal as often as a file: the kernel judges those alone.
+        if object.starts_with("/proc") || !object.is_absolute() {
+            continue;
+        }
+        if rules.protected.iter().any(|p| object.starts_with(p)) {
+            return Verdict::Refuse {
+                // What the read-only mount answers, so a program sees the same error either way.
+                errno: libc::EROFS,
+                blocker: "fs.protected",
+                path: Some(object.display().to_string()),
+                address: None,
+            };
+        }
+        if !rules.may_write(&object) {
+            return Verdict::Refuse {
+                // What Landlock answers outside the writable roots.
+                errno: libc::EACCES,
+                blocker: "fs.write",
+                path: Some(object.display().to_string()),
+                address: None,
+            };
+        }
     }
+    Verdict::Continue
 }

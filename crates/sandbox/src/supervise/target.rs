@@ -60,6 +60,13 @@ impl Target {
         None
     }
 
+    /// `len` bytes at `address` (`None`: unreadable).
+    pub fn bytes(&mut self, address: u64, len: usize) -> Option<Vec<u8>> {
+        let mut buf = vec![0u8; len];
+        self.memory()?.read_exact_at(&mut buf, address).ok()?;
+        Some(buf)
+    }
+
     /// The native-endian `u64` at `address`.
     pub fn u64_at(&mut self, address: u64) -> Option<u64> {
         let mut buf = [0u8; 8];
@@ -104,27 +111,65 @@ impl Target {
             }
             base.join(path)
         };
-        Some(resolve(&joined, follow))
+        Some(resolve_for(self.pid, &joined, follow))
     }
 }
 
-/// `path` with every directory resolved (symlinks, `.`, `..`), its last component followed only
-/// when `follow`. What does not exist yet is kept as written below the part that does.
-pub fn resolve(path: &Path, follow: bool) -> PathBuf {
-    if follow && let Ok(real) = std::fs::canonicalize(path) {
-        return real;
-    }
-    let mut components = path.components();
-    match components.next_back() {
-        Some(Component::Normal(name)) => {
-            let parent = components.as_path();
-            // Canonicalized first thing in there; a missing parent is resolved the same way, once.
-            resolve(parent, true).join(name)
+/// Most symbolic links followed in one path (the kernel's `MAXSYMLINKS`).
+const MAX_LINKS: usize = 40;
+
+/// `path` as process `pid` resolves it: every directory resolved (symlinks, `.`, `..`), the last
+/// component followed only when `follow`. What does not exist yet is kept as written below the
+/// part that does. `/proc/self` means `pid`'s own, and a path that leads into `/proc` (a
+/// descriptor, `/dev/stdout`) stops there: it names a pipe or a terminal as often as a file.
+pub fn resolve_for(pid: u32, path: &Path, follow: bool) -> PathBuf {
+    let mut resolved = PathBuf::from("/");
+    let mut pending: Vec<std::ffi::OsString> = path
+        .components()
+        .rev()
+        .filter_map(|c| match c {
+            Component::Normal(name) => Some(name.to_owned()),
+            Component::ParentDir => Some("..".into()),
+            _ => None,
+        })
+        .collect();
+    let mut links = 0;
+    while let Some(name) = pending.pop() {
+        if name == ".." {
+            resolved.pop();
+            continue;
         }
-        // `..`, `.` or `/` at the end: the directory itself.
-        Some(_) => std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
-        None => path.to_path_buf(),
+        if resolved.starts_with("/proc") {
+            // A process's own view: `self` is the caller, descriptors are not paths.
+            if resolved == Path::new("/proc") && (name == "self" || name == "thread-self") {
+                resolved.push(pid.to_string());
+            } else {
+                resolved.push(&name);
+            }
+            continue;
+        }
+        let candidate = resolved.join(&name);
+        let last = pending.is_empty();
+        let is_link = std::fs::symlink_metadata(&candidate).is_ok_and(|m| m.file_type().is_symlink());
+        if !is_link || (last && !follow) || links >= MAX_LINKS {
+            resolved = candidate;
+            continue;
+        }
+        links += 1;
+        let Ok(target) = std::fs::read_link(&candidate) else {
+            resolved = candidate;
+            continue;
+        };
+        if target.is_absolute() {
+            resolved = PathBuf::from("/");
+        }
+        pending.extend(target.components().rev().filter_map(|c| match c {
+            Component::Normal(name) => Some(name.to_owned()),
+            Component::ParentDir => Some("..".into()),
+            _ => None,
+        }));
     }
+    resolved
 }
 
 #[cfg(test)]
@@ -139,6 +184,7 @@ mod tests {
         let root = std::fs::canonicalize(dir.path()).unwrap();
         std::fs::create_dir(root.join("real")).unwrap();
         symlink(root.join("real"), root.join("link")).unwrap();
+        let resolve = |p: &Path, follow| resolve_for(1, p, follow);
         assert_eq!(resolve(&root.join("link/new"), true), root.join("real/new"));
         assert_eq!(resolve(&root.join("link"), false), root.join("link"));
         assert_eq!(resolve(&root.join("link"), true), root.join("real"));
@@ -147,6 +193,13 @@ mod tests {
             resolve(&root.join("missing/deeper/x"), true),
             root.join("missing/deeper/x")
         );
+        // Another process's `/proc/self` is its own, and descriptors are not followed.
+        assert_eq!(
+            resolve(Path::new("/proc/self/fd/1"), true),
+            Path::new("/proc/1/fd/1")
+        );
+        symlink("/proc/self/fd/1", root.join("out")).unwrap();
+        assert_eq!(resolve(&root.join("out"), true), Path::new("/proc/1/fd/1"));
     }
 
     #[test]

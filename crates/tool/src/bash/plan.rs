@@ -88,12 +88,9 @@ impl BashTool {
         self.admit(&params, &normalized, &cwd, approved, &mut notices)?;
         let mut sandbox = sandbox.map_err(|result| Box::new(self.env_gate.redacted(*result)))?;
         let watch = sandbox.as_mut().map(|run| {
-            let watch = DenialWatch::start(&mut notices);
-            // Where denials are read at all, the supervisor reports the ones the kernel does not log.
-            if watch.reporting() {
-                run.report_to_supervisor();
-            }
-            watch
+            // The supervisor reports the run's denials and makes its Unix connects.
+            run.use_supervisor();
+            DenialWatch::start(&mut notices)
         });
         // Once the sandbox's layer is final (it takes part in the key).
         let session = self.session_for(&params, sandbox.as_ref());

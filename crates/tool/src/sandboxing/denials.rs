@@ -30,11 +30,6 @@ impl DenialWatch {
         }
     }
 
-    /// Whether the kernel reports this run's denials.
-    pub(crate) fn reporting(&self) -> bool {
-        self.collector.is_some()
-    }
-
     /// Where pids of the run's processes are recorded (a job's, once it started).
     pub(crate) fn pids(&self) -> Arc<Mutex<Vec<u32>>> {
         Arc::clone(&self.pids)

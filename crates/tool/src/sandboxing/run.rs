@@ -16,9 +16,9 @@ pub(crate) struct SandboxRun {
 }
 
 impl SandboxRun {
-    /// Have the run's denials that the kernel does not log reported by the denial supervisor (for a
-    /// run whose other denials are read: see [`super::DenialWatch::reporting`]).
-    pub(crate) fn report_to_supervisor(&mut self) {
+    /// Have the engine's supervisor report the run's denials and make its Unix connects (without
+    /// it, the helper refuses Unix sockets outright while the network is off).
+    pub(crate) fn use_supervisor(&mut self) {
         self.layer.policy.denial_supervisor = shellgate_sandbox::denial_supervisor().ok();
     }
 

@@ -1,0 +1,413 @@
+//! A hostile command against the sandbox's promises: each test attacks one guarantee the way an
+//! agent could (root's powers, metadata, terminals, Unix sockets, inbound connections) and checks
+//! that the attack fails, that the sandbox's ordinary work still runs, and that the refusal comes
+//! back as data.
+
+mod common;
+
+use std::fs;
+use std::io::Read as _;
+use std::os::unix::fs::PermissionsExt as _;
+use std::os::unix::net::UnixListener;
+use std::path::Path;
+use std::time::Duration;
+
+use common::{available, collector, landlock_available, run_sandboxed, scratch, workspace_policy};
+use shellgate_sandbox::{DenialKind, SandboxMode, SandboxPolicy};
+
+fn python() -> Option<String> {
+    let output = std::process::Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success());
+    let path = output.map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
+    available(path.is_some(), "python3 is not installed");
+    path
+}
+
+fn is_root() -> bool {
+    nix::unistd::Uid::effective().is_root()
+}
+
+#[test]
+fn a_root_command_has_no_capabilities_and_makes_no_device_nodes() {
+    if !landlock_available() || !available(is_root(), "the tests do not run as root") {
+        return;
+    }
+    let base = scratch();
+    let ws = base.path().join("ws");
+    fs::create_dir(&ws).unwrap();
+    let device = ws.join("disk");
+    let script = format!(
+        "grep CapEff /proc/self/status; \
+         mknod {dev} b 8 0 2>/dev/null && echo MADE-BLOCK; \
+         mknod {dev}c c 1 3 2>/dev/null && echo MADE-CHAR; \
+         head -c1 /proc/1/environ >/dev/null 2>&1 && echo READ-INIT-ENV; \
+         id -u",
+        dev = device.display()
+    );
+    let run = run_sandboxed(
+        &workspace_policy(&ws),
+        &ws,
+        &[],
+        &["sh", "-c", &script],
+        collector(),
+    );
+    let stdout = run.stdout();
+    assert!(stdout.contains("CapEff:\t0000000000000000"), "{stdout}");
+    assert!(
+        !stdout.contains("MADE") && !stdout.contains("READ-INIT"),
+        "{stdout}"
+    );
+    assert!(stdout.trim_end().ends_with('0'), "still uid 0 inside: {stdout}");
+    assert!(!device.exists());
+}
+
+#[test]
+fn metadata_changes_only_land_beneath_writable_roots() {
+    if !landlock_available() {
+        return;
+    }
+    let base = scratch();
+    let ws = base.path().join("ws");
+    let outside = base.path().join("outside");
+    fs::create_dir_all(&ws).unwrap();
+    fs::create_dir_all(&outside).unwrap();
+    for dir in [&ws, &outside] {
+        fs::write(dir.join("f"), "x").unwrap();
+        fs::set_permissions(dir.join("f"), fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    let uid = nix::unistd::Uid::effective();
+    let attempt = |target: &Path| {
+        format!(
+            "chmod 600 {f} 2>/dev/null && echo CHMOD; chown {uid} {f} 2>/dev/null && echo CHOWN; \
+             touch -d 2001-01-01 {f} 2>/dev/null && echo UTIMES; \
+             python3 -c 'import os; os.setxattr(\"{f}\", \"user.x\", b\"1\")' 2>/dev/null && echo XATTR; \
+             echo end",
+            f = target.join("f").display()
+        )
+    };
+    let mtime = |p: &Path| fs::metadata(p).unwrap().modified().unwrap();
+    let before = mtime(&outside.join("f"));
+
+    let run = run_sandboxed(
+        &workspace_policy(&ws),
+        &ws,
+        &[],
+        &["sh", "-c", &attempt(&outside)],
+        collector(),
+    );
+    assert_eq!(run.stdout().trim(), "end", "{} {}", run.stdout(), run.stderr());
+    let meta = fs::metadata(outside.join("f")).unwrap();
+    assert_eq!(meta.permissions().mode() & 0o777, 0o644);
+    assert_eq!(mtime(&outside.join("f")), before);
+    let report = run.report.expect("collector");
+    let target = fs::canonicalize(outside.join("f")).unwrap().display().to_string();
+    assert!(
+        report
+            .denials
+            .iter()
+            .any(|d| d.kind == DenialKind::Write && d.path.as_deref() == Some(&target) && d.count >= 3),
+        "{report:?}"
+    );
+
+    // Inside the workspace the same changes work.
+    let run = run_sandboxed(
+        &workspace_policy(&ws),
+        &ws,
+        &[],
+        &["sh", "-c", &attempt(&ws)],
+        collector(),
+    );
+    for done in ["CHMOD", "CHOWN", "UTIMES"] {
+        assert!(run.stdout().contains(done), "{done}: {}", run.stdout());
+    }
+    assert_eq!(
+        fs::metadata(ws.join("f")).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+
+    // Read-only mode: the workspace's own files keep their metadata too.
+    fs::set_permissions(ws.join("f"), fs::Permissions::from_mode(0o644)).unwrap();
+    let read_only = SandboxPolicy::new(SandboxMode::ReadOnly, &ws);
+    let run = run_sandboxed(&read_only, &ws, &[], &["sh", "-c", &attempt(&ws)], collector());
+    assert_eq!(run.stdout().trim(), "end", "{}", run.stdout());
+    assert_eq!(
+        fs::metadata(ws.join("f")).unwrap().permissions().mode() & 0o777,
+        0o644
+    );
+}
+
+#[test]
+fn other_terminals_are_invisible_and_input_cannot_be_injected() {
+    if !landlock_available() {
+        return;
+    }
+    let Some(python) = python() else { return };
+    // A terminal of the machine's that the sandbox must not reach: a person's shell, say.
+    let other = nix::pty::openpty(None, None).expect("openpty");
+    let other_name = fs::read_link(format!(
+        "/proc/self/fd/{}",
+        std::os::fd::AsRawFd::as_raw_fd(&other.slave)
+    ))
+    .unwrap();
+    // The sandbox's own terminal, its stdin: pushing input into it is refused too.
+    let own = nix::pty::openpty(None, None).expect("openpty");
+    let own_name = fs::read_link(format!(
+        "/proc/self/fd/{}",
+        std::os::fd::AsRawFd::as_raw_fd(&own.slave)
+    ))
+    .unwrap();
+    let base = scratch();
+    let probe = format!(
+        "import fcntl, termios, os, sys\n\
+         try:\n    fd = os.open('{other}', os.O_RDWR); os.write(fd, b'echo pwned\\n'); print('OPENED-OTHER')\n\
+         except OSError as e:\n    print('other:', e.errno)\n\
+         try:\n    fcntl.ioctl(0, termios.TIOCSTI, b'x'); print('INJECTED')\n\
+         except OSError as e:\n    print('tiocsti:', e.errno)\n\
+         import pty\nm, s = pty.openpty(); os.write(m, b'ok\\n'); print('own-pty', os.read(s, 3))\n",
+        other = other_name.display()
+    );
+    let policy = workspace_policy(base.path());
+    let layer = shellgate_sandbox::SandboxLayer::new(common::HELPER, policy);
+    let spec = layer.wrap(shellgate_executor::LaunchSpec::new(
+        python.as_str(),
+        ["-c", probe.as_str()],
+        base.path(),
+    ));
+    let output = std::process::Command::new(&spec.program)
+        .args(&spec.args)
+        .current_dir(base.path())
+        .stdin(fs::File::open(&own_name).unwrap())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(!stdout.contains("OPENED-OTHER"), "{stdout}");
+    assert!(!stdout.contains("INJECTED"), "{stdout}");
+    assert!(
+        stdout.contains("tiocsti: 1"),
+        "TIOCSTI must fail with EPERM: {stdout}"
+    );
+    assert!(
+        stdout.contains("own-pty b'ok"),
+        "{stdout} {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // Nothing arrived at either terminal's reader.
+    for master in [&other.master, &own.master] {
+        nix::fcntl::fcntl(
+            master,
+            nix::fcntl::FcntlArg::F_SETFL(nix::fcntl::OFlag::O_NONBLOCK),
+        )
+        .unwrap();
+        let mut buf = [0u8; 64];
+        let mut file = fs::File::from(master.try_clone().unwrap());
+        let read = file.read(&mut buf);
+        assert!(
+            read.is_err() || read.as_ref().is_ok_and(|&n| n == 0),
+            "the terminal received {:?}",
+            &buf[..read.unwrap_or(0)]
+        );
+    }
+}
+
+/// A Unix socket server outside the sandbox that counts the connections it accepted.
+struct Outside {
+    listener: UnixListener,
+}
+
+impl Outside {
+    fn bind(path: &Path) -> Self {
+        let listener = UnixListener::bind(path).unwrap();
+        listener.set_nonblocking(true).unwrap();
+        Self { listener }
+    }
+
+    fn accepted(&self) -> usize {
+        std::iter::from_fn(|| self.listener.accept().ok()).count()
+    }
+}
+
+#[test]
+fn unix_sockets_outside_the_sandbox_are_unreachable_and_its_own_work() {
+    if !landlock_available() {
+        return;
+    }
+    let Some(python) = python() else { return };
+    let base = scratch();
+    let ws = base.path().join("ws");
+    fs::create_dir(&ws).unwrap();
+    // One outside every writable root, one in /tmp (a writable root, where tmux, X11 and
+    // ssh-agent keep theirs), one abstract, one the configuration lists.
+    let beyond = Outside::bind(&base.path().join("daemon.sock"));
+    let tmp = tempfile::tempdir_in("/tmp").unwrap();
+    let in_tmp = Outside::bind(&tmp.path().join("agent.sock"));
+    let abstract_name = format!("shellgate-test-{}", std::process::id());
+    let abstract_listener = {
+        use std::os::linux::net::SocketAddrExt as _;
+        let address = std::os::unix::net::SocketAddr::from_abstract_name(abstract_name.as_bytes()).unwrap();
+        let listener = UnixListener::bind_addr(&address).unwrap();
+        listener.set_nonblocking(true).unwrap();
+        Outside { listener }
+    };
+    let listed_path = base.path().join("listed.sock");
+    let listed = Outside::bind(&listed_path);
+
+    let probe = format!(
+        "import socket, os\n\
+         def attempt(name, address):\n\
+         \x20   s = socket.socket(socket.AF_UNIX)\n\
+         \x20   try:\n        s.connect(address); print('REACHED', name)\n\
+         \x20   except OSError as e:\n        print('refused', name, e.errno)\n\
+         attempt('beyond', '{beyond}')\n\
+         attempt('tmp', '{tmp}')\n\
+         attempt('abstract', '\\0{abstract_name}')\n\
+         d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\n\
+         try:\n    d.connect('{beyond}'); print('REACHED dgram')\n\
+         except OSError as e:\n    print('refused dgram', e.errno)\n\
+         s = socket.socket(socket.AF_UNIX); s.connect('{listed}'); print('listed-ok')\n\
+         srv = socket.socket(socket.AF_UNIX); srv.bind('own.sock'); srv.listen()\n\
+         c = socket.socket(socket.AF_UNIX); c.connect('own.sock'); a, _ = srv.accept(); c.send(b'hi'); print('own', a.recv(2))\n\
+         x, y = socket.socketpair(); x.send(b'p'); print('pair', y.recv(1))\n",
+        beyond = base.path().join("daemon.sock").display(),
+        tmp = tmp.path().join("agent.sock").display(),
+        listed = listed_path.display(),
+    );
+    let mut policy = workspace_policy(&ws);
+    policy.unix_socket_paths = vec![listed_path.clone()];
+    let run = run_sandboxed(&policy, &ws, &[], &[&python, "-c", &probe], collector());
+    let stdout = run.stdout();
+    assert!(!stdout.contains("REACHED"), "{stdout} {}", run.stderr());
+    for name in ["beyond", "tmp", "abstract", "dgram"] {
+        assert!(stdout.contains(&format!("refused {name}")), "{name}: {stdout}");
+    }
+    assert!(stdout.contains("listed-ok"), "{stdout} {}", run.stderr());
+    assert!(
+        stdout.contains("own b'hi'") && stdout.contains("pair b'p'"),
+        "{stdout}"
+    );
+    assert_eq!(beyond.accepted(), 0);
+    assert_eq!(in_tmp.accepted(), 0);
+    assert_eq!(abstract_listener.accepted(), 0);
+    assert_eq!(listed.accepted(), 1);
+    let report = run.report.expect("collector");
+    let refused: Vec<&str> = report
+        .denials
+        .iter()
+        .filter(|d| d.kind == DenialKind::Network)
+        .filter_map(|d| d.address.as_deref())
+        .collect();
+    let shown = format!("unix:{}", base.path().join("daemon.sock").display());
+    assert!(refused.contains(&shown.as_str()), "{report:?}");
+}
+
+#[test]
+fn a_second_thread_cannot_swap_an_allowed_socket_path_for_another() {
+    if !landlock_available() {
+        return;
+    }
+    let Some(python) = python() else { return };
+    let base = scratch();
+    let ws = base.path().join("ws");
+    fs::create_dir(&ws).unwrap();
+    let target = tempfile::tempdir_in("/tmp").unwrap();
+    let target_path = target.path().join("t.sock");
+    let outside = Outside::bind(&target_path);
+    // The allowed path and the forbidden one, the same length, in one buffer that a second thread
+    // flips while the first connects (ctypes releases the GIL around the call).
+    let allowed = format!("{}/own.sock", ws.display());
+    let forbidden = target_path.display().to_string();
+    let width = allowed.len().max(forbidden.len());
+    let pad = |s: &str| format!("{s}{}", "\\0".repeat(width - s.len()));
+    let probe = format!(
+        "import ctypes, socket, threading, struct\n\
+         libc = ctypes.CDLL(None, use_errno=True)\n\
+         srv = socket.socket(socket.AF_UNIX); srv.bind('{allowed}'); srv.listen(1000); srv.setblocking(False)\n\
+         good = struct.pack('H', socket.AF_UNIX) + b'{good}\\0'\n\
+         bad = struct.pack('H', socket.AF_UNIX) + b'{bad}\\0'\n\
+         buf = ctypes.create_string_buffer(good, len(good))\n\
+         stop = False\n\
+         def flip():\n\
+         \x20   while not stop:\n        ctypes.memmove(buf, bad, len(bad)); ctypes.memmove(buf, good, len(good))\n\
+         t = threading.Thread(target=flip); t.start()\n\
+         ok = 0\n\
+         for i in range(300):\n\
+         \x20   s = socket.socket(socket.AF_UNIX)\n\
+         \x20   if libc.connect(s.fileno(), buf, len(good)) == 0: ok += 1\n\
+         \x20   s.close()\n\
+         \x20   try:\n        while True: srv.accept()[0].close()\n\
+         \x20   except BlockingIOError: pass\n\
+         stop = True; t.join(); print('connected', ok)\n",
+        good = pad(&allowed),
+        bad = pad(&forbidden),
+    );
+    let run = run_sandboxed(
+        &workspace_policy(&ws),
+        &ws,
+        &[],
+        &[&python, "-c", &probe],
+        collector(),
+    );
+    assert!(
+        run.stdout().contains("connected"),
+        "{} {}",
+        run.stdout(),
+        run.stderr()
+    );
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(outside.accepted(), 0, "a swapped path reached the outside socket");
+}
+
+#[test]
+fn nothing_outside_can_connect_in() {
+    if !landlock_available() {
+        return;
+    }
+    let Some(python) = python() else { return };
+    let base = scratch();
+    let port_file = base.path().join("port");
+    // The sandbox listens (bound explicitly and by `listen` alone, which picks a port itself) and
+    // waits; the test then tries to connect from outside.
+    let probe = format!(
+        "import socket, time\n\
+         a = socket.socket(); a.bind(('0.0.0.0', 0)); a.listen()\n\
+         b = socket.socket(); b.listen()\n\
+         open('{port}', 'w').write('%d %d' % (a.getsockname()[1], b.getsockname()[1]))\n\
+         a.settimeout(3); b.settimeout(0.1)\n\
+         try:\n    a.accept(); print('ACCEPTED')\n\
+         except OSError:\n    print('nobody came')\n",
+        port = port_file.display()
+    );
+    let ws = base.path().to_path_buf();
+    let handle = std::thread::spawn(move || {
+        run_sandboxed(&workspace_policy(&ws), &ws, &[], &[&python, "-c", &probe], None)
+    });
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let ports = loop {
+        if let Ok(text) = fs::read_to_string(&port_file)
+            && let Some((a, b)) = text.split_once(' ')
+        {
+            break [a.parse::<u16>().unwrap(), b.parse::<u16>().unwrap()];
+        }
+        assert!(std::time::Instant::now() < deadline, "the sandbox never listened");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    for port in ports {
+        let reached = std::net::TcpStream::connect_timeout(
+            &std::net::SocketAddr::from(([127, 0, 0, 1], port)),
+            Duration::from_millis(500),
+        );
+        assert!(
+            reached.is_err(),
+            "port {port} of the sandbox was reachable from outside"
+        );
+    }
+    let run = handle.join().unwrap();
+    assert!(
+        run.stdout().contains("nobody came"),
+        "{} {}",
+        run.stdout(),
+        run.stderr()
+    );
+}
