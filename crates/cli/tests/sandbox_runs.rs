@@ -61,7 +61,7 @@ impl Setup {
         let _ = shellgate_sandbox::enable_kernel_audit();
         let root = scratch();
         let (workspace, home, outside) = (root.join("ws"), root.join("home"), root.join("outside"));
-        for dir in [&workspace, &home, &outside, &workspace.join(".git")] {
+        for dir in [&workspace, &home, &outside, &workspace.join(".git/hooks")] {
             std::fs::create_dir_all(dir).unwrap();
         }
         let config_path = root.join("shellgate.toml");
@@ -135,7 +135,7 @@ fn workspace_write_confines_writes_and_reports_the_denials() {
     let probe = format!("/etc/shellgate-sandbox-probe-{}", std::process::id());
     let script = format!(
         "touch ./ok && echo made-ok; touch {probe} || echo refused-etc; touch ~/x || echo refused-home; \
-         echo > .git/x || echo refused-git; echo > link/x || echo refused-link"
+         echo > .git/hooks/x || echo refused-git; echo > link/x || echo refused-link"
     );
     let v = setup.run(&["--sandbox", "workspace-write", &script]);
     let text = output(&v);
@@ -152,7 +152,7 @@ fn workspace_write_confines_writes_and_reports_the_denials() {
     assert!(setup.workspace.join("ok").exists());
     assert!(!Path::new(&probe).exists());
     assert!(!setup.home.join("x").exists());
-    assert!(!setup.workspace.join(".git/x").exists());
+    assert!(!setup.workspace.join(".git/hooks/x").exists());
     assert!(!setup.outside.join("x").exists());
     let denied = denied(&v);
     let write = |path: &Path| ("write".to_owned(), path.display().to_string());
@@ -162,9 +162,9 @@ fn workspace_write_confines_writes_and_reports_the_denials() {
         denied.contains(&write(&setup.outside.join("x"))),
         "a write through the symlink: {denied:?}"
     );
-    // `.git` is a read-only mount; the denial supervisor reports the refused write with its file.
+    // `.git/hooks` is a read-only mount; the denial supervisor reports the refused write with its file.
     assert!(
-        denied.contains(&write(&setup.workspace.join(".git/x"))),
+        denied.contains(&write(&setup.workspace.join(".git/hooks/x"))),
         "{denied:?}"
     );
     let notices = v["notices"].to_string();
@@ -340,14 +340,14 @@ fn the_default_session_and_background_jobs_are_confined() {
     );
     assert_eq!(rpc.wait(slow)["status"], "completed");
     // The session shell's writes into `.git` are refused and reported by the supervisor.
-    let git = rpc.call(&json!({"command": "echo > .git/from-session || echo refused-git; mkdir .git/d || echo refused-mkdir"}));
+    let git = rpc.call(&json!({"command": "echo > .git/hooks/from-session || echo refused-git; mkdir .git/modules || echo refused-mkdir"}));
     assert!(
         output(&git).contains("refused-git") && output(&git).contains("refused-mkdir"),
         "{git}"
     );
-    assert!(!setup.workspace.join(".git/from-session").exists());
+    assert!(!setup.workspace.join(".git/hooks/from-session").exists());
     let refused = denied(&git);
-    for name in ["from-session", "d"] {
+    for name in ["hooks/from-session", "modules"] {
         let path = setup.workspace.join(".git").join(name).display().to_string();
         assert!(refused.contains(&("write".to_owned(), path)), "{git}");
     }

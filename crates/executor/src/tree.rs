@@ -513,10 +513,16 @@ impl ProcessTree {
                 self.reap_zombies(&members);
                 break;
             }
+            // Already dying on its own (a parent-death signal, say): not a leftover of ours.
+            let dying: BTreeSet<u32> = alive
+                .iter()
+                .filter(|p| !killed.contains_key(&p.pid) && kill_pending(p.pid))
+                .map(|p| p.pid)
+                .collect();
             let _ = killpg(leader, Signal::SIGKILL);
             for p in alive {
                 let _ = kill(Pid::from_raw(p.pid as i32), Signal::SIGKILL);
-                if p.pid != self.leader {
+                if p.pid != self.leader && !dying.contains(&p.pid) {
                     killed.entry(p.pid).or_insert_with(|| p.clone());
                 }
             }
@@ -554,6 +560,21 @@ impl ProcessTree {
 }
 
 /// `is_subreaper` asks the kernel; remember a positive answer (it cannot be undone by us).
+/// Whether `pid` has a SIGKILL pending (shared or its own): it is exiting already.
+fn kill_pending(pid: u32) -> bool {
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
+        return false;
+    };
+    let sigkill = 1u64 << (libc::SIGKILL - 1);
+    status.lines().any(|line| {
+        ["ShdPnd:", "SigPnd:"].iter().any(|key| {
+            line.strip_prefix(key)
+                .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+                .is_some_and(|mask| mask & sigkill != 0)
+        })
+    })
+}
+
 fn is_subreaper_cached() -> bool {
     if matches!(SUBREAPER.get(), Some(Ok(()))) {
         return true;

@@ -64,6 +64,27 @@ pub fn exec_sandboxed(policy: &SandboxPolicy, argv: &[OsString]) -> Result<Infal
     if let Ok(tag) = CString::new(crate::audit_record::creator_tag(parent, session)) {
         let _ = nix::sys::prctl::set_name(&tag);
     }
+    // Made inside the sandbox's own network, before seccomp refuses netlink sockets.
+    let diag = isolation
+        .network
+        .then(supervise::diag_socket)
+        .and_then(Result::ok);
+    crate::capabilities::drop_all()?;
+    crate::landlock_rules::restrict(policy, isolation)?;
+    // New entries with protected names are refused by the agent; without the supervisor that
+    // talks to it, nothing could refuse them.
+    let agent = match &supervisor {
+        Some(_) if guards_new_names(policy) => {
+            let filter = crate::seccomp_rules::compile(policy, isolation, false)?;
+            Some(crate::agent::spawn(&protection(policy), &filter)?)
+        }
+        None if guards_new_names(policy) && policy.denial_supervisor.is_some() && !policy.allow_degraded => {
+            return Err(SandboxError::unavailable(
+                "the engine's denial supervisor cannot be reached: new protected names could not be refused",
+            ));
+        }
+        _ => None,
+    };
     let registration = Registration {
         pid: std::process::id(),
         parent,
@@ -74,16 +95,20 @@ pub fn exec_sandboxed(policy: &SandboxPolicy, argv: &[OsString]) -> Result<Infal
         writable: writable_for_supervisor(policy, isolation),
         isolated_network: isolation.network,
         unix_sockets: policy.unix_socket_paths.clone(),
+        has_diag: diag.is_some(),
+        has_agent: agent.is_some(),
     };
-    // Made inside the sandbox's own network, before seccomp refuses netlink sockets.
-    let diag = isolation
-        .network
-        .then(supervise::diag_socket)
-        .and_then(Result::ok);
-    crate::capabilities::drop_all()?;
-    crate::landlock_rules::restrict(policy, isolation)?;
     let handed_over = match (supervisor, supervised.as_ref()) {
-        (Some(connection), Some(program)) => hand_over(&connection, program, &registration, diag)?,
+        (Some(connection), Some(program)) => hand_over(
+            &connection,
+            program,
+            &registration,
+            Handover {
+                listener: None,
+                diag,
+                agent,
+            },
+        )?,
         _ => false,
     };
     // Without the supervisor, the base filter refuses on its own what the supervised one stops:
@@ -120,12 +145,32 @@ fn hand_over(
     connection: &OwnedFd,
     program: &BpfProgram,
     registration: &Registration,
-    diag: Option<OwnedFd>,
+    mut handover: Handover,
 ) -> Result<bool, SandboxError> {
     let Ok(listener) = supervise::install_with_listener(program) else {
         return Ok(false);
     };
-    supervise::register(connection, registration, Handover { listener, diag })
-        .map_err(SandboxError::unavailable)?;
+    handover.listener = Some(listener);
+    supervise::register(connection, registration, handover).map_err(SandboxError::unavailable)?;
     Ok(true)
+}
+
+/// Whether new entries are checked against protected names and paths (`workspace-write` with
+/// something to protect).
+fn guards_new_names(policy: &SandboxPolicy) -> bool {
+    policy.mode == SandboxMode::WorkspaceWrite
+        && (!policy.protected_names.is_empty() || !policy.protected_paths.is_empty())
+}
+
+/// What the creation agent refuses: the protected names, and every protected path (existing or
+/// not) resolved as far as it exists.
+fn protection(policy: &SandboxPolicy) -> crate::agent::Protection {
+    crate::agent::Protection {
+        names: policy.protected_names.clone(),
+        paths: policy
+            .all_protected_paths()
+            .iter()
+            .map(|p| crate::supervise::resolve_existing(p))
+            .collect(),
+    }
 }

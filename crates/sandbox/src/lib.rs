@@ -47,6 +47,7 @@
 //! supervisor ([`denial_supervisor`]) reports them, and the sockets seccomp refuses.
 #![deny(unsafe_code)]
 
+mod agent;
 mod audit_netlink;
 mod audit_record;
 mod capabilities;

@@ -276,13 +276,20 @@ mod tests {
     #[test]
     fn only_existing_protected_paths_are_mounted() {
         let dir = tempfile::tempdir().unwrap();
-        fs::create_dir(dir.path().join(".git")).unwrap();
+        fs::create_dir_all(dir.path().join(".git/hooks")).unwrap();
+        fs::write(dir.path().join(".git/config"), "").unwrap();
         let policy = SandboxPolicy::new(SandboxMode::WorkspaceWrite, dir.path())
             .with_protected_path(dir.path().join("missing"));
         let paths = existing_protected_paths(&policy);
         let git = fs::canonicalize(dir.path().join(".git")).unwrap();
-        assert!(paths.contains(&git), "{paths:?}");
-        assert!(paths.iter().all(|p| !p.ends_with("missing")));
+        assert!(paths.contains(&git.join("hooks")), "{paths:?}");
+        assert!(paths.contains(&git.join("config")), "{paths:?}");
+        assert!(!paths.contains(&git), "{paths:?}");
+        assert!(
+            paths
+                .iter()
+                .all(|p| !p.ends_with("missing") && !p.ends_with("modules"))
+        );
         let ro = SandboxPolicy::new(SandboxMode::ReadOnly, dir.path());
         assert!(existing_protected_paths(&ro).is_empty());
     }

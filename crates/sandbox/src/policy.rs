@@ -216,12 +216,31 @@ impl SandboxPolicy {
 
     /// The protected paths: each protected name directly inside each writable root, then the
     /// configured protected paths. Only meaningful in `workspace-write` mode.
+    ///
+    /// A repository (`.git`) is protected where git takes commands from: its configuration, its
+    /// hooks and the places that lead to other configurations ([`GIT_CODE_PATHS`]), so that a
+    /// commit still works but nothing can make a later git run code. A `.git` *file* (a worktree's
+    /// or submodule's `gitdir:` pointer) is protected itself, and so are those places in the
+    /// directory it names. Whether or not they exist yet: the ones that do are read-only mounts,
+    /// the others cannot be created.
     pub fn all_protected_paths(&self) -> Vec<PathBuf> {
-        let mut paths: Vec<PathBuf> = self
-            .all_writable_roots()
-            .into_iter()
-            .flat_map(|root| self.protected_names.iter().map(move |name| root.join(name)))
-            .collect();
+        let mut paths: Vec<PathBuf> = Vec::new();
+        for root in self.all_writable_roots() {
+            for name in &self.protected_names {
+                let path = root.join(name);
+                if name != ".git" {
+                    paths.push(path);
+                    continue;
+                }
+                match git_dir_of_file(&path) {
+                    Some(target) => {
+                        paths.push(path);
+                        paths.extend(GIT_CODE_PATHS.iter().map(|p| target.join(p)));
+                    }
+                    None => paths.extend(GIT_CODE_PATHS.iter().map(|p| path.join(p))),
+                }
+            }
+        }
         paths.extend(self.protected_paths.iter().cloned());
         paths
     }
@@ -257,6 +276,29 @@ impl SandboxPolicy {
     pub fn from_json(json: &str) -> Result<Self, SandboxError> {
         serde_json::from_str(json).map_err(|e| SandboxError::InvalidPolicy(e.to_string()))
     }
+}
+
+/// Inside a git directory, what git reads commands from: the configuration (`core.fsmonitor`,
+/// `core.pager`, filters, aliases, `include.path`…), the per-worktree configuration, the hooks, and
+/// what points git at another repository's configuration (`commondir`, submodules' and
+/// worktrees' own git directories).
+pub const GIT_CODE_PATHS: &[&str] = &[
+    "config",
+    "config.worktree",
+    "hooks",
+    "commondir",
+    "modules",
+    "worktrees",
+];
+
+/// The directory a `.git` file names (`gitdir: <path>`, relative to the file's directory).
+fn git_dir_of_file(path: &Path) -> Option<PathBuf> {
+    if !std::fs::symlink_metadata(path).ok()?.is_file() {
+        return None;
+    }
+    let text = std::fs::read_to_string(path).ok()?;
+    let target = text.lines().next()?.strip_prefix("gitdir:")?.trim();
+    Some(path.parent()?.join(target))
 }
 
 /// Devices writable in every sandbox mode (besides the terminal directory `/dev/pts`).
@@ -296,7 +338,11 @@ mod tests {
         let ws = SandboxPolicy::new(SandboxMode::WorkspaceWrite, "/w");
         assert!(ws.may_write(Path::new("/w/a/b")));
         assert!(ws.may_write(Path::new("/tmp/x")));
-        assert!(!ws.may_write(Path::new("/w/.git/HEAD")));
+        assert!(!ws.may_write(Path::new("/w/.git/config")));
+        assert!(!ws.may_write(Path::new("/w/.git/hooks/pre-commit")));
+        // A commit writes objects, refs and the index.
+        assert!(ws.may_write(Path::new("/w/.git/objects/ab/cdef")));
+        assert!(ws.may_write(Path::new("/w/.git/index")));
         assert!(!ws.may_write(Path::new("/wx/file")));
         assert!(!ws.network);
         let ws = ws.with_protected_path("/w/secrets");
@@ -338,8 +384,23 @@ mod tests {
     fn protected_paths_cover_every_writable_root() {
         let policy = SandboxPolicy::new(SandboxMode::WorkspaceWrite, "/w").with_writable_root("/c");
         let protected = policy.all_protected_paths();
-        assert!(protected.contains(&PathBuf::from("/w/.git")));
-        assert!(protected.contains(&PathBuf::from("/c/.git")));
+        for root in ["/w", "/c"] {
+            for inside in GIT_CODE_PATHS {
+                assert!(protected.contains(&Path::new(root).join(".git").join(inside)));
+            }
+        }
         assert_eq!(policy.all_writable_roots()[0], Path::new("/w"));
+    }
+
+    #[test]
+    fn a_git_file_is_protected_with_the_directory_it_names() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(".git"), "gitdir: ../real/.git/worktrees/w\n").unwrap();
+        let policy = SandboxPolicy::new(SandboxMode::WorkspaceWrite, dir.path());
+        let protected = policy.all_protected_paths();
+        assert!(protected.contains(&dir.path().join(".git")));
+        let target = dir.path().join("../real/.git/worktrees/w");
+        assert!(protected.contains(&target.join("config")), "{protected:?}");
+        assert!(protected.contains(&target.join("hooks")), "{protected:?}");
     }
 }

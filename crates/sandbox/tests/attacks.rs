@@ -411,3 +411,86 @@ fn nothing_outside_can_connect_in() {
         run.stderr()
     );
 }
+
+#[test]
+fn no_repository_can_be_planted_for_a_later_git() {
+    if !landlock_available() {
+        return;
+    }
+    let Some(python) = python() else { return };
+    let base = scratch();
+    let ws = base.path().join("ws");
+    fs::create_dir(&ws).unwrap();
+    let secret = ws.join("secrets/key");
+    // Every shape git takes commands from: a new `.git` directory (by mkdir, by rename, through
+    // a symlink's target), a `.git` file pointing elsewhere, a `.git` symlink, a bare repository,
+    // and a configured protected path that did not exist when the run began.
+    let script = "git init -q sub 2>/dev/null && echo ESCAPED-init; \
+         mkdir -p a/.git/hooks 2>/dev/null && echo ESCAPED-mkdir; \
+         mkdir -p staged/hooks && mv staged b/.git 2>/dev/null; mkdir b && mv staged b/.git 2>/dev/null && echo ESCAPED-rename; \
+         mkdir c && echo 'gitdir: /tmp/elsewhere' > c/.git 2>/dev/null && echo ESCAPED-file; \
+         mkdir d && ln -s ../staged d/.git 2>/dev/null && echo ESCAPED-symlink; \
+         mkdir e && ln -s .git e/link && echo x > e/link 2>/dev/null && echo ESCAPED-through-link; \
+         mkdir bare && cd bare && echo 'ref: refs/heads/main' > HEAD && mkdir objects && mkdir refs 2>/dev/null && echo ESCAPED-bare; cd ..; \
+         mkdir -p secrets && echo k > secrets/key 2>/dev/null && echo ESCAPED-protected; \
+         echo done";
+    let mut policy = workspace_policy(&ws);
+    policy.protected_paths = vec![secret.clone()];
+    let run = run_sandboxed(&policy, &ws, &[], &["sh", "-c", script], collector());
+    let stdout = run.stdout();
+    assert!(stdout.contains("done"), "{stdout} {}", run.stderr());
+    assert!(!stdout.contains("ESCAPED"), "{stdout}");
+    for planted in [
+        "sub/.git",
+        "a/.git",
+        "b/.git",
+        "c/.git",
+        "d/.git",
+        "e/.git",
+        "bare/refs",
+        "secrets/key",
+    ] {
+        assert!(
+            fs::symlink_metadata(ws.join(planted)).is_err(),
+            "{planted} was made"
+        );
+    }
+    // The same as the supervisor saw it, reported.
+    let report = run.report.expect("collector");
+    let ws_real = fs::canonicalize(&ws).unwrap();
+    let reported: Vec<&str> = report.denials.iter().filter_map(|d| d.path.as_deref()).collect();
+    for planted in ["a/.git", "c/.git", "bare/refs", "secrets/key"] {
+        let path = ws_real.join(planted).display().to_string();
+        assert!(reported.contains(&path.as_str()), "{path} not in {reported:?}");
+    }
+
+    // A second thread flips a name between an allowed one and `.git` while the first makes it.
+    let probe = "import ctypes, threading\n\
+         libc = ctypes.CDLL(None, use_errno=True)\n\
+         good, bad = b'gxt\\0', b'.git\\0'\n\
+         buf = ctypes.create_string_buffer(good, 4)\n\
+         stop = False\n\
+         def flip():\n\
+         \x20   while not stop:\n        ctypes.memmove(buf, bad, 5); ctypes.memmove(buf, good, 4)\n\
+         t = threading.Thread(target=flip); t.start()\n\
+         made = 0\n\
+         for i in range(400):\n\
+         \x20   if libc.mkdir(buf, 0o755) == 0:\n        made += 1; libc.rmdir(b'gxt')\n\
+         \x20   fd = libc.open(buf, 0o100 | 0o1, 0o644)\n\
+         \x20   if fd >= 0:\n        libc.close(fd); libc.unlink(b'gxt')\n\
+         stop = True; t.join(); print('made', made)\n";
+    let race = ws.join("race");
+    fs::create_dir(&race).unwrap();
+    let run = run_sandboxed(
+        &workspace_policy(&ws),
+        &race,
+        &[],
+        &[&python, "-c", probe],
+        collector(),
+    );
+    assert!(run.stdout().contains("made"), "{} {}", run.stdout(), run.stderr());
+    assert!(
+        fs::symlink_metadata(race.join(".git")).is_err(),
+        "a swapped name made .git"
+    );
+}

@@ -23,7 +23,7 @@ fn workspace_write_allows_the_workspace_and_denies_everything_else() {
     let ws = base.path().join("ws");
     let home = base.path().join("home");
     let outside = base.path().join("outside");
-    for dir in [&ws, &home, &outside, &ws.join(".git")] {
+    for dir in [&ws, &home, &outside, &ws.join(".git/hooks")] {
         fs::create_dir_all(dir).unwrap();
     }
     fs::write(outside.join("target"), "original").unwrap();
@@ -34,7 +34,7 @@ fn workspace_write_allows_the_workspace_and_denies_everything_else() {
         "touch ./ok && echo made-ok; \
          touch {etc_probe} 2>/dev/null && echo ESCAPED-etc; \
          touch \"$HOME/x\" 2>/dev/null && echo ESCAPED-home; \
-         echo x 2>/dev/null > .git/x && echo ESCAPED-git; \
+         echo x 2>/dev/null > .git/hooks/x && echo ESCAPED-git; \
          echo x 2>/dev/null > link && echo ESCAPED-link; \
          echo done"
     );
@@ -53,7 +53,7 @@ fn workspace_write_allows_the_workspace_and_denies_everything_else() {
     assert!(ws.join("ok").exists());
     assert!(!std::path::Path::new(&etc_probe).exists());
     assert!(!home.join("x").exists());
-    assert!(!ws.join(".git/x").exists());
+    assert!(!ws.join(".git/hooks/x").exists());
     assert_eq!(fs::read_to_string(outside.join("target")).unwrap(), "original");
 
     let Some(report) = run.report else { return };
@@ -71,7 +71,7 @@ fn workspace_write_allows_the_workspace_and_denies_everything_else() {
         etc_probe.clone(),
         format!("{}/x", canonical(&home)),
         canonical(&outside.join("target")),
-        format!("{}/x", canonical(&ws.join(".git"))),
+        format!("{}/x", canonical(&ws.join(".git/hooks"))),
     ] {
         assert!(
             writes.contains(&expected.as_str()),
@@ -172,53 +172,61 @@ fn tcp_connects_reach_only_the_sandboxs_own_loopback() {
 }
 
 #[test]
-fn every_kind_of_write_into_git_is_refused_and_reported() {
+fn every_way_into_gits_commands_is_refused_and_reported() {
     if !landlock_available() {
         return;
     }
     let base = scratch();
     let ws = base.path().join("ws");
     fs::create_dir_all(ws.join(".git/objects")).unwrap();
-    fs::write(ws.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    fs::create_dir_all(ws.join(".git/hooks")).unwrap();
+    fs::write(ws.join(".git/config"), "[core]\n").unwrap();
+    fs::write(ws.join(".git/hooks/pre-commit.sample"), "#!/bin/sh\n").unwrap();
     fs::write(ws.join("file"), "x").unwrap();
     symlink(ws.join(".git"), ws.join("git-link")).unwrap();
     // Each line tries one way in; each must fail.
     let attempts = [
-        "mkdir .git/newdir",
-        "rm .git/HEAD",
-        "mv .git/HEAD .git/moved",
-        "mv file .git/file",
-        "ln -s /etc .git/link",
-        "chmod 600 .git/HEAD",
-        "touch .git/HEAD",
-        "truncate -s 0 .git/HEAD",
-        "echo x >> git-link/HEAD",
-        "echo x > .git/objects/new",
-        "rmdir .git/objects",
+        "echo '[core] fsmonitor = touch /tmp/p' >> .git/config",
+        "mv .git/config .git/config.old",
+        "rm .git/hooks/pre-commit.sample",
+        "cp file .git/hooks/post-checkout",
+        "mv file .git/hooks/post-checkout",
+        "ln -s /tmp/evil .git/hooks/pre-push",
+        "chmod 700 .git/hooks/pre-commit.sample",
+        "truncate -s 0 .git/config",
+        "echo x >> git-link/config",
+        "echo /tmp/other/.git > .git/commondir",
+        "mkdir -p .git/modules/m/hooks",
+        "echo '[core] pager = x' > .git/config.worktree",
+        "rmdir .git/hooks",
     ];
     let script: String = attempts
         .iter()
         .map(|a| format!("{a} 2>/dev/null && echo 'ESCAPED: {a}'; "))
-        .chain(std::iter::once("echo done".to_owned()))
+        .chain(std::iter::once(
+            "echo x > .git/objects/new && echo objects-ok; echo done".to_owned(),
+        ))
         .collect();
-    let collector = collector();
     let run = run_sandboxed(
         &workspace_policy(&ws),
         &ws,
         &[],
         &["sh", "-c", &script],
-        collector,
+        collector(),
     );
     let stdout = run.stdout();
     assert!(stdout.contains("done"), "{stdout} {}", run.stderr());
     assert!(!stdout.contains("ESCAPED"), "{stdout}");
-    assert_eq!(
-        fs::read_to_string(ws.join(".git/HEAD")).unwrap(),
-        "ref: refs/heads/main\n"
-    );
-    assert!(ws.join(".git/objects").is_dir() && ws.join("file").exists());
+    // The rest of the repository is the workspace's: a commit writes objects, refs and the index.
+    assert!(stdout.contains("objects-ok"), "{stdout}");
+    assert_eq!(fs::read_to_string(ws.join(".git/config")).unwrap(), "[core]\n");
+    assert!(ws.join(".git/hooks/pre-commit.sample").exists());
+    assert!(!ws.join(".git/hooks/post-checkout").exists() && ws.join("file").exists());
+    for missing in ["commondir", "modules", "config.worktree"] {
+        assert!(!ws.join(".git").join(missing).exists(), "{missing}");
+    }
 
-    let Some(report) = run.report else { return };
+    let report = run.report.expect("collector");
     let git = fs::canonicalize(ws.join(".git")).unwrap();
     let reported: Vec<&str> = report
         .denials
@@ -226,21 +234,19 @@ fn every_kind_of_write_into_git_is_refused_and_reported() {
         .filter(|d| d.kind == DenialKind::Write)
         .filter_map(|d| d.path.as_deref())
         .collect();
-    for object in ["newdir", "HEAD", "file", "link", "objects/new", "objects"] {
+    for object in [
+        "config",
+        "hooks/pre-commit.sample",
+        "hooks/post-checkout",
+        "commondir",
+        "modules",
+    ] {
         let expected = git.join(object).display().to_string();
         assert!(
             reported.contains(&expected.as_str()),
             "{expected} not in {reported:?}"
         );
     }
-    let head = git.join("HEAD").display().to_string();
-    let head_count = report
-        .denials
-        .iter()
-        .find(|d| d.path.as_deref() == Some(&head))
-        .map(|d| d.count);
-    // rm, mv, chmod, touch, truncate and the write through the symlink all met HEAD.
-    assert!(head_count >= Some(5), "{report:?}");
     // Writes the sandbox allowed are not reported.
     assert!(
         report.denials.iter().all(|d| d
@@ -249,6 +255,54 @@ fn every_kind_of_write_into_git_is_refused_and_reported() {
             .is_none_or(|p| p.starts_with(&*git.display().to_string()))),
         "{report:?}"
     );
+}
+
+#[test]
+fn a_commit_works_in_the_sandbox_and_its_hooks_run_sandboxed() {
+    if !landlock_available()
+        || !available(
+            Command::new("git").arg("--version").output().is_ok(),
+            "git missing",
+        )
+    {
+        return;
+    }
+    let base = scratch();
+    let ws = base.path().join("ws");
+    fs::create_dir(&ws).unwrap();
+    let git = |args: &[&str]| {
+        let status = Command::new("git").args(args).current_dir(&ws).status().unwrap();
+        assert!(status.success(), "git {args:?}");
+    };
+    git(&["init", "-q", "-b", "main"]);
+    git(&["config", "user.email", "t@example.com"]);
+    git(&["config", "user.name", "t"]);
+    let hook = ws.join(".git/hooks/pre-commit");
+    fs::write(
+        &hook,
+        "#!/bin/sh\ntouch /etc/shellgate-hook-probe 2>/dev/null && echo HOOK-ESCAPED\necho hook-ran\n",
+    )
+    .unwrap();
+    Command::new("chmod").arg("755").arg(&hook).status().unwrap();
+    let run = run_sandboxed(
+        &workspace_policy(&ws),
+        &ws,
+        &[],
+        &[
+            "sh",
+            "-c",
+            "echo a > a.txt && git add a.txt && git commit -q -m first && git log --oneline | wc -l",
+        ],
+        collector(),
+    );
+    // git runs hooks with their output on stderr.
+    let (stdout, stderr) = (run.stdout(), run.stderr());
+    assert!(
+        stderr.contains("hook-ran") && !stderr.contains("ESCAPED"),
+        "{stdout} {stderr}"
+    );
+    assert_eq!(stdout.trim(), "1", "{stdout} {stderr}");
+    assert!(!std::path::Path::new("/etc/shellgate-hook-probe").exists());
 }
 
 #[test]

@@ -41,8 +41,7 @@ fn a_wrapped_shell_command_runs_confined_and_its_denials_are_attributed() {
         report
             .denials
             .iter()
-            .any(|d| d.kind == DenialKind::Write
-                && d.path.as_deref() == Some("/etc/shellgate-wiring-probe")),
+            .any(|d| d.kind == DenialKind::Write && d.path.as_deref() == Some("/etc/shellgate-wiring-probe")),
         "{report:?}"
     );
 }
@@ -92,7 +91,11 @@ fn a_long_lived_sandbox_is_reported_per_collector_window() {
     let paths = |r: &shellgate_sandbox::DenialReport| -> Vec<String> {
         r.denials.iter().filter_map(|d| d.path.clone()).collect()
     };
-    let home = fs::canonicalize(&home).unwrap().join("second").display().to_string();
+    let home = fs::canonicalize(&home)
+        .unwrap()
+        .join("second")
+        .display()
+        .to_string();
     assert_eq!(paths(&first_report), ["/etc/shellgate-first"], "{first_report:?}");
     assert_eq!(paths(&second_report), [home], "{second_report:?}");
 }

@@ -116,6 +116,9 @@ pub(crate) struct ShellProcess {
     /// per command). After any other end it is removed, so a process that kept it open cannot hold up
     /// a later command's end.
     output_fifo_kept: bool,
+    /// The shell's own children, there before any command ran (a sandbox's creation agent): they
+    /// live as long as the shell and are never a command's leftovers.
+    own_children: Vec<u32>,
 }
 
 impl ShellProcess {
@@ -213,8 +216,14 @@ impl ShellProcess {
             ctl: Vec::new(),
             command_files: CommandFiles::default(),
             output_fifo_kept: false,
+            own_children: Vec::new(),
         };
         shell.wait_ready(plan.ready_timeout).await?;
+        shell.own_children = tree::main_thread_children(shell.pid)
+            .unwrap_or_else(|| tree::children_of(shell.pid))
+            .into_iter()
+            .filter(|&p| tree::read_proc(p).is_some_and(|i| !i.is_zombie()))
+            .collect();
         Ok(shell)
     }
 
@@ -598,10 +607,11 @@ impl ShellProcess {
         let shell = self.pid;
         let guard = self.tree.leader();
         // A shell has one thread, so one file lists its children (the full scan only as a fallback).
+        let own = &self.own_children;
         let any_direct = tree::main_thread_children(shell)
             .unwrap_or_else(|| tree::children_of(shell))
             .into_iter()
-            .any(|p| tree::read_proc(p).is_some_and(|i| !i.is_zombie()));
+            .any(|p| !own.contains(&p) && tree::read_proc(p).is_some_and(|i| !i.is_zombie()));
         if !any_direct && !output_held && !self.has_adopted_orphans() {
             return Vec::new();
         }
@@ -611,7 +621,7 @@ impl ShellProcess {
                 .tree
                 .members()
                 .into_iter()
-                .filter(|p| p.pid != shell && p.pid != guard && !p.is_zombie())
+                .filter(|p| p.pid != shell && p.pid != guard && !own.contains(&p.pid) && !p.is_zombie())
                 .collect();
             if alive.is_empty() {
                 break;

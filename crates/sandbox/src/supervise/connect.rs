@@ -31,6 +31,7 @@ use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::fds::{pidfd_getfd, pidfd_open};
 use super::server::{Reply, Rules, Verdict, send, still_valid};
 use super::target::Target;
 use crate::denials;
@@ -277,27 +278,6 @@ fn socket_domain(socket: &OwnedFd) -> Option<i32> {
         )
     };
     (rc == 0).then_some(value)
-}
-
-fn pidfd_open(pid: u32) -> Result<OwnedFd, i32> {
-    // SAFETY: integer arguments only.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
-    if fd < 0 {
-        return Err(nix::Error::last() as i32);
-    }
-    // SAFETY: the kernel just returned this descriptor.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
-}
-
-/// A copy of descriptor `fd` of the process `pidfd` names.
-fn pidfd_getfd(pidfd: &OwnedFd, fd: RawFd) -> Result<OwnedFd, i32> {
-    // SAFETY: integer arguments only.
-    let copy = unsafe { libc::syscall(libc::SYS_pidfd_getfd, pidfd.as_raw_fd(), fd, 0) };
-    if copy < 0 {
-        return Err(nix::Error::last() as i32);
-    }
-    // SAFETY: the kernel just returned this descriptor (close-on-exec).
-    Ok(unsafe { OwnedFd::from_raw_fd(copy as RawFd) })
 }
 
 #[cfg(test)]

@@ -21,6 +21,8 @@
 //!   closes it before `execve`.
 
 mod connect;
+mod creations;
+mod fds;
 mod filter;
 mod register;
 mod server;
@@ -33,6 +35,11 @@ use std::sync::OnceLock;
 pub(crate) use filter::{compile as compile_filter, install_with_listener};
 pub(crate) use register::{Handover, Registration, connect, register};
 pub(crate) use unix_diag::open as diag_socket;
+
+/// `path` with its symlinks resolved as far as it exists (the rest kept as written).
+pub(crate) fn resolve_existing(path: &std::path::Path) -> std::path::PathBuf {
+    target::resolve_for(std::process::id(), path, true)
+}
 
 use crate::DenialReportingOff;
 

@@ -47,6 +47,12 @@ pub struct Registration {
     /// Unix sockets outside the sandbox that it may connect to (`[sandbox] unix_sockets`).
     #[serde(default)]
     pub unix_sockets: Vec<PathBuf>,
+    /// Whether a socket-diagnostics socket follows the listener.
+    #[serde(default)]
+    pub has_diag: bool,
+    /// Whether the sandbox's creation agent's socket follows ([`crate::agent`]).
+    #[serde(default)]
+    pub has_agent: bool,
 }
 
 /// The descriptors a registration carries: the seccomp listener, and — for a sandbox with its own
@@ -54,10 +60,12 @@ pub struct Registration {
 /// which Unix sockets were bound there.
 #[derive(Debug)]
 pub struct Handover {
-    /// The supervised filter's listener.
-    pub listener: OwnedFd,
+    /// The supervised filter's listener (`None` until it is installed).
+    pub listener: Option<OwnedFd>,
     /// The socket-diagnostics socket of the sandbox's network namespace.
     pub diag: Option<OwnedFd>,
+    /// The supervisor's end of the creation agent's socket.
+    pub agent: Option<OwnedFd>,
 }
 
 /// The supervisor's address: an abstract socket name.
@@ -86,8 +94,10 @@ pub fn connect(name: &str) -> nix::Result<OwnedFd> {
 /// command must never hold them.
 pub fn register(connection: &OwnedFd, registration: &Registration, handover: Handover) -> Result<(), String> {
     let json = serde_json::to_vec(registration).map_err(|e| e.to_string())?;
-    let mut fds = vec![handover.listener.as_raw_fd()];
+    let listener = handover.listener.as_ref().ok_or("no listener to hand over")?;
+    let mut fds = vec![listener.as_raw_fd()];
     fds.extend(handover.diag.as_ref().map(AsRawFd::as_raw_fd));
+    fds.extend(handover.agent.as_ref().map(AsRawFd::as_raw_fd));
     socket::sendmsg::<()>(
         connection.as_raw_fd(),
         &[IoSlice::new(&json)],
@@ -108,7 +118,7 @@ pub fn receive(connection: &OwnedFd) -> Result<(Registration, Handover), String>
         return Err(format!("registration from uid {} refused", creds.uid()));
     }
     let mut buf = vec![0u8; MAX_MESSAGE];
-    let mut space = nix::cmsg_space!([RawFd; 2]);
+    let mut space = nix::cmsg_space!([RawFd; 3]);
     let (len, listener) = {
         let mut iov = [IoSliceMut::new(&mut buf)];
         let message = socket::recvmsg::<()>(
@@ -130,11 +140,12 @@ pub fn receive(connection: &OwnedFd) -> Result<(Registration, Handover), String>
         }
         (message.bytes, received)
     };
-    let mut fds = listener.into_iter();
-    let listener = fds.next().ok_or("registration without a listener")?;
-    let diag = fds.next();
     let registration: Registration =
         serde_json::from_slice(&buf[..len]).map_err(|e| format!("malformed registration: {e}"))?;
+    let mut fds = listener.into_iter();
+    let listener = fds.next().ok_or("registration without a listener")?;
+    let diag = if registration.has_diag { fds.next() } else { None };
+    let agent = if registration.has_agent { fds.next() } else { None };
     if registration.pid != 0 && creds.pid() > 0 && creds.pid().unsigned_abs() != registration.pid {
         return Err(format!(
             "registration for pid {} sent by pid {}",
@@ -142,5 +153,12 @@ pub fn receive(connection: &OwnedFd) -> Result<(Registration, Handover), String>
             creds.pid()
         ));
     }
-    Ok((registration, Handover { listener, diag }))
+    Ok((
+        registration,
+        Handover {
+            listener: Some(listener),
+            diag,
+            agent,
+        },
+    ))
 }

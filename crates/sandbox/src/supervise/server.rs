@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::socket::{self, AddressFamily, SockFlag, SockType};
 
+use super::creations::{Creations, is_creation};
 use super::register::{self, Handover, Registration};
 use super::syscalls::{self, Watched};
 use super::target::Target;
@@ -28,6 +29,8 @@ struct Sandbox {
     listener: Arc<OwnedFd>,
     domain: u64,
     rules: Arc<Rules>,
+    /// Where its creation calls are made again, when it has an agent.
+    creations: Option<Creations>,
 }
 
 /// What the supervisor judges a sandbox's calls by (from its [`Registration`]).
@@ -160,7 +163,12 @@ fn serve(server: &OwnedFd) {
 /// Read a helper's registration (it has arrived: the connection was readable).
 fn take_registration(connection: &OwnedFd, domain: u64) -> Option<Sandbox> {
     let (registration, handover) = register::receive(connection).ok()?;
-    let Handover { listener, diag } = handover;
+    let Handover {
+        listener,
+        diag,
+        agent,
+    } = handover;
+    let listener = listener?;
     let Registration {
         pid,
         parent,
@@ -182,8 +190,11 @@ fn take_registration(connection: &OwnedFd, domain: u64) -> Option<Sandbox> {
         )
     };
     denials::supervised_sandbox_started(domain, pid, parent, session);
+    let listener = Arc::new(listener);
+    let creations = agent.and_then(|agent| Creations::start(Arc::clone(&listener), agent, domain));
     Some(Sandbox {
-        listener: Arc::new(listener),
+        listener,
+        creations,
         domain,
         rules: Arc::new(Rules {
             protected,
@@ -229,10 +240,25 @@ fn answer_one(sandbox: &Sandbox) {
         // The caller died (ENOENT) or was interrupted: nothing to answer.
         return;
     }
-    let verdict = if libc::c_long::from(request.data.nr) == libc::SYS_connect {
+    let nr = libc::c_long::from(request.data.nr);
+    let verdict = if nr == libc::SYS_connect {
         super::connect::judge(&request, &sandbox.listener, &sandbox.rules, sandbox.domain)
     } else {
-        judge(&request, &sandbox.rules)
+        match judge(&request, &sandbox.rules) {
+            // A new entry is made by the sandbox's agent, from a copy of its name that is checked.
+            Verdict::Continue if is_creation(nr, &request.data.args, request.pid) => match &sandbox.creations
+            {
+                Some(creations) if creations.submit(request) => Verdict::Deferred,
+                Some(_) => Verdict::Refuse {
+                    errno: libc::EACCES,
+                    blocker: "fs.protected",
+                    path: None,
+                    address: None,
+                },
+                None => Verdict::Continue,
+            },
+            verdict => verdict,
+        }
     };
     let reply = match verdict {
         Verdict::Deferred => return,
