@@ -203,7 +203,20 @@ fn age(secs: u64) -> String {
     }
 }
 
-/// The JSON-RPC `artifact` method.
+/// Parameters the `artifact` method knows.
+const RPC_KEYS: [&str; 8] = [
+    "action",
+    "id",
+    "offset",
+    "limit",
+    "grep",
+    "byte_offset",
+    "max_bytes",
+    "raw",
+];
+
+/// The JSON-RPC `artifact` method, on the engine's store (its project's, see
+/// `ArtifactStore::open_for_project`).
 ///
 /// `action` is `"read"` (the default) or `"list"`. `list` takes no other parameter and returns
 /// `{artifacts: [{id, uri, bytes, modified_unix}], dir}`.
@@ -217,28 +230,6 @@ fn age(secs: u64) -> String {
 /// where `next_offset` is the line to ask for next (null at the end). By bytes: `{id, byte_offset,
 /// bytes, content, total_bytes, next_byte_offset, truncated}`. With `grep`: `{id, matches: [{line,
 /// text}], total_lines, total_bytes, truncated}`.
-#[expect(
-    clippy::needless_pass_by_value,
-    reason = "the RPC dispatcher hands its params over"
-)]
-pub fn rpc(params: Value) -> Result<Value, String> {
-    let store = ArtifactStore::open_default().map_err(|e| e.to_string())?;
-    rpc_with(&store, &params)
-}
-
-/// Parameters the `artifact` method knows.
-const RPC_KEYS: [&str; 8] = [
-    "action",
-    "id",
-    "offset",
-    "limit",
-    "grep",
-    "byte_offset",
-    "max_bytes",
-    "raw",
-];
-
-/// [`rpc`] against `store` (the MCP server passes the store its tool spills into).
 pub(crate) fn rpc_with(store: &ArtifactStore, params: &Value) -> Result<Value, String> {
     if let Some(unknown) = params
         .as_object()

@@ -141,7 +141,9 @@ impl Server {
             "abort" => self.abort(&params).map(Reply::Json),
             "process" => self.process(params).await.map(Reply::Json),
             "approve" => self.approve(id.as_ref(), params).await.map(Reply::Json),
-            "artifact" => crate::artifact_cmd::rpc(params)
+            "artifact" => self
+                .artifacts()
+                .and_then(|store| crate::artifact_cmd::rpc_with(&store, &params))
                 .map(Reply::Json)
                 .map_err(|e| (code::INVALID_PARAMS, e)),
             other => Err((code::METHOD_NOT_FOUND, format!("unknown method {other:?}"))),
@@ -197,6 +199,21 @@ impl Server {
             self.running.lock().expect("running map").remove(key);
         }
         outcome
+    }
+
+    /// The engine's own artifact store (its project's).
+    fn artifacts(&self) -> Result<std::sync::Arc<shellgate::sink::ArtifactStore>, String> {
+        match &self.tool.config().artifacts {
+            Some(store) => Ok(std::sync::Arc::clone(store)),
+            None => Err(format!(
+                "the artifact store is not available: {}",
+                self.tool
+                    .config()
+                    .artifacts_error
+                    .as_deref()
+                    .unwrap_or("none is configured")
+            )),
+        }
     }
 
     fn abort(&self, params: &Value) -> Result<Value, RpcError> {

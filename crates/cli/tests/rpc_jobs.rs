@@ -275,6 +275,8 @@ fn end_of_input_kills_every_job_tree() {
     let mut rpc = Rpc::start();
     rpc.background("sleep 25.8147 & sleep 25.8147; wait");
     rpc.background("sleep 25.8147");
+    // A background job answers before its command has necessarily started.
+    common::wait_for_argument("25.8147");
     assert!(!processes_with("sleep 25.8147").is_empty());
     rpc.close();
     assert!(gone("sleep 25.8147"), "jobs survived the server");

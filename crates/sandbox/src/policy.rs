@@ -48,7 +48,8 @@ impl fmt::Display for SandboxMode {
     }
 }
 
-/// Resource limits set (soft and hard) before the command starts; `None` leaves the inherited limit.
+/// Resource limits set (soft and hard) before the command starts; `None` (or 0) leaves the inherited
+/// limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 #[non_exhaustive]
@@ -69,6 +70,21 @@ impl ResourceLimits {
     /// Whether any limit is set.
     pub fn is_empty(&self) -> bool {
         *self == Self::default()
+    }
+
+    /// The limits a sandboxed command gets unless configured otherwise: enough processes, open
+    /// files and file size for any build, few enough that a fork bomb, a descriptor leak or a
+    /// runaway log ends at a limit instead of at the machine's. (`RLIMIT_NPROC` counts every
+    /// process of the user and never binds root; where the engine can use a cgroup, `pids.max`
+    /// holds the run itself.)
+    pub fn sandbox_defaults() -> Self {
+        Self {
+            cpu_seconds: None,
+            address_space_bytes: None,
+            file_size_bytes: Some(64 << 30),
+            open_files: Some(65_536),
+            processes: Some(8_192),
+        }
     }
 }
 

@@ -18,7 +18,8 @@ pub fn apply(limits: &ResourceLimits) -> Result<(), SandboxError> {
         ("processes", Resource::RLIMIT_NPROC, limits.processes),
     ];
     for (name, resource, value) in table {
-        if let Some(wanted) = value {
+        // 0 asks for no limit: the configuration's way to lift a default.
+        if let Some(wanted) = value.filter(|&v| v != 0) {
             // A lower inherited hard limit is already stricter; raising it would need privileges.
             let (_, hard) = getrlimit(resource)
                 .map_err(|e| SandboxError::unavailable(format!("cannot read limit {name}: {e}")))?;

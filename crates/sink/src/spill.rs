@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::background_writer::BackgroundWriter;
-use crate::store::ArtifactStore;
+use crate::store::{ArtifactId, ArtifactStore};
 use crate::summary::format_bytes;
 
 enum Target {
@@ -26,6 +26,8 @@ enum State {
         id: String,
         out: BackgroundWriter,
         path: Option<PathBuf>,
+        /// The store's id of the artifact, which grants it room as it grows.
+        leased: Option<ArtifactId>,
     },
     /// Finished, or stopped at the limit: the artifact exists.
     Closed { id: String },
@@ -38,9 +40,13 @@ pub struct ArtifactSpill {
     target: Target,
     state: State,
     limit: u64,
+    /// The room the store granted so far (see [`ArtifactStore::extend`]).
+    lease: u64,
     written: u64,
     seen: u64,
     limit_hit: bool,
+    /// Whether the store's quota (rather than the artifact's own limit) stopped the artifact.
+    quota_hit: bool,
     notices: Vec<String>,
 }
 
@@ -71,9 +77,11 @@ impl ArtifactSpill {
             target,
             state: State::Pending(Vec::new()),
             limit: u64::MAX,
+            lease: u64::MAX,
             written: 0,
             seen: 0,
             limit_hit: false,
+            quota_hit: false,
             notices: Vec::new(),
         }
     }
@@ -130,12 +138,24 @@ impl ArtifactSpill {
             self.open();
             self.write_out(&held);
         }
-        if let State::Open { id, out, path } = std::mem::replace(&mut self.state, State::Nothing) {
+        if let State::Open {
+            id,
+            out,
+            path,
+            leased,
+        } = std::mem::replace(&mut self.state, State::Nothing)
+        {
+            self.release(leased);
             match out.finish() {
                 Ok(()) => {
                     if self.limit_hit {
+                        let why = if self.quota_hit {
+                            "the artifact store's quota was reached"
+                        } else {
+                            "the artifact limit was reached"
+                        };
                         self.notices.push(format!(
-                            "{id} holds only the first {} of {} of output: the artifact limit was reached",
+                            "{id} holds only the first {} of {} of output: {why}",
                             format_bytes(self.written),
                             format_bytes(self.seen)
                         ));
@@ -148,10 +168,12 @@ impl ArtifactSpill {
     }
 
     fn open(&mut self) {
+        let mut leased = None;
         let (id, writer, path): (String, Box<dyn Write + Send>, Option<PathBuf>) = match &mut self.target {
             Target::Store(store) => match store.create() {
                 Ok(new) => {
-                    self.limit = self.limit.min(new.limit);
+                    self.lease = new.limit;
+                    leased = Some(new.id);
                     (new.id.uri(), Box::new(new.file), Some(new.path))
                 }
                 Err(e) => {
@@ -167,19 +189,63 @@ impl ArtifactSpill {
             },
         };
         match BackgroundWriter::spawn(writer) {
-            Ok(out) => self.state = State::Open { id, out, path },
-            Err(e) => self.fail(&id, path, &e),
+            Ok(out) => {
+                self.state = State::Open {
+                    id,
+                    out,
+                    path,
+                    leased,
+                }
+            }
+            Err(e) => {
+                self.release(leased);
+                self.fail(&id, path, &e);
+            }
+        }
+    }
+
+    /// The store's room for this artifact, asked again when it runs out; `quota_hit` when the
+    /// store has none left below the artifact's own limit.
+    fn room(&mut self, wanted: u64) -> u64 {
+        let mut room = self.limit.min(self.lease).saturating_sub(self.written);
+        if room < wanted
+            && self.lease < self.limit
+            && let (Target::Store(store), State::Open { leased: Some(id), .. }) = (&self.target, &self.state)
+        {
+            let before = self.lease;
+            self.lease = store.extend(*id, self.written).unwrap_or(before).max(before);
+            room = self.limit.min(self.lease).saturating_sub(self.written);
+            if room < wanted && self.lease < store.config().max_artifact_bytes.min(self.limit) {
+                self.quota_hit = true;
+            }
+        }
+        room
+    }
+
+    fn release(&self, leased: Option<ArtifactId>) {
+        if let (Target::Store(store), Some(id)) = (&self.target, leased) {
+            store.release(id);
         }
     }
 
     fn write_out(&mut self, bytes: &[u8]) {
+        if !matches!(self.state, State::Open { .. }) {
+            return;
+        }
+        let room = self.room(bytes.len() as u64);
+        let take = (bytes.len() as u64).min(room) as usize;
         let State::Open { out, .. } = &mut self.state else {
             return;
         };
-        let room = self.limit.saturating_sub(self.written);
-        let take = (bytes.len() as u64).min(room) as usize;
         if let Err(stopped) = out.write_all(&bytes[..take]) {
-            if let State::Open { id, out, path } = std::mem::replace(&mut self.state, State::Nothing) {
+            if let State::Open {
+                id,
+                out,
+                path,
+                leased,
+            } = std::mem::replace(&mut self.state, State::Nothing)
+            {
+                self.release(leased);
                 // The writer thread has the real error (ENOSPC, EIO, ...).
                 let error = out.finish().err().unwrap_or(stopped);
                 self.fail(&id, path, &error);

@@ -24,6 +24,10 @@ pub const DEFAULT_MAX_AGE: Duration = Duration::from_secs(7 * 24 * 3600);
 pub const MAX_LINE_PREFIX: usize = 1 << 20;
 
 const SCHEME: &str = "artifact://";
+/// How much more an artifact may grow each time it asks the store ([`ArtifactStore::extend`]).
+pub const LEASE_STEP: u64 = 16 << 20;
+/// A lease whose file has not been touched for this long belongs to a writer that is gone.
+const LEASE_STALE: Duration = Duration::from_secs(120);
 /// Artifacts modified this recently may still be written by another process: never pruned for quota.
 const IN_USE_GRACE: Duration = Duration::from_secs(10);
 
@@ -136,6 +140,17 @@ impl StoreConfig {
         }
     }
 
+    /// The store of one project: `projects/<hash>` under [`StoreConfig::default_dir`], named by a
+    /// hash of the project directory's resolved path, so that an engine serving one project never
+    /// lists or reads another's outputs. `$SHELLGATE_ARTIFACT_DIR`, when set, is used as it is.
+    pub fn project_dir(project: &Path) -> Option<PathBuf> {
+        if let Some(dir) = std::env::var_os("SHELLGATE_ARTIFACT_DIR").filter(|v| !v.is_empty()) {
+            return Some(PathBuf::from(dir));
+        }
+        let resolved = fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
+        Some(Self::default_dir()?.join("projects").join(project_key(&resolved)))
+    }
+
     /// `$SHELLGATE_ARTIFACT_DIR`, else `$XDG_STATE_HOME/shellgate/artifacts`, else
     /// `~/.local/state/shellgate/artifacts`.
     pub fn default_dir() -> Option<PathBuf> {
@@ -217,6 +232,19 @@ pub fn parse_range(text: &str) -> Result<(Option<u64>, Option<u64>), StoreError>
     }
 }
 
+/// A short, stable name for a project directory: FNV-1a of its path, in hex.
+fn project_key(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt as _;
+    let hash = path
+        .as_os_str()
+        .as_bytes()
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+    format!("{hash:016x}")
+}
+
 /// The spilled outputs of one user; see the module docs.
 #[derive(Debug)]
 pub struct ArtifactStore {
@@ -238,9 +266,15 @@ impl ArtifactStore {
         })
     }
 
-    /// Open the user's default store ([`StoreConfig::default_dir`]).
+    /// Open the store of the project in the current directory ([`StoreConfig::project_dir`]).
     pub fn open_default() -> Result<Self, StoreError> {
-        let dir = StoreConfig::default_dir().ok_or(StoreError::NoDirectory)?;
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+        Self::open_for_project(&cwd)
+    }
+
+    /// Open the store of the project in `project` ([`StoreConfig::project_dir`]).
+    pub fn open_for_project(project: &Path) -> Result<Self, StoreError> {
+        let dir = StoreConfig::project_dir(project).ok_or(StoreError::NoDirectory)?;
         Self::open(StoreConfig::new(dir))
     }
 
@@ -254,14 +288,11 @@ impl ArtifactStore {
         &self.config.dir
     }
 
-    /// Allocate a new, empty artifact (pruning first).
+    /// Allocate a new, empty artifact (pruning first). Its `limit` is a first lease of the store's
+    /// room; a writer that needs more asks [`ArtifactStore::extend`], and the store never grants
+    /// more than its quota across all writers, whichever process they are in.
     pub fn create(&self) -> Result<NewArtifact, StoreError> {
-        let usage = self.prune()?;
-        let limit = self
-            .config
-            .quota_bytes
-            .saturating_sub(usage)
-            .min(self.config.max_artifact_bytes);
+        self.prune()?;
         let mut next = self.next_id.lock().unwrap_or_else(PoisonError::into_inner);
         let mut id = match *next {
             Some(id) => id,
@@ -277,6 +308,8 @@ impl ArtifactStore {
             {
                 Ok(file) => {
                     *next = Some(id + 1);
+                    drop(next);
+                    let limit = self.extend(ArtifactId(id), 0)?;
                     return Ok(NewArtifact {
                         id: ArtifactId(id),
                         path,
@@ -289,6 +322,70 @@ impl ArtifactStore {
                 Err(e) => return Err(io_err("create", &path)(e)),
             }
         }
+    }
+
+    /// Ask for room for artifact `id`, which has `written` bytes: returns its new limit (at least
+    /// `written`; more when the store has room, up to [`LEASE_STEP`] more and the per-artifact
+    /// limit). The store's quota counts every artifact's size and every live writer's lease, under
+    /// a lock on the store, so concurrent writers together never pass it.
+    pub fn extend(&self, id: ArtifactId, written: u64) -> Result<u64, StoreError> {
+        let dir = &self.config.dir;
+        // Held until the lease is written; closing the file releases it.
+        let lock = File::create(dir.join(".lock")).map_err(io_err("lock", dir))?;
+        lock.lock().map_err(io_err("lock", dir))?;
+        let leases = self.leases();
+        let usage: u64 = self
+            .list()?
+            .iter()
+            .filter(|a| a.id != id)
+            .map(|a| leases.get(&a.id.0).map_or(a.bytes, |&lease| lease.max(a.bytes)))
+            .sum();
+        let room = self.config.quota_bytes.saturating_sub(usage);
+        let limit = (written + LEASE_STEP)
+            .min(self.config.max_artifact_bytes)
+            .min(room)
+            .max(written);
+        let lease = dir.join(format!("{}.lease", id.0));
+        fs::write(&lease, limit.to_string()).map_err(io_err("write", &lease))?;
+        Ok(limit)
+    }
+
+    /// The writer of `id` is done: its lease no longer counts.
+    pub fn release(&self, id: ArtifactId) {
+        let _ = fs::remove_file(self.config.dir.join(format!("{}.lease", id.0)));
+    }
+
+    /// Live leases by id (stale ones are removed).
+    fn leases(&self) -> std::collections::HashMap<u64, u64> {
+        let mut out = std::collections::HashMap::new();
+        let Ok(entries) = fs::read_dir(&self.config.dir) else {
+            return out;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(id) = name
+                .to_str()
+                .and_then(|n| n.strip_suffix(".lease"))
+                .and_then(|n| n.parse().ok())
+            else {
+                continue;
+            };
+            let stale = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_none_or(|age| age > LEASE_STALE);
+            if stale {
+                let _ = fs::remove_file(entry.path());
+            } else if let Some(bytes) = fs::read_to_string(entry.path())
+                .ok()
+                .and_then(|t| t.trim().parse().ok())
+            {
+                out.insert(id, bytes);
+            }
+        }
+        out
     }
 
     /// The file of an artifact (which must exist). Accepts `<n>` or `artifact://<n>`.

@@ -253,3 +253,73 @@ fn concurrent_handles_never_share_an_id() {
     assert_eq!(ids.len(), before);
     assert_eq!(ids.len(), 100);
 }
+
+#[test]
+fn concurrent_producers_together_stay_within_the_quota_and_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = StoreConfig::new(dir.path().join("q"));
+    config.quota_bytes = 3 << 20;
+    ArtifactStore::open(config.clone()).unwrap();
+    // Three writers, each its own handle (like three engines), each producing 4 MiB at once.
+    let producers: Vec<_> = (0..3)
+        .map(|i| {
+            let config = config.clone();
+            std::thread::spawn(move || {
+                let store = Arc::new(ArtifactStore::open(config).unwrap());
+                let raw = vec![b'a' + i; 4 << 20];
+                let mut window = OutputWindow::with_spill(WindowConfig::default(), ArtifactSpill::new(store));
+                for chunk in raw.chunks(64 * 1024) {
+                    window.write(chunk);
+                    std::thread::yield_now();
+                }
+                window.finish();
+                window.summary()
+            })
+        })
+        .collect();
+    let summaries: Vec<_> = producers.into_iter().map(|p| p.join().unwrap()).collect();
+    let store = ArtifactStore::open(config.clone()).unwrap();
+    let used: u64 = store.list().unwrap().iter().map(|a| a.bytes).sum();
+    assert!(
+        used <= config.quota_bytes,
+        "{used} bytes in a store of {}",
+        config.quota_bytes
+    );
+    for s in &summaries {
+        // The window is never lost, whatever the artifact could keep.
+        assert_eq!(s.total_bytes, 4 << 20);
+        if s.artifact.is_some() {
+            assert!(
+                s.notices.iter().any(|n| n.contains("quota was reached")),
+                "{:?}",
+                s.notices
+            );
+        }
+    }
+    // Finished writers hold no room.
+    let leases = std::fs::read_dir(&config.dir)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".lease")
+        })
+        .count();
+    assert_eq!(leases, 0);
+}
+
+#[test]
+fn each_project_has_a_store_of_its_own() {
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    let (da, db) = (
+        StoreConfig::project_dir(a.path()),
+        StoreConfig::project_dir(b.path()),
+    );
+    if std::env::var_os("SHELLGATE_ARTIFACT_DIR").is_none() {
+        assert_ne!(da, db);
+    }
+    assert_eq!(da, StoreConfig::project_dir(a.path()));
+}

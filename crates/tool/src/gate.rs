@@ -17,6 +17,9 @@ pub const ENV_RULE: &str = "env-policy";
 /// The rule name of an interactive program started as a job under `security = "allowlist"`.
 pub const INTERACTIVE_RULE: &str = "interactive-job";
 
+/// The rule name of a request to run outside the sandbox (`elevated`) under `elevated = "on"`.
+pub const ELEVATED_RULE: &str = "elevated";
+
 /// The environment policy with what it means for this engine's own environment.
 #[derive(Debug, Default)]
 pub(crate) struct EnvGate {
@@ -126,6 +129,20 @@ pub(crate) fn judge(
                 seg.command
             ),
         );
+    }
+    // Leaving the sandbox is a person's decision, whatever the command (`elevated = "full"` makes
+    // the call count as approved before it gets here).
+    let mut from_policy = from_policy;
+    if call.params.elevated && verdict == Verdict::Allow {
+        // Each elevated run is approved once: no durable rule can stand for "outside the sandbox".
+        from_policy = false;
+        let reason = "the command asks to run outside the sandbox (elevated)";
+        verdict = match policy.as_ref().map(Policy::ask) {
+            Some(shellgate_intercept::AskMode::Off) => {
+                Verdict::deny(ELEVATED_RULE, format!("{reason}, and ask = \"off\""))
+            }
+            _ => Verdict::ask(ELEVATED_RULE, reason),
+        };
     }
     match verdict {
         Verdict::Allow => Ok(notices),

@@ -43,7 +43,7 @@ pub use config::{DEFAULT_SESSION, NO_SESSION, ToolConfig, default_policy};
 pub use file_config::{
     ConfigError, FileConfig, LoadedConfig, default_config_paths, load_config_sources, load_tool_config,
 };
-pub use gate::{ENV_RULE, INTERACTIVE_RULE};
+pub use gate::{ELEVATED_RULE, ENV_RULE, INTERACTIVE_RULE};
 pub use jobs::{JobConfig, JobExit, JobInfo, JobRegistry, JobStatus};
 pub use live::{DEFAULT_LIVE_CAPACITY, LiveFeed, LiveSink, LiveText};
 pub use params::BashParams;

@@ -354,6 +354,12 @@ fn elevated_policy(level: shellgate::intercept::Elevated) -> Policy {
         .unwrap()
 }
 
+/// `config` with a workspace-write sandbox around the temporary directory.
+fn sandboxed(mut config: ToolConfig) -> ToolConfig {
+    config.sandbox.mode = Some(shellgate::sandbox::SandboxMode::WorkspaceWrite);
+    config
+}
+
 fn elevated(command: &str) -> BashParams {
     BashParams {
         elevated: true,
@@ -382,12 +388,25 @@ async fn elevated_runs_only_when_configured_and_say_so() {
         "refused elevation bypasses nothing"
     );
 
-    let on = BashTool::new(config(elevated_policy(Elevated::On), &file));
-    let r = on.call(elevated("printf x"), CancellationToken::new()).await;
+    // Without a sandbox there is nothing to leave.
+    let unsandboxed = BashTool::new(config(elevated_policy(Elevated::On), &file));
+    let r = unsandboxed
+        .call(elevated("printf x"), CancellationToken::new())
+        .await;
+    assert_eq!(r.status, ToolStatus::Completed, "{r:#?}");
     assert!(
-        r.notices.iter().any(|n| n.contains("outside the sandbox")),
+        r.notices.iter().any(|n| n.contains("no sandbox is configured")),
         "{r:#?}"
     );
+
+    // `on`: leaving the sandbox is a person's decision, even for an allowlisted command.
+    let on = BashTool::new(sandboxed(config(elevated_policy(Elevated::On), &file)));
+    let r = on.call(elevated("printf x"), CancellationToken::new()).await;
+    assert_eq!(r.status, ToolStatus::ApprovalPending, "{r:#?}");
+    let approval = r.approval.as_ref().unwrap();
+    assert_eq!(approval.rule, "elevated", "{r:#?}");
+    assert!(!approval.always_approvable, "{r:#?}");
+    assert!(r.output.contains("outside the sandbox"), "{r:#?}");
     let r = on.call(elevated(&touch), CancellationToken::new()).await;
     let id = short(&r);
     let ran = decide(&on, &id, ApprovalDecision::AllowOnce).await;
@@ -398,7 +417,7 @@ async fn elevated_runs_only_when_configured_and_say_so() {
     );
     std::fs::remove_file(&marker).unwrap();
 
-    let full = BashTool::new(config(elevated_policy(Elevated::Full), &file));
+    let full = BashTool::new(sandboxed(config(elevated_policy(Elevated::Full), &file)));
     let r = full.call(elevated(&touch), CancellationToken::new()).await;
     assert_eq!(
         r.status,

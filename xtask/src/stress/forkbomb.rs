@@ -1,7 +1,11 @@
-//! A bounded fork bomb (~2000 processes) under a 5 s timeout: the timeout must take down every process.
+//! A bounded fork bomb (~2000 processes) under a 5 s timeout, unsandboxed and in the
+//! `workspace-write` sandbox: the timeout must take down every process.
 //!
 //! RLIMIT_NPROC does not bind root, so the bomb limits itself: `f N` starts two copies of `f N-1` in the
-//! background and sleeps, which makes 2^(N+1) − 2 shells plus as many sleeps.
+//! background and sleeps, which makes 2^(N+1) − 2 shells plus as many sleeps. The bomb is a script
+//! file, so the command the policy judges (`sh ./bomb.sh`) is an ordinary one: the policy's own
+//! fork-bomb check is not what is tested here, the process tree's containment is — and a check
+//! that sees fewer than [`MIN_PEAK`] processes fails, so the bomb cannot be switched off unnoticed.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -18,20 +22,37 @@ const MIN_PEAK: usize = 500;
 
 /// Run the check.
 pub fn run(env: &Env) -> Vec<Check> {
-    let name = "fork bomb killed by the timeout";
-    vec![one(env, name).unwrap_or_else(|e| Check::error(name, &e))]
+    [
+        ("fork bomb killed by the timeout", None, 1),
+        (
+            "fork bomb in the sandbox killed by the timeout",
+            Some("workspace-write"),
+            2,
+        ),
+    ]
+    .into_iter()
+    .map(|(name, sandbox, n)| one(env, name, sandbox, n).unwrap_or_else(|e| Check::error(name, &e)))
+    .collect()
 }
 
-fn one(env: &Env, name: &str) -> anyhow::Result<Check> {
-    let dir = env.fresh_dir("forkbomb")?;
+fn one(env: &Env, name: &str, sandbox: Option<&str>, n: u32) -> anyhow::Result<Check> {
+    let dir = env.fresh_dir(&format!("forkbomb-{n}"))?;
     // A unique sleep length marks every process of this bomb (the shells carry it in their script).
-    let marker = format!("603.{}", std::process::id());
+    let marker = format!("603.{}{n}", std::process::id());
     let script = format!(
-        "f(){{ [ $1 -gt 0 ] && {{ f $(( $1 - 1 )) & f $(( $1 - 1 )) & }}; sleep {marker}; }}; f {DEPTH}"
+        "f(){{ [ $1 -gt 0 ] && {{ f $(( $1 - 1 )) & f $(( $1 - 1 )) & }}; sleep {marker}; }}; f {DEPTH}\n"
     );
+    std::fs::write(dir.join("bomb.sh"), script)?;
     let start = Instant::now();
+    let mut args = vec!["run", "--json", "--timeout"];
+    let timeout = TIMEOUT_SECS.to_string();
+    args.push(&timeout);
+    if let Some(mode) = sandbox {
+        args.extend(["--sandbox", mode]);
+    }
+    args.push("sh ./bomb.sh");
     let mut child = Command::new(&env.shellgate)
-        .args(["run", "--json", "--timeout", &TIMEOUT_SECS.to_string(), &script])
+        .args(&args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

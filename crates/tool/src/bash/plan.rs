@@ -148,6 +148,16 @@ impl BashTool {
                 params.elevated = false;
                 (approved, Some(notice))
             }
+            Elevation::Granted { .. } if self.config.sandbox.mode.is_none() => {
+                params.elevated = false;
+                (
+                    approved,
+                    Some(
+                        "elevated has no effect: no sandbox is configured, the command runs as any other."
+                            .into(),
+                    ),
+                )
+            }
             Elevation::Granted {
                 bypass_approvals,
                 notice,

@@ -11,7 +11,22 @@ impl FileConfig {
     /// Apply the values that are set.
     pub fn apply(&self, config: &mut ToolConfig) {
         if let Some(cwd) = &self.cwd {
+            // The default store follows the project: another project's outputs stay out of reach.
+            let default_store = shellgate_sink::StoreConfig::project_dir(&config.cwd);
+            let uses_default = config
+                .artifacts
+                .as_ref()
+                .is_some_and(|store| Some(store.dir()) == default_store.as_deref());
             config.cwd.clone_from(cwd);
+            if uses_default {
+                match shellgate_sink::ArtifactStore::open_for_project(cwd) {
+                    Ok(store) => config.artifacts = Some(std::sync::Arc::new(store)),
+                    Err(e) => {
+                        config.artifacts = None;
+                        config.artifacts_error = Some(e.to_string());
+                    }
+                }
+            }
         }
         if let Some(shell) = &self.shell {
             config.shell.shell = Some(shell.clone());

@@ -38,7 +38,7 @@ impl Default for SandboxConfig {
             protected_paths: Vec::new(),
             network: None,
             unix_sockets: true,
-            limits: ResourceLimits::default(),
+            limits: ResourceLimits::sandbox_defaults(),
             allow_degraded: false,
             min_landlock_abi: None,
             helper: None,

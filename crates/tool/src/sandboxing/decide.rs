@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use shellgate_sandbox::{
-    DenialCollector, SandboxError, SandboxLayer, SandboxMode, SandboxPolicy, check_kernel,
+    DenialCollector, ResourceLimits, SandboxError, SandboxLayer, SandboxMode, SandboxPolicy, check_kernel,
 };
 
 use super::config::{mode_name, strictness};
@@ -78,12 +78,10 @@ impl Sandboxing {
         };
         let Some(mode) = mode else { return Ok(None) };
         let policy = self.policy(mode);
-        if mode == SandboxMode::Full
-            && policy.network
-            && policy.limits.is_empty()
-            && policy.min_landlock_abi.is_none()
+        let limits_chosen = !policy.limits.is_empty() && policy.limits != ResourceLimits::sandbox_defaults();
+        if mode == SandboxMode::Full && policy.network && !limits_chosen && policy.min_landlock_abi.is_none()
         {
-            // Nothing to confine: no file-system rule, the network on, no limit.
+            // Nothing to confine: no file-system rule, the network on, no limit of the user's.
             return Ok(None);
         }
         if let Err(error) = check_kernel(&policy) {
