@@ -177,6 +177,11 @@ async fn accept_loop(listener: UnixListener, process: ProcessTool, tool: BashToo
                 }
             },
         };
+        if let Some(refusal) = refusal(&stream) {
+            tracing::warn!("control socket: {refusal}");
+            let _ = refuse(stream, &refusal).await;
+            continue;
+        }
         let (process, tool, stop) = (process.clone(), tool.clone(), stop.clone());
         tokio::spawn(async move {
             tokio::select! {
@@ -185,6 +190,30 @@ async fn accept_loop(listener: UnixListener, process: ProcessTool, tool: BashToo
             }
         });
     }
+}
+
+/// Why a connection must not be served: a peer of another user, or one of the engine's own
+/// descendants — a command the engine runs (whatever it is named, copied or not) must never decide
+/// its own approval or touch the engine's jobs.
+fn refusal(stream: &UnixStream) -> Option<String> {
+    use std::os::fd::AsFd as _;
+    let me = rustix::process::getuid().as_raw();
+    match rustix::net::sockopt::socket_peercred(stream) {
+        Ok(cred) if cred.uid.as_raw() == me => {}
+        Ok(cred) => return Some(format!("refused a peer of uid {}", cred.uid.as_raw())),
+        Err(e) => return Some(format!("refused a peer whose credentials are unknown: {e}")),
+    }
+    match shellgate::executor::peer_is_descendant(stream.as_fd(), std::process::id()) {
+        Ok(false) => None,
+        Ok(true) => Some("refused a process the engine started (or one that is gone)".to_owned()),
+        Err(e) => Some(format!("refused a peer whose ancestry is unknown: {e}")),
+    }
+}
+
+/// Tell a refused peer why, as a JSON-RPC error without an id, and close.
+async fn refuse(mut stream: UnixStream, why: &str) -> std::io::Result<()> {
+    let message = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code::INVALID_REQUEST, "message": format!("the control socket {why}")}});
+    stream.write_all(format!("{message}\n").as_bytes()).await
 }
 
 /// Answer one connection's requests in order until it closes.
@@ -202,6 +231,11 @@ async fn serve_connection(stream: UnixStream, process: &ProcessTool, tool: &Bash
                 // else (no `bash`): the socket is for inspecting and answering, not running.
                 let outcome = match method.as_str() {
                     "process" => process_call(process, params).await,
+                    "approve" if !tool.config().approvals.socket_approve => Err((
+                        code::METHOD_NOT_FOUND,
+                        "deciding approvals through the control socket is off ([approvals] socket_approve = false)"
+                            .to_owned(),
+                    )),
                     "approve" => {
                         crate::approve_cmd::approve_call(tool, params, CancellationToken::new()).await
                     }

@@ -82,6 +82,11 @@ fn main() -> std::process::ExitCode {
         let code = shellgate_sandbox::helper_main(std::env::args_os().skip(2));
         return std::process::ExitCode::from(u8::try_from(code.clamp(0, 255)).unwrap_or(255));
     }
+    // Inherited secrets stay in the engine's memory, not in its `/proc/<pid>/environ` (nor its
+    // guards', which are forks of it): any command could read that file. Single-threaded here.
+    if let Err(e) = shellgate::executor::move_environment_to_heap() {
+        eprintln!("shellgate: warning: the inherited environment stays readable in /proc ({e})");
+    }
     let cli = Cli::parse();
     // Descendants that detach (setsid, double fork, nohup) stay ours, so a run can always stop its tree.
     if let Err(e) = shellgate::executor::init_subreaper() {

@@ -265,3 +265,105 @@ fn a_corrupt_approvals_file_is_reported_at_start_and_allows_nothing() {
         "{list:?}"
     );
 }
+
+#[test]
+fn a_command_cannot_approve_its_own_request() {
+    let env = Env::new();
+    // Ordinary commands run without asking; deleting outside the workspace asks a person.
+    std::fs::write(env.path().join("config.toml"), "[policy]\nsecurity = \"full\"\n").unwrap();
+    let victim = env.path().join("victim");
+    std::fs::create_dir_all(&victim).unwrap();
+    std::fs::write(victim.join("keep"), "x").unwrap();
+    let mut server = Server::start(&env);
+    let pending = server.bash(&format!("find {} -delete", victim.display()));
+    let id = short_id(&pending);
+    let pid = server.child.id();
+    let socket = env.path().join(format!("runtime/shellgate/{pid}.sock"));
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while !socket.exists() {
+        assert!(Instant::now() < deadline, "no control socket");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let binary = assert_cmd::cargo::cargo_bin!("shellgate");
+    // A copy under another name, a raw socket client, and both from inside the sandbox.
+    let copied = format!(
+        "cp {} ./helper && ./helper approve {id} allow-once --server {pid}; echo copied-exit=$?",
+        binary.display()
+    );
+    let raw = format!(
+        "python3 -c 'import socket,json; s=socket.socket(socket.AF_UNIX); s.connect(\"{}\"); \
+         s.sendall((json.dumps({{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"approve\",\"params\":{{\"id\":\"{id}\",\"decision\":\"allow-once\"}}}})+\"\\n\").encode()); \
+         print(\"answer:\", s.makefile().readline())'",
+        socket.display()
+    );
+    for attempt in [&copied, &raw] {
+        for sandbox in [None, Some("workspace-write")] {
+            let mut params = json!({"command": attempt});
+            if let Some(mode) = sandbox {
+                params["sandbox"] = json!(mode);
+            }
+            let result = server.request("bash", &params)["result"].take();
+            let text = result["output"].as_str().unwrap_or_default().to_owned();
+            assert!(!text.contains("Approved"), "{sandbox:?} {attempt}: {text}");
+            assert!(
+                victim.join("keep").exists(),
+                "{sandbox:?} {attempt} approved the delete: {text}"
+            );
+            // Unsandboxed, the socket answers with its refusal; sandboxed, the socket is out of reach.
+            if sandbox.is_none() {
+                assert!(
+                    text.contains("refused a process the engine started"),
+                    "{attempt}: {text}"
+                );
+            } else {
+                assert!(
+                    !text.contains("answer:") || text.contains("refused"),
+                    "{attempt}: {text}"
+                );
+            }
+        }
+    }
+    // The request is still pending, and a person outside the engine decides it.
+    let out = env
+        .command()
+        .args(["approve", &id, "deny", "--server", &pid.to_string()])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("a person denied"),
+        "{out:?}"
+    );
+    assert!(victim.join("keep").exists());
+    server.stop();
+}
+
+#[test]
+fn approving_through_the_socket_can_be_switched_off() {
+    let env = Env::new();
+    std::fs::write(
+        env.path().join("config.toml"),
+        "[policy]\nsecurity = \"allowlist\"\nallow = [\"printf *\"]\n[approvals]\nsocket_approve = false\n",
+    )
+    .unwrap();
+    let mut server = Server::start(&env);
+    let id = short_id(&server.bash("touch nope"));
+    let pid = server.child.id().to_string();
+    let socket = env.path().join(format!("runtime/shellgate/{pid}.sock"));
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while !socket.exists() {
+        assert!(Instant::now() < deadline, "no control socket");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = env
+        .command()
+        .args(["approve", &id, "allow-once", "--server", &pid])
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("socket_approve"),
+        "{out:?}"
+    );
+    assert!(!env.path().join("work/nope").exists());
+    server.stop();
+}

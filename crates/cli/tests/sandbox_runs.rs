@@ -11,18 +11,7 @@ use serde_json::{Value, json};
 
 mod common;
 
-fn require_all() -> bool {
-    std::env::var_os("SHELLGATE_REQUIRE_ALL").is_some_and(|v| v == "1")
-}
-
-/// Skip (print why, return false) or, under `SHELLGATE_REQUIRE_ALL=1`, fail.
-fn available(ok: bool, reason: &str) -> bool {
-    if !ok {
-        assert!(!require_all(), "required component missing: {reason}");
-        eprintln!("skipping: {reason}");
-    }
-    ok
-}
+use common::available;
 
 /// Landlock with TCP rules (ABI 4) is needed by every test here.
 fn landlock() -> bool {

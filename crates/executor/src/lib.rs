@@ -72,6 +72,7 @@ mod cwd;
 #[allow(unsafe_code)] // fork/exec without the C library's process state, waitpid, pidfd
 mod direct;
 mod env;
+mod environ_block;
 mod error;
 #[allow(unsafe_code)] // the pre-exec guard: signal masks, exec, writes between fork and exec
 mod guard;
@@ -81,6 +82,7 @@ mod layer;
 mod marked;
 mod mock;
 mod outcome;
+mod peer;
 mod pipe;
 #[allow(unsafe_code)] // inline system calls
 mod rawsys;
@@ -99,12 +101,14 @@ pub use cwd::{
     validate_cwd,
 };
 pub use env::{NON_INTERACTIVE_ENV, PIPE_TERM, UTF8_LOCALE, is_utf8_locale, non_interactive};
+pub use environ_block::move_environment_to_heap;
 pub use error::ExecError;
 pub use job::{ProcessHandle, RunningProcess};
 pub use layer::{LaunchLayer, LayerStack, NamedLayers, PrefixLayer};
 pub use mock::MockExecutor;
 pub use nix::sys::signal::Signal;
 pub use outcome::{ExecOutcome, RunStatus, SIGPIPE_STATUS, signal_name};
+pub use peer::peer_is_descendant;
 pub use pipe::PipeExecutor;
 pub use session::{
     SessionCommand, SessionInfo, SessionKey, SessionManager, SessionOptions, SessionState, ShellKind,

@@ -135,6 +135,7 @@ const APPROVALS: &[(&str, Shape)] = &[
     ("file", Shape::Value),
     ("mcp_approve_tool", Shape::Value),
     ("elicitation_timeout_secs", Shape::Value),
+    ("socket_approve", Shape::Value),
 ];
 
 /// A key the schema does not know.

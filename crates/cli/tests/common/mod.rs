@@ -53,3 +53,17 @@ pub fn wait_for_argument(word: &str) {
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+/// Whether a missing component must fail the test instead of skipping it.
+pub fn require_all() -> bool {
+    std::env::var_os("SHELLGATE_REQUIRE_ALL").is_some_and(|v| v == "1")
+}
+
+/// Skip (print why, return false) or, under `SHELLGATE_REQUIRE_ALL=1`, fail.
+pub fn available(ok: bool, reason: &str) -> bool {
+    if !ok {
+        assert!(!require_all(), "required component missing: {reason}");
+        eprintln!("skipping: {reason}");
+    }
+    ok
+}

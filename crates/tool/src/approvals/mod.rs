@@ -96,6 +96,9 @@ pub struct ApprovalsConfig {
     /// How long an MCP server waits for a person to answer an elicitation before the call returns
     /// `approval_pending` (zero: never ask through elicitation).
     pub elicitation_timeout: Duration,
+    /// Whether a person may decide pending approvals through the server's control socket
+    /// (`shellgate approve`). The socket never serves the engine's own descendants either way.
+    pub socket_approve: bool,
 }
 
 impl Default for ApprovalsConfig {
@@ -107,6 +110,7 @@ impl Default for ApprovalsConfig {
             max_pending: DEFAULT_MAX_PENDING,
             mcp_approve_tool: false,
             elicitation_timeout: DEFAULT_ELICITATION_TIMEOUT,
+            socket_approve: true,
         }
     }
 }
@@ -141,6 +145,9 @@ pub struct ApprovalsFileConfig {
     /// Seconds an MCP server waits for an elicitation answer (default 300; 0: never elicit).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub elicitation_timeout_secs: Option<f64>,
+    /// Let `shellgate approve` decide through the control socket (default true).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub socket_approve: Option<bool>,
 }
 
 impl ApprovalsFileConfig {
@@ -160,6 +167,9 @@ impl ApprovalsFileConfig {
         }
         if let Some(s) = self.elicitation_timeout_secs {
             config.elicitation_timeout = Duration::from_secs_f64(s.clamp(0.0, 1e9));
+        }
+        if let Some(allowed) = self.socket_approve {
+            config.socket_approve = allowed;
         }
     }
 }

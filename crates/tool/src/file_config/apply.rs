@@ -132,6 +132,7 @@ impl FileConfig {
                 file: config.approvals.file_path(),
                 mcp_approve_tool: Some(config.approvals.mcp_approve_tool),
                 elicitation_timeout_secs: Some(config.approvals.elicitation_timeout.as_secs_f64()),
+                socket_approve: Some(config.approvals.socket_approve),
             }),
             sandbox: Some(crate::SandboxFile::effective(&config.sandbox)),
             ssh: Some(ssh),
