@@ -179,7 +179,9 @@ async fn accept_loop(listener: UnixListener, process: ProcessTool, tool: BashToo
         };
         if let Some(refusal) = refusal(&stream) {
             tracing::warn!("control socket: {refusal}");
-            let _ = refuse(stream, &refusal).await;
+            tokio::spawn(async move {
+                let _ = refuse(stream, &refusal).await;
+            });
             continue;
         }
         let (process, tool, stop) = (process.clone(), tool.clone(), stop.clone());
@@ -210,10 +212,28 @@ fn refusal(stream: &UnixStream) -> Option<String> {
     }
 }
 
-/// Tell a refused peer why, as a JSON-RPC error without an id, and close.
-async fn refuse(mut stream: UnixStream, why: &str) -> std::io::Result<()> {
-    let message = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code::INVALID_REQUEST, "message": format!("the control socket {why}")}});
-    stream.write_all(format!("{message}\n").as_bytes()).await
+/// Answer a refused peer's requests (a few, for a short while) with why, then close: a client that
+/// writes its request first still reads the refusal.
+async fn refuse(stream: UnixStream, why: &str) -> std::io::Result<()> {
+    let (read, mut write) = stream.into_split();
+    let mut lines = BufReader::new(read).lines();
+    let answer_each = async {
+        for _ in 0..8 {
+            let Ok(Some(line)) = lines.next_line().await else {
+                break;
+            };
+            let id = serde_json::from_str::<Value>(&line)
+                .ok()
+                .and_then(|v| v.get("id").cloned());
+            let message = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code::INVALID_REQUEST, "message": format!("the control socket {why}")}});
+            write.write_all(format!("{message}\n").as_bytes()).await?;
+        }
+        Ok::<(), std::io::Error>(())
+    };
+    match tokio::time::timeout(std::time::Duration::from_secs(5), answer_each).await {
+        Ok(result) => result,
+        Err(_) => Ok(()),
+    }
 }
 
 /// Answer one connection's requests in order until it closes.

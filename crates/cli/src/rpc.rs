@@ -109,8 +109,14 @@ fn line_of(message: &impl Serialize) -> String {
 
 impl Server {
     fn send(&self, message: &impl Serialize) {
+        let mut line = line_of(message);
+        // Whatever field it is in (output, notices, a job's command, an artifact read, an error),
+        // a configured secret value never leaves the engine.
+        if self.tool.redacts() {
+            line = self.tool.redact_outgoing(&line);
+        }
         // The writer only goes away at shutdown, when nobody is listening any more.
-        let _ = self.out.send(line_of(message));
+        let _ = self.out.send(line);
     }
 
     fn respond(&self, id: &Value, outcome: Result<Value, RpcError>) {

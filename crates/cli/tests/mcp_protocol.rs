@@ -568,7 +568,10 @@ fn elicitation_asks_the_person_and_runs_or_blocks_the_call() {
     let (call, asked) = elicited_call(&mut mcp, &command);
     let params = &asked["params"];
     let message = params["message"].as_str().unwrap_or_default();
-    assert!(message.contains(&format!("Command: {command}")), "{asked}");
+    assert!(
+        message.contains(&format!("Command:\n```\n{command}\n```")),
+        "{asked}"
+    );
     assert!(
         message.contains("Directory: ") && message.contains("Host: local"),
         "{asked}"

@@ -9,7 +9,7 @@
 //! Every raw `\n` yields exactly one clean `\n` and nothing else does, so line N of the clean text is
 //! line N of the raw stream.
 
-use memchr::{memchr, memchr_iter, memchr3, memrchr};
+use memchr::{memchr, memchr3, memrchr};
 
 use crate::escape::{EscState, LineEdit, Step};
 use crate::line::LineEditor;
@@ -53,6 +53,37 @@ pub struct SanitizeStats {
     pub capped_lines: u64,
     /// Bytes of text cut by the column cap on finished lines.
     pub capped_bytes: u64,
+    /// Invisible or reordering characters (bidi controls, zero-width characters, Unicode tags…)
+    /// shown as `<U+XXXX>` instead (see [`is_hidden`]).
+    pub made_visible: u64,
+}
+
+/// Whether `c` is a character that hides or reorders text without showing itself: bidi controls
+/// (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), zero-width characters (U+200B, U+200C,
+/// U+FEFF, and U+200D unless it joins an emoji sequence after `previous`), U+2060–U+2064, the soft
+/// hyphen U+00AD and the Unicode tag characters U+E0000–U+E007F (invisible to people, read by
+/// models: a known way to hide instructions).
+pub fn is_hidden(c: char, previous: Option<char>) -> bool {
+    match c {
+        '\u{200D}' => !previous.is_some_and(is_emoji_part),
+        '\u{00AD}'
+        | '\u{061C}'
+        | '\u{200B}'
+        | '\u{200C}'
+        | '\u{200E}'
+        | '\u{200F}'
+        | '\u{202A}'..='\u{202E}'
+        | '\u{2060}'..='\u{2064}'
+        | '\u{2066}'..='\u{2069}'
+        | '\u{FEFF}'
+        | '\u{E0000}'..='\u{E007F}' => true,
+        _ => false,
+    }
+}
+
+/// Characters after which a zero-width joiner continues an emoji sequence.
+fn is_emoji_part(c: char) -> bool {
+    matches!(c, '\u{2600}'..='\u{27BF}' | '\u{1F000}'..='\u{1FAFF}' | '\u{FE0F}')
 }
 
 /// A streaming sanitizer; see the module docs. Memory is O(`max_column`).
@@ -286,15 +317,32 @@ impl Sanitizer {
         }
     }
 
-    /// Valid UTF-8 without C0 controls: drop C1 controls (U+0080..U+009F), pass the rest on.
+    /// Valid UTF-8 without C0 controls: drop C1 controls (U+0080..U+009F), show invisible and
+    /// reordering characters as `<U+XXXX>`, pass the rest on.
     fn valid_text<O: CleanOutput + ?Sized>(&mut self, text: &[u8], raw: u64, out: &mut O) {
+        // Only these lead bytes start a character handled here; most non-ASCII text has none.
+        if memchr3(0xc2, 0xe2, 0xef, text).is_none() && memchr::memchr2(0xd8, 0xf3, text).is_none() {
+            self.text(text, raw, out);
+            return;
+        }
+        let as_str = std::str::from_utf8(text).unwrap_or_default();
         let mut start = 0;
-        for pos in memchr_iter(0xc2, text) {
-            if matches!(text.get(pos + 1), Some(0x80..=0x9f)) {
+        // An emoji sequence is one run of non-ASCII text: what came before this run does not count.
+        let mut previous = None;
+        for (pos, c) in as_str.char_indices() {
+            let width = c.len_utf8();
+            if ('\u{80}'..='\u{9f}').contains(&c) {
                 self.text(&text[start..pos], raw + start as u64, out);
                 self.stats.dropped_controls += 1;
-                start = pos + 2;
+                start = pos + width;
+            } else if is_hidden(c, previous) {
+                self.text(&text[start..pos], raw + start as u64, out);
+                let shown = format!("<U+{:04X}>", u32::from(c));
+                self.text(shown.as_bytes(), raw + pos as u64, out);
+                self.stats.made_visible += 1;
+                start = pos + width;
             }
+            previous = Some(c);
         }
         self.text(&text[start..], raw + start as u64, out);
     }
@@ -480,5 +528,31 @@ mod tests {
         assert_eq!(skipping.stats().replaced_bytes, full.stats().replaced_bytes);
         assert_eq!(skipping.stats().capped_lines, full.stats().capped_lines);
         assert!(full.at_line_start());
+    }
+}
+
+#[cfg(test)]
+mod hidden_tests {
+    use super::*;
+
+    #[test]
+    fn invisible_and_reordering_characters_are_shown_as_what_they_are() {
+        let mut s = Sanitizer::default();
+        let mut out = Vec::new();
+        let raw = "safe\u{202E}txt.exe \u{200B}x\u{E0041}\u{E0042} soft\u{00AD}hy \u{2066}i\u{2069}\n";
+        s.push(raw.as_bytes(), &mut out);
+        s.finish(&mut out);
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(
+            text,
+            "safe<U+202E>txt.exe <U+200B>x<U+E0041><U+E0042> soft<U+00AD>hy <U+2066>i<U+2069>\n"
+        );
+        assert_eq!(s.stats().made_visible, 7);
+        // A joiner inside an emoji sequence stays; ordinary accents stay.
+        let mut s = Sanitizer::default();
+        let mut out = Vec::new();
+        s.push("👨\u{200D}👩 café\n".as_bytes(), &mut out);
+        assert_eq!(String::from_utf8(out).unwrap(), "👨\u{200D}👩 café\n");
+        assert_eq!(s.stats().made_visible, 0);
     }
 }

@@ -430,6 +430,15 @@ impl OutputWindow {
                 if stats.dropped_controls == 1 { "" } else { "s" }
             ));
         }
+        if stats.made_visible > 0 {
+            // Text that reads differently from what it is (bidi overrides, zero-width and tag
+            // characters) is shown as what it is.
+            summary.notices.push(format!(
+                "{} invisible or reordering character{} shown as <U+…>",
+                stats.made_visible,
+                if stats.made_visible == 1 { "" } else { "s" }
+            ));
+        }
         if stats.capped_lines > 0 {
             let (s, verb) = if stats.capped_lines == 1 {
                 ("", "was")

@@ -123,6 +123,29 @@ impl BashTool {
         &self.config
     }
 
+    /// `text` with every configured secret value (`[env] redact`) replaced by `[REDACTED:NAME]`,
+    /// also in its JSON-escaped spelling: for front-ends to apply to everything they send.
+    pub fn redact_outgoing(&self, text: &str) -> String {
+        let secrets = self.env_gate.redactions();
+        if secrets.is_empty() {
+            return text.to_owned();
+        }
+        let mut spellings: Vec<(String, String)> = secrets.as_ref().clone();
+        for (name, value) in secrets.iter() {
+            let escaped = serde_json::to_string(value).unwrap_or_default();
+            let escaped = escaped.trim_matches('"');
+            if escaped != value {
+                spellings.push((name.clone(), escaped.to_owned()));
+            }
+        }
+        shellgate_intercept::redact(text, &spellings)
+    }
+
+    /// Whether any secret value is configured for redaction.
+    pub fn redacts(&self) -> bool {
+        !self.env_gate.redactions().is_empty()
+    }
+
     /// Use `jobs` for background jobs (share one registry between tools of one engine).
     #[must_use]
     pub fn with_jobs(mut self, jobs: crate::JobRegistry) -> Self {

@@ -83,10 +83,18 @@ impl LiveFeed {
 
     /// A sink that sanitizes raw output into this feed.
     pub fn sink(&self, max_column: usize) -> LiveSink {
+        self.sink_redacting(max_column, Arc::default())
+    }
+
+    /// A sink that sanitizes raw output into this feed, with each `(name, value)` of `secrets`
+    /// replaced by `[REDACTED:name]` in the clean text — also a value that escape sequences split
+    /// in the raw stream, which the sanitizer joins again.
+    pub fn sink_redacting(&self, max_column: usize, secrets: Arc<Vec<(String, String)>>) -> LiveSink {
         LiveSink {
             feed: self.clone(),
             sanitizer: Sanitizer::new(max_column),
             clean: Vec::new(),
+            secrets,
         }
     }
 }
@@ -97,12 +105,19 @@ pub struct LiveSink {
     feed: LiveFeed,
     sanitizer: Sanitizer,
     clean: Vec<u8>,
+    secrets: Arc<Vec<(String, String)>>,
 }
 
 impl LiveSink {
     fn deliver(&mut self) {
         if !self.clean.is_empty() {
-            self.feed.push(&String::from_utf8_lossy(&self.clean));
+            // The sanitizer hands out whole lines, so a value is never cut between two deliveries.
+            let text = String::from_utf8_lossy(&self.clean);
+            if self.secrets.is_empty() {
+                self.feed.push(&text);
+            } else {
+                self.feed.push(&shellgate_intercept::redact(&text, &self.secrets));
+            }
             self.clean.clear();
         }
     }
@@ -135,6 +150,16 @@ mod tests {
         sink.write(b" line\n10%\r100%\n");
         sink.finish();
         assert_eq!(feed.take().unwrap().text, "half line\n100%\n");
+    }
+
+    #[test]
+    fn a_secret_split_by_escape_sequences_is_redacted_in_the_clean_text() {
+        let feed = LiveFeed::default();
+        let secrets = Arc::new(vec![("KEY".to_owned(), "redactme-4567".to_owned())]);
+        let mut sink = feed.sink_redacting(4000, secrets);
+        sink.write(b"r\x1b[0medactme-4567\n");
+        sink.finish();
+        assert_eq!(feed.take().unwrap().text, "[REDACTED:KEY]\n");
     }
 
     #[test]

@@ -88,13 +88,14 @@ fn decision_of(content: Option<&Value>) -> Answer {
 
 /// The question shown to the person.
 pub fn message(approval: &Approval) -> String {
+    use shellgate::approvals::{fenced, one_line};
     format!(
-        "Allow this command to run?\n\nCommand: {}\nDirectory: {}\nHost: {}\nReason: {}\n\n\
+        "Allow this command to run?\n\nCommand:\n{}\nDirectory: {}\nHost: {}\nReason: {}\n\n\
          Approval {} expires at {}.",
-        approval.command,
-        approval.cwd,
-        approval.host,
-        approval.reason,
+        fenced(&approval.command),
+        one_line(&approval.cwd),
+        one_line(&approval.host),
+        one_line(&approval.reason),
         approval.short_id,
         approval.expires_at
     )
@@ -152,7 +153,7 @@ mod tests {
     fn the_message_names_command_directory_host_and_reason() {
         let text = message(&approval(true));
         for needle in [
-            "Command: rm -rf build",
+            "Command:\n```\nrm -rf build\n```",
             "Directory: /work/p",
             "Host: local",
             "Reason: recursive delete",

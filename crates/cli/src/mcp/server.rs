@@ -83,7 +83,7 @@ impl McpServer {
 
     /// Send `data` as a `notifications/message` at level `notice`, when the client wants it.
     pub async fn notify(&self, peer: &Peer<RoleServer>, data: Value) {
-        self.log_filter.notice(peer, data).await;
+        self.log_filter.notice(peer, self.redacted(data)).await;
     }
 
     async fn bash(&self, args: Value, context: &RequestContext<RoleServer>) -> CallToolResult {
@@ -241,6 +241,19 @@ fn parse<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, CallToolResu
     })
 }
 
+impl McpServer {
+    /// `value` with every configured secret value redacted from its text, whatever field holds it.
+    fn redacted<T: Serialize + serde::de::DeserializeOwned>(&self, value: T) -> T {
+        if !self.tool.redacts() {
+            return value;
+        }
+        let Ok(text) = serde_json::to_string(&value) else {
+            return value;
+        };
+        serde_json::from_str(&self.tool.redact_outgoing(&text)).unwrap_or(value)
+    }
+}
+
 /// A tool result: the model text as content and the result's fields as structured content.
 fn tool_result(text: &str, fields: &impl Serialize, is_error: bool) -> CallToolResult {
     let content = vec![ContentBlock::text(text)];
@@ -308,7 +321,7 @@ impl ServerHandler for McpServer {
                 ));
             }
         };
-        Ok(result.into())
+        Ok(self.redacted(result).into())
     }
 
     async fn list_resources(
@@ -336,7 +349,7 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         match artifacts::read(self.store()?, &request.uri) {
-            Ok(contents) => Ok(ReadResourceResult::new(contents).into()),
+            Ok(contents) => Ok(self.redacted(ReadResourceResult::new(contents)).into()),
             Err(ReadFailure::NotFound(message)) => Err(McpError::resource_not_found(
                 message,
                 Some(json!({"uri": request.uri})),

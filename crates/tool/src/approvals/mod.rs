@@ -16,7 +16,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 pub(crate) use broker::Lookup;
-pub use broker::{ApprovalBroker, DEFAULT_MAX_PENDING};
+pub use broker::{ApprovalBroker, DEFAULT_MAX_PENDING, fenced, one_line};
 pub use rule::{RuleRefusal, argv_pattern, rules_for};
 pub(crate) use state::ApprovalState;
 pub use store::{ApprovalsFile, StoreError, StoredRule, default_approvals_path};

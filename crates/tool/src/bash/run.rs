@@ -155,7 +155,8 @@ impl BashTool {
             facts: StreamFacts::new(normalized, Self::limits(params, normalized)),
             head_stops: normalized.limits.head.is_some(),
             head_grace: self.config.head_grace,
-            live: live.map(|feed| feed.sink(self.config.window.max_column)),
+            live: live
+                .map(|feed| feed.sink_redacting(self.config.window.max_column, self.env_gate.redactions())),
             cwd,
             timeout,
             notices,
