@@ -23,3 +23,18 @@ pub fn run(args: &ConfigArgs) -> anyhow::Result<i32> {
     }
     Ok(0)
 }
+
+/// `shellgate trust [PATH]`: record the file's current content as trusted.
+pub fn trust(path: Option<&std::path::Path>) -> anyhow::Result<i32> {
+    let path = path.unwrap_or_else(|| std::path::Path::new(shellgate::PROJECT_CONFIG));
+    // A file that does not even parse is not worth trusting.
+    shellgate::FileConfig::read(path)?;
+    let store =
+        shellgate::trust(path).map_err(|e| anyhow::anyhow!("cannot trust {}: {e}", path.display()))?;
+    println!(
+        "Trusted {} as it is now (recorded in {}).",
+        path.display(),
+        store.display()
+    );
+    Ok(0)
+}

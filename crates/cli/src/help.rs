@@ -141,3 +141,14 @@ Examples:
   shellgate approvals list
   shellgate approvals revoke 2
   shellgate approvals revoke 'ls -a'";
+
+pub const TRUST: &str = "\
+A project's .shellgate.toml lies where commands can write: until you trust it, only the keys that
+make the configuration stricter apply (a stricter security, ask or sandbox mode, more deny rules,
+protected paths, redacted names, lower limits, the network off). Trusting records a SHA-256 of the
+file as it is now in $XDG_STATE_HOME/shellgate/trusted (else ~/.local/state/shellgate/trusted); any
+later change needs trusting again. `shellgate config` names the keys left out.
+
+Examples:
+  shellgate trust
+  shellgate trust ../other/.shellgate.toml";

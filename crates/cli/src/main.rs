@@ -71,6 +71,13 @@ enum Command {
     /// List or revoke the rules allowed always (the approvals file).
     #[command(after_help = help::APPROVALS)]
     Approvals(approve_cmd::ApprovalsArgs),
+    /// Trust a project's configuration file as it is now, so all of it applies (not only what makes
+    /// the configuration stricter).
+    #[command(after_help = help::TRUST)]
+    Trust {
+        /// The file (default `./.shellgate.toml`).
+        path: Option<std::path::PathBuf>,
+    },
 }
 
 fn main() -> std::process::ExitCode {
@@ -151,6 +158,7 @@ fn run_on(mut builder: tokio::runtime::Builder, command: Command) -> Option<anyh
             Command::Check(args) => check_cmd::run(&args),
             Command::Approve(args) => Ok(approve_cmd::run_approve(&args)),
             Command::Approvals(args) => Ok(approve_cmd::run_approvals(&args)),
+            Command::Trust { path } => config_cmd::trust(path.as_deref()),
         }
     });
     // Do not wait for stray blocking reads (stdin) at shutdown.

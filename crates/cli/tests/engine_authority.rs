@@ -214,3 +214,83 @@ fn hidden_characters_are_shown_and_prompts_cannot_be_forged() {
     assert_eq!(replies.len(), 1, "{text}");
     assert!(replies[0].contains(id), "{text}");
 }
+
+/// `shellgate run --json COMMAND` in `project` with the user's configuration home in `xdg`.
+fn run_in(project: &std::path::Path, home: &std::path::Path, args: &[&str]) -> Value {
+    let output = Command::new(assert_cmd::cargo::cargo_bin!("shellgate"))
+        .args(["run", "--json"])
+        .args(args)
+        .current_dir(project)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("SHELLGATE_ARTIFACT_DIR", home.join("artifacts"))
+        .output()
+        .unwrap();
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+#[test]
+fn the_configuration_that_sandboxes_a_command_is_out_of_its_reach() {
+    if !common::available(shellgate_sandbox::landlock_abi() >= 4, "Landlock ABI 4 needed") {
+        return;
+    }
+    // The user's configuration home lies in /tmp, a writable root of the sandbox.
+    let home = tempfile::tempdir_in("/tmp").unwrap();
+    let project = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let user_config = home.path().join("config/shellgate/config.toml");
+    std::fs::create_dir_all(user_config.parent().unwrap()).unwrap();
+    std::fs::write(&user_config, "[sandbox]\nmode = \"workspace-write\"\n").unwrap();
+    let project_config = project.path().join(".shellgate.toml");
+    std::fs::write(&project_config, "[policy]\ndeny = [\"git push *\"]\n").unwrap();
+    let loosen = "[policy]\nsecurity = \"full\"\n[sandbox]\nmode = \"off\"\n";
+    let attack = format!(
+        "printf '{loosen}' > .shellgate.toml; printf '{loosen}' > {user}; rm -f .shellgate.toml; \
+         mv {user} {user}.old; echo attempted",
+        user = user_config.display()
+    );
+    let v = run_in(project.path(), home.path(), &[&attack]);
+    assert!(output(&v).contains("attempted"), "{v}");
+    assert_eq!(
+        std::fs::read_to_string(&project_config).unwrap(),
+        "[policy]\ndeny = [\"git push *\"]\n",
+        "{v}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&user_config).unwrap(),
+        "[sandbox]\nmode = \"workspace-write\"\n"
+    );
+    let denied = v["sandbox_denied"].to_string();
+    assert!(
+        denied.contains(".shellgate.toml") && denied.contains("config.toml"),
+        "{v}"
+    );
+    // A project file that would loosen the user's configuration applies only in what tightens it,
+    // until the user trusts it.
+    std::fs::write(&project_config, loosen).unwrap();
+    let v = run_in(project.path(), home.path(), &["grep Seccomp: /proc/self/status"]);
+    assert!(output(&v).contains("Seccomp:\t2"), "ran unsandboxed: {v}");
+    let notices = v["notices"].to_string();
+    assert!(
+        notices.contains("not trusted") && notices.contains("sandbox.mode"),
+        "{v}"
+    );
+    let trusted = Command::new(assert_cmd::cargo::cargo_bin!("shellgate"))
+        .arg("trust")
+        .current_dir(project.path())
+        .env("XDG_STATE_HOME", home.path().join("state"))
+        .status()
+        .unwrap();
+    assert!(trusted.success());
+    let v = run_in(project.path(), home.path(), &["grep Seccomp: /proc/self/status"]);
+    assert!(
+        output(&v).contains("Seccomp:\t0"),
+        "the trusted file did not apply: {v}"
+    );
+}

@@ -29,15 +29,16 @@ impl Mcp {
         Self::start_with("", &json!({}))
     }
 
-    /// A server reading `config` as its `.shellgate.toml`, for a client declaring `capabilities`.
+    /// A server reading `config` (as its `--config` file), for a client declaring `capabilities`.
     fn start_with(config: &str, capabilities: &Value) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        if !config.is_empty() {
-            std::fs::write(dir.path().join(".shellgate.toml"), config).unwrap();
-        }
+        let config_path = dir.path().join("config.toml");
+        std::fs::write(&config_path, config).unwrap();
         let artifacts = dir.path().join("artifacts");
         let mut child = Command::new(env!("CARGO_BIN_EXE_shellgate"))
             .arg("mcp")
+            .arg("--config")
+            .arg(&config_path)
             .current_dir(dir.path())
             .env("SHELLGATE_ARTIFACT_DIR", &artifacts)
             .env("SHELLGATE_APPROVALS_FILE", dir.path().join("approvals.toml"))

@@ -560,11 +560,31 @@ impl ProcessTree {
 }
 
 /// `is_subreaper` asks the kernel; remember a positive answer (it cannot be undone by us).
-/// Whether `pid` has a SIGKILL pending (shared or its own): it is exiting already.
+/// Whether `pid` is exiting already: it has a SIGKILL pending (shared or its own), or has taken
+/// it and is on its way out (`PF_EXITING` in its flags).
 fn kill_pending(pid: u32) -> bool {
+    const PF_EXITING: u64 = 0x4;
+    let exiting = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .is_some_and(|stat| {
+            // Field 9, counted from the first after the command name (field 3).
+            stat.rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(6))
+                .and_then(|flags| flags.parse::<u64>().ok())
+                .is_some_and(|flags| flags & PF_EXITING != 0)
+        });
     let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
-        return false;
+        return exiting;
     };
+    // A leader whose own thread exited while others run on shows the flag too: not dying.
+    let threads = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Threads:"))
+        .and_then(|n| n.trim().parse::<u32>().ok())
+        .unwrap_or(1);
+    if exiting && threads <= 1 {
+        return true;
+    }
     let sigkill = 1u64 << (libc::SIGKILL - 1);
     status.lines().any(|line| {
         ["ShdPnd:", "SigPnd:"].iter().any(|key| {

@@ -4,7 +4,7 @@
 use crate::argv::{Arg, basename};
 
 /// Subcommands of the `shellgate` binary that administer the engine.
-const CONTROL_SUBCOMMANDS: &[&str] = &["approve", "approvals", "jobs", "config"];
+const CONTROL_SUBCOMMANDS: &[&str] = &["approve", "approvals", "jobs", "config", "trust"];
 
 /// Why `argv` drives the engine's administration, if it does.
 pub(crate) fn check(argv: &[Arg], open_ended: bool) -> Option<String> {
@@ -20,7 +20,9 @@ pub(crate) fn check(argv: &[Arg], open_ended: bool) -> Option<String> {
             let dashdash = argv.iter().position(|a| a.is("--"))?;
             let names_engine = argv[2..dashdash].iter().any(|a| a.raw.contains("shellgate"));
             let sub = argv.get(dashdash + 1).and_then(Arg::get)?;
-            if names_engine && CONTROL_SUBCOMMANDS.contains(&sub) || matches!(sub, "approve" | "approvals") {
+            if names_engine && CONTROL_SUBCOMMANDS.contains(&sub)
+                || matches!(sub, "approve" | "approvals" | "trust")
+            {
                 return Some(format!("`cargo run -- {sub}` administers the engine"));
             }
             None

@@ -155,20 +155,28 @@ fn hand_over(
     Ok(true)
 }
 
-/// Whether new entries are checked against protected names and paths (`workspace-write` with
-/// something to protect).
+/// Whether new entries are checked against protected names and paths: in `workspace-write` with
+/// something to protect, and in `full` when paths are protected (the engine's own files).
 fn guards_new_names(policy: &SandboxPolicy) -> bool {
-    policy.mode == SandboxMode::WorkspaceWrite
-        && (!policy.protected_names.is_empty() || !policy.protected_paths.is_empty())
+    match policy.mode {
+        SandboxMode::WorkspaceWrite => {
+            !policy.protected_names.is_empty() || !policy.protected_paths.is_empty()
+        }
+        SandboxMode::Full => !policy.protected_paths.is_empty(),
+        SandboxMode::ReadOnly => false,
+    }
 }
 
-/// What the creation agent refuses: the protected names, and every protected path (existing or
-/// not) resolved as far as it exists.
+/// What the creation agent refuses: the protected names (in `workspace-write`), and every
+/// protected path (existing or not) resolved as far as it exists.
 fn protection(policy: &SandboxPolicy) -> crate::agent::Protection {
+    let (names, paths) = match policy.mode {
+        SandboxMode::WorkspaceWrite => (policy.protected_names.clone(), policy.all_protected_paths()),
+        _ => (Vec::new(), policy.protected_paths.clone()),
+    };
     crate::agent::Protection {
-        names: policy.protected_names.clone(),
-        paths: policy
-            .all_protected_paths()
+        names,
+        paths: paths
             .iter()
             .map(|p| crate::supervise::resolve_existing(p))
             .collect(),

@@ -55,6 +55,7 @@ mod denials;
 mod error;
 mod exec;
 pub mod helper;
+mod helper_image;
 mod kernel;
 mod landlock_rules;
 mod layer;
@@ -72,6 +73,7 @@ pub use denials::{
 pub use error::SandboxError;
 pub use exec::exec_sandboxed;
 pub use helper::{HelperFailure, helper_main, standalone_main};
+pub use helper_image::HelperImage;
 pub use kernel::landlock_abi;
 pub use landlock_rules::{AUDIT_LOG_ABI, NEWEST_ABI_USED, check_kernel, required_abi};
 pub use layer::SandboxLayer;

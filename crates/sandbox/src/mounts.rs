@@ -25,13 +25,18 @@ use nix::sys::statvfs::{FsFlags, statvfs};
 
 use crate::{SandboxError, SandboxMode, SandboxPolicy};
 
-/// The protected paths of `policy` that exist, resolved (symlinks followed), without duplicates.
+/// The protected paths of `policy` that exist, resolved (symlinks followed), without duplicates:
+/// in `workspace-write` every one ([`SandboxPolicy::all_protected_paths`]); in `full` the
+/// configured ones (the engine's own files among them); in `read-only` none (nothing is writable
+/// anyway).
 pub fn existing_protected_paths(policy: &SandboxPolicy) -> Vec<PathBuf> {
-    if policy.mode != SandboxMode::WorkspaceWrite {
-        return Vec::new();
-    }
+    let candidates = match policy.mode {
+        SandboxMode::WorkspaceWrite => policy.all_protected_paths(),
+        SandboxMode::Full => policy.protected_paths.clone(),
+        SandboxMode::ReadOnly => return Vec::new(),
+    };
     let mut paths: Vec<PathBuf> = Vec::new();
-    for path in policy.all_protected_paths() {
+    for path in candidates {
         if let Ok(resolved) = fs::canonicalize(&path)
             && !paths.contains(&resolved)
         {

@@ -494,3 +494,56 @@ fn no_repository_can_be_planted_for_a_later_git() {
         "a swapped name made .git"
     );
 }
+
+#[test]
+fn a_helper_swapped_on_disk_between_two_runs_still_confines_the_next() {
+    if !landlock_available() {
+        return;
+    }
+    let base = scratch();
+    let ws = base.path().join("ws");
+    fs::create_dir(&ws).unwrap();
+    // The helper lies in a writable place, as a `cargo run` build in the workspace does.
+    let on_disk = ws.join("shellgate-sandbox-exec");
+    fs::copy(common::HELPER, &on_disk).unwrap();
+    let image = shellgate_sandbox::HelperImage::sealed_copy(&on_disk).unwrap();
+    let rewrite = fs::OpenOptions::new()
+        .write(true)
+        .open(image.path())
+        .and_then(|mut f| std::io::Write::write_all(&mut f, b"#!/bin/sh\n"));
+    assert!(rewrite.is_err(), "the sealed copy was rewritten");
+    let run = |marker: &str| {
+        let layer = shellgate_sandbox::SandboxLayer::new(image.path(), workspace_policy(&ws));
+        let spec = layer.wrap(shellgate_executor::LaunchSpec::new(
+            "sh",
+            [
+                "-c",
+                &format!("touch /etc/{marker} 2>/dev/null && echo ESCAPED; grep Seccomp: /proc/self/status"),
+            ],
+            ws.as_path(),
+        ));
+        let output = std::process::Command::new(&spec.program)
+            .args(&spec.args)
+            .current_dir(&ws)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let first = run("shellgate-swap-1");
+    assert!(
+        first.contains("Seccomp:\t2") && !first.contains("ESCAPED"),
+        "{first}"
+    );
+    // Replaced by a script that runs its arguments unconfined, then rewritten in place.
+    let evil = "#!/bin/sh\nwhile [ \"$1\" != -- ]; do shift; done; shift; exec \"$@\"\n";
+    let replacement = ws.join("evil");
+    fs::write(&replacement, evil).unwrap();
+    fs::set_permissions(&replacement, fs::Permissions::from_mode(0o755)).unwrap();
+    fs::rename(&replacement, &on_disk).unwrap();
+    let second = run("shellgate-swap-2");
+    fs::write(&on_disk, evil).unwrap();
+    let third = run("shellgate-swap-3");
+    for out in [&second, &third] {
+        assert!(out.contains("Seccomp:\t2") && !out.contains("ESCAPED"), "{out}");
+    }
+}

@@ -28,6 +28,8 @@ pub struct BashTool {
     approvals: crate::approvals::ApprovalState,
     sandboxing: Arc<crate::sandboxing::Sandboxing>,
     hosts: crate::remote::Hosts,
+    /// Whether the configuration's own notices were given (with the first result).
+    announced: Arc<std::sync::atomic::AtomicBool>,
 }
 
 mod approve;
@@ -61,8 +63,11 @@ impl BashTool {
             .env_remove
             .extend(env_gate.removals.iter().cloned());
         let sessions = SessionManager::new(session_options);
-        let sandboxing =
-            crate::sandboxing::Sandboxing::new(&config.sandbox, &config.cwd, sessions.runtime_dir());
+        let mut sandbox = config.sandbox.clone();
+        sandbox
+            .engine_files
+            .extend(crate::sandboxing::engine_files(&config));
+        let sandboxing = crate::sandboxing::Sandboxing::new(&sandbox, &config.cwd, sessions.runtime_dir());
         let remote_options = shellgate_hosts::RemoteSessionOptions {
             kill_grace: config.kill_grace,
             layers: config.layers.clone(),
@@ -77,6 +82,7 @@ impl BashTool {
         };
         Self {
             hosts: crate::remote::Hosts::new(&config.hosts, sessions.runtime_dir(), remote_options),
+            announced: Arc::default(),
             approvals: crate::approvals::ApprovalState::new(&config.approvals, config.policy.as_ref()),
             jobs: crate::JobRegistry::new(crate::jobs::job_config_for(&config)),
             sessions,
@@ -181,7 +187,13 @@ impl BashTool {
         cancel: CancellationToken,
         live: Option<&LiveFeed>,
     ) -> ToolResult {
-        self.run_call(params, cancel, live, false).await
+        let mut result = self.run_call(params, cancel, live, false).await;
+        if !self.config.config_notices.is_empty()
+            && !self.announced.swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            result.notices.extend(self.config.config_notices.iter().cloned());
+        }
+        result
     }
 
     /// A call; `approved` when a person approved this very request (its ask is answered).

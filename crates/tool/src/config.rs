@@ -68,6 +68,12 @@ pub struct ToolConfig {
     pub sandbox: crate::SandboxConfig,
     /// Remote hosts: client settings and named hosts (`[ssh]`, `[docker]`, `[hosts.NAME]`, …).
     pub hosts: crate::HostsConfig,
+    /// The configuration files this configuration was read from (absolute): kept read-only in
+    /// every sandbox with the engine's other files.
+    pub config_files: Vec<PathBuf>,
+    /// What the loader has to say (a project file applied only in part, untrusted): given once,
+    /// with the first result.
+    pub config_notices: Vec<String>,
 }
 
 /// The policy of the default configuration.
@@ -106,6 +112,8 @@ impl Default for ToolConfig {
             approvals: crate::approvals::ApprovalsConfig::default(),
             sandbox: crate::SandboxConfig::default(),
             hosts: crate::HostsConfig::default(),
+            config_files: Vec::new(),
+            config_notices: Vec::new(),
         }
     }
 }

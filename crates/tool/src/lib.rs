@@ -41,7 +41,8 @@ pub use approvals::{ApprovalBroker, ApprovalDecision, ApprovalsConfig};
 pub use bash::BashTool;
 pub use config::{DEFAULT_SESSION, NO_SESSION, ToolConfig, default_policy};
 pub use file_config::{
-    ConfigError, FileConfig, LoadedConfig, default_config_paths, load_config_sources, load_tool_config,
+    ConfigError, FileConfig, LoadedConfig, PROJECT_CONFIG, default_config_paths, is_trusted,
+    load_config_sources, load_tool_config, tightening, trust, trust_store_path, user_config_path,
 };
 pub use gate::{ELEVATED_RULE, ENV_RULE, INTERACTIVE_RULE};
 pub use jobs::{JobConfig, JobExit, JobInfo, JobRegistry, JobStatus};

@@ -23,7 +23,7 @@ pub fn run(ctx: &mut Ctx<'_>) -> Section {
         "200 concurrent background jobs",
         format!(
             "{JOBS} × `sleep {SLEEP}; echo job-N` started with `bash` `background: true` through one \
-             `shellgate rpc` (with `max_jobs = 256` in its `.shellgate.toml`: the default cap is 64), then \
+             `shellgate rpc` (with `max_jobs = 256` in its `--config` file: the default cap is 64), then \
              polled with `process` `poll` (`wait_ms: 0`) until every job ended. \
              Completion = first request → last job seen finished. Baseline: {JOBS} concurrent raw \
              `bash -c` spawns from Rust, waited for. Overhead = completion − {SLEEP} s."
@@ -37,7 +37,7 @@ pub fn run(ctx: &mut Ctx<'_>) -> Section {
     let work = ctx.work.join("jobs");
     let config = "max_jobs = 256\nmax_finished_jobs = 512\n";
     if let Err(e) =
-        std::fs::create_dir_all(&work).and_then(|()| std::fs::write(work.join(".shellgate.toml"), config))
+        std::fs::create_dir_all(&work).and_then(|()| std::fs::write(work.join("jobs.toml"), config))
     {
         section.note(format!("cannot write the jobs configuration: {e}"));
         return section;
@@ -135,7 +135,7 @@ struct ToolJobs {
 
 fn through_rpc(binary: &std::path::Path, work: &std::path::Path) -> anyhow::Result<Option<ToolJobs>> {
     let mut client = RpcClient::spawn(binary, |c| {
-        c.current_dir(work);
+        c.arg("--config").arg(work.join("jobs.toml")).current_dir(work);
     })?;
     let probe = client.call("process", &json!({"action": "list"}), TIMEOUT)?;
     if rpc::error_code(&probe) == Some(rpc::METHOD_NOT_FOUND) {

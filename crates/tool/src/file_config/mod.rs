@@ -13,6 +13,7 @@ mod error;
 mod load;
 #[cfg(test)]
 mod tests;
+mod trust;
 
 use std::path::{Path, PathBuf};
 
@@ -22,7 +23,11 @@ use shellgate_intercept::{Config as PolicyFile, EnvConfig, InterceptConfig, Poli
 use crate::config_keys::{FILE_KEYS, KeyLines, check_keys, line_of};
 
 pub use error::ConfigError;
-pub use load::{LoadedConfig, default_config_paths, load_config_sources, load_tool_config};
+pub use load::{
+    LoadedConfig, PROJECT_CONFIG, default_config_paths, load_config_sources, load_tool_config,
+    user_config_path,
+};
+pub use trust::{is_trusted, tightening, trust, trust_store_path};
 
 /// The contents of a configuration file; every field is optional and overrides the default.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -28,6 +28,11 @@ pub struct SandboxConfig {
     pub helper: Option<PathBuf>,
     /// Arguments selecting the helper mode (`["sandbox-exec"]`; none for a dedicated helper).
     pub helper_args: Vec<String>,
+    /// The engine's own files — configuration, approvals, trust store, artifacts, its executable —
+    /// kept read-only (and uncreatable) in every sandbox, whatever its writable roots: a command
+    /// that could rewrite them would decide how the next command is judged or confined. Filled in
+    /// by the tool ([`engine_files`](super::engine_files)) besides what is set here.
+    pub engine_files: Vec<PathBuf>,
 }
 
 impl Default for SandboxConfig {
@@ -43,6 +48,7 @@ impl Default for SandboxConfig {
             min_landlock_abi: None,
             helper: None,
             helper_args: vec!["sandbox-exec".to_owned()],
+            engine_files: Vec::new(),
         }
     }
 }

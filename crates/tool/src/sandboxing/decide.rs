@@ -3,7 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use shellgate_sandbox::{
-    DenialCollector, ResourceLimits, SandboxError, SandboxLayer, SandboxMode, SandboxPolicy, check_kernel,
+    DenialCollector, HelperImage, ResourceLimits, SandboxError, SandboxLayer, SandboxMode, SandboxPolicy,
+    check_kernel,
 };
 
 use super::config::{mode_name, strictness};
@@ -33,7 +34,7 @@ impl Sandboxing {
             // A failure shows up again, as a notice, in every sandboxed call.
             let _ = DenialCollector::prepare();
         }
-        let helper = config.helper.clone().unwrap_or_else(default_helper);
+        let helper = helper_image(config.helper.as_deref());
         Self {
             config: config.clone(),
             workspace: workspace.to_path_buf(),
@@ -111,6 +112,9 @@ impl Sandboxing {
             .writable_roots
             .extend(self.config.writable_roots.iter().cloned());
         policy.protected_paths.clone_from(&self.config.protected_paths);
+        policy
+            .protected_paths
+            .extend(self.config.engine_files.iter().cloned());
         policy.network = self.config.network.unwrap_or(mode == SandboxMode::Full);
         policy.unix_sockets = self.config.unix_sockets;
         policy.limits = self.config.limits;
@@ -134,13 +138,28 @@ fn unavailable(reason: String, cwd: &Path) -> ToolResult {
     result
 }
 
-/// The helper when none is configured: the small `shellgate-sandbox-exec` installed beside the
-/// running executable (it starts faster than the whole CLI, and every sandboxed process starts
-/// through it), else the running executable itself (its `sandbox-exec` subcommand).
-fn default_helper() -> PathBuf {
-    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("shellgate"));
-    let beside = exe.with_file_name("shellgate-sandbox-exec");
-    if beside.is_file() { beside } else { exe }
+/// The path that starts the helper, held open since the engine started ([`HelperImage`]): a sealed
+/// copy of the configured helper, else of the small `shellgate-sandbox-exec` installed beside the
+/// running executable (it starts faster than the whole CLI), else the running executable itself (its
+/// `sandbox-exec` subcommand). Nothing that later happens to a file on disk changes what it runs.
+/// Opened once per process, by the first tool that sandboxes.
+fn helper_image(configured: Option<&Path>) -> PathBuf {
+    static IMAGE: std::sync::OnceLock<Option<HelperImage>> = std::sync::OnceLock::new();
+    let image = IMAGE.get_or_init(|| {
+        let exe = std::env::current_exe().ok();
+        let candidate = configured
+            .map(Path::to_path_buf)
+            .or_else(|| exe.as_ref().map(|e| e.with_file_name("shellgate-sandbox-exec")))
+            .filter(|p| p.is_file());
+        candidate
+            .and_then(|p| HelperImage::sealed_copy(&p).ok())
+            .or_else(|| HelperImage::own_image().ok())
+    });
+    // Without any image a sandboxed run fails to start (the helper is missing): never unconfined.
+    image.as_ref().map_or_else(
+        || PathBuf::from("/nonexistent/shellgate-sandbox-exec"),
+        |i| i.path().to_path_buf(),
+    )
 }
 
 #[cfg(test)]
@@ -252,7 +271,8 @@ mod tests {
             ["--noprofile", "/run/sg/shellgate-1-2/script"],
             "/w",
         ));
-        assert_eq!(spec.program, "/opt/helper");
+        // Started through a descriptor held since start-up, never by a path on disk.
+        assert!(spec.program.starts_with("/proc/"), "{}", spec.program);
         let policy = SandboxPolicy::from_json(&spec.args[2]).unwrap();
         assert_eq!(policy.engine_roots, [PathBuf::from("/run/sg/shellgate-1-2")]);
         assert!(!policy.may_write(Path::new("/run/sg/shellgate-9-9/req")));

@@ -24,11 +24,13 @@
 mod config;
 mod decide;
 mod denials;
+mod engine_files;
 mod run;
 
 pub use config::{ModeSetting, SandboxConfig, SandboxFile};
 pub(crate) use decide::Sandboxing;
 pub(crate) use denials::DenialWatch;
+pub use engine_files::engine_files;
 pub(crate) use run::SandboxRun;
 
 /// `error.kind` when the sandbox cannot be enforced.
