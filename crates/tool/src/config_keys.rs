@@ -66,6 +66,7 @@ const SANDBOX: &[(&str, Shape)] = &[
     ("protected_paths", Shape::Value),
     ("network", Shape::Value),
     ("unix_sockets", Shape::Value),
+    ("unix_socket_paths", Shape::Value),
     ("cpu_seconds", Shape::Value),
     ("address_space_bytes", Shape::Value),
     ("file_size_bytes", Shape::Value),

@@ -18,6 +18,8 @@ pub struct SandboxConfig {
     pub network: Option<bool>,
     /// Unix-domain sockets while the network is off (default on).
     pub unix_sockets: bool,
+    /// Unix sockets outside the sandbox it may connect to while the network is off.
+    pub unix_socket_paths: Vec<PathBuf>,
     /// Resource limits of sandboxed commands.
     pub limits: ResourceLimits,
     /// Run with what the kernel can enforce instead of failing (a notice says so).
@@ -43,6 +45,7 @@ impl Default for SandboxConfig {
             protected_paths: Vec::new(),
             network: None,
             unix_sockets: true,
+            unix_socket_paths: Vec::new(),
             limits: ResourceLimits::sandbox_defaults(),
             allow_degraded: false,
             min_landlock_abi: None,
@@ -103,6 +106,8 @@ pub struct SandboxFile {
     pub network: Option<bool>,
     /// Unix-domain sockets while the network is off.
     pub unix_sockets: Option<bool>,
+    /// Unix sockets outside the sandbox it may connect to while the network is off.
+    pub unix_socket_paths: Option<Vec<PathBuf>>,
     /// `RLIMIT_CPU`, seconds.
     pub cpu_seconds: Option<u64>,
     /// `RLIMIT_AS`, bytes.
@@ -137,6 +142,9 @@ impl SandboxFile {
         if let Some(unix) = self.unix_sockets {
             config.unix_sockets = unix;
         }
+        if let Some(paths) = &self.unix_socket_paths {
+            config.unix_socket_paths.clone_from(paths);
+        }
         let limits = &mut config.limits;
         for (value, slot) in [
             (self.cpu_seconds, &mut limits.cpu_seconds),
@@ -165,6 +173,7 @@ impl SandboxFile {
             protected_paths: Some(config.protected_paths.clone()),
             network: config.network,
             unix_sockets: Some(config.unix_sockets),
+            unix_socket_paths: Some(config.unix_socket_paths.clone()),
             cpu_seconds: config.limits.cpu_seconds,
             address_space_bytes: config.limits.address_space_bytes,
             file_size_bytes: config.limits.file_size_bytes,

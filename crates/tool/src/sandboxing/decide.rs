@@ -117,6 +117,9 @@ impl Sandboxing {
             .extend(self.config.engine_files.iter().cloned());
         policy.network = self.config.network.unwrap_or(mode == SandboxMode::Full);
         policy.unix_sockets = self.config.unix_sockets;
+        policy
+            .unix_socket_paths
+            .clone_from(&self.config.unix_socket_paths);
         policy.limits = self.config.limits;
         policy.allow_degraded = self.config.allow_degraded;
         policy.min_landlock_abi = self.config.min_landlock_abi;
