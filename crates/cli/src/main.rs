@@ -95,6 +95,8 @@ fn main() -> std::process::ExitCode {
         eprintln!("shellgate: warning: the inherited environment stays readable in /proc ({e})");
     }
     let cli = Cli::parse();
+    // Cgroups of engines that died (empty by now) go; this engine's own go at its end.
+    shellgate::executor::sweep_stale();
     // Descendants that detach (setsid, double fork, nohup) stay ours, so a run can always stop its tree.
     if let Err(e) = shellgate::executor::init_subreaper() {
         eprintln!(
@@ -163,5 +165,6 @@ fn run_on(mut builder: tokio::runtime::Builder, command: Command) -> Option<anyh
     });
     // Do not wait for stray blocking reads (stdin) at shutdown.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    shellgate::executor::remove_engine_cgroups();
     Some(outcome)
 }

@@ -33,6 +33,7 @@ pub(crate) struct ChildFds {
 
 #[repr(C)]
 struct ChildArgs {
+    cgroup: *const crate::guard::CgroupHandles,
     path: *const libc::c_char,
     argv: *const *const libc::c_char,
     envp: *const *const libc::c_char,
@@ -102,6 +103,7 @@ pub(crate) fn spawn(image: &ExecImage, cwd: &Path, fds: &ChildFds) -> io::Result
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL byte in working directory"))?;
     let (path, argv, envp) = image.pointers();
     let mut args = ChildArgs {
+        cgroup: image.cgroup(),
         path,
         argv,
         envp,
@@ -405,6 +407,7 @@ extern "C" fn child_main(arg: *mut libc::c_void) -> libc::c_int {
         let mut none: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&raw mut none);
         libc::sigprocmask(libc::SIG_SETMASK, &raw const none, std::ptr::null_mut());
+        (*(*args).cgroup).join();
         libc::execve((*args).path, (*args).argv, (*args).envp);
         fail(args)
     }

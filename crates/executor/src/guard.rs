@@ -40,7 +40,12 @@ const GUARD_IGNORES: [libc::c_int; 10] = [
 /// write end of the status pipe, moved to [`STATUS_FD`] when given.
 ///
 /// Returns in the grandchild (which then execs); never returns in the guard.
-pub(crate) fn in_child(engine: libc::pid_t, status_fd: Option<RawFd>, needle: &[u8]) -> io::Result<()> {
+pub(crate) fn in_child(
+    engine: libc::pid_t,
+    status_fd: Option<RawFd>,
+    needle: &[u8],
+    cgroup: &CgroupHandles,
+) -> io::Result<()> {
     // SAFETY: setsid, prctl, getppid, getpid, kill, dup2, fcntl and fork are async-signal-safe system
     // calls on plain integers; no memory is shared with other threads (there are none after fork).
     unsafe {
@@ -77,9 +82,10 @@ pub(crate) fn in_child(engine: libc::pid_t, status_fd: Option<RawFd>, needle: &[
                     libc::kill(libc::getpid(), libc::SIGKILL);
                 }
                 block_sigchld(libc::SIG_UNBLOCK);
+                cgroup.join();
                 Ok(())
             }
-            command => supervise(command, engine, needle),
+            command => supervise(command, engine, needle, cgroup),
         }
     }
 }
@@ -106,7 +112,7 @@ unsafe fn block_sigchld(how: libc::c_int) {
 /// the command exits and when the engine dies; the engine counts as dead once `getppid` is no longer
 /// `engine` (the kernel re-parents before signalling; one engine thread's exit re-parents to another
 /// thread of the same process). A SIGCHLD a command sends to `$PPID` only costs one more round.
-fn supervise(command: libc::pid_t, engine: libc::pid_t, needle: &[u8]) -> ! {
+fn supervise(command: libc::pid_t, engine: libc::pid_t, needle: &[u8], cgroup: &CgroupHandles) -> ! {
     // SAFETY: only async-signal-safe system calls on integers and on stack locals we own.
     unsafe {
         // Hold no descriptor: the output pipe must reach EOF when the command's side closes, and the
@@ -140,6 +146,7 @@ fn supervise(command: libc::pid_t, engine: libc::pid_t, needle: &[u8]) -> ! {
                 // The command first (it may have left the group), then escapees, then the group,
                 // this guard too.
                 libc::kill(command, libc::SIGKILL);
+                cgroup.kill();
                 crate::marked::kill_marked(needle, libc::getpid());
                 libc::kill(0, libc::SIGKILL);
                 libc::_exit(128 + libc::SIGKILL);
@@ -185,7 +192,47 @@ pub(crate) struct ExecImage {
     envp: Vec<*const libc::c_char>,
     /// Stack for the grandchild between `clone` and `execve` (it shares the guard's memory).
     stack: Vec<u8>,
+    /// The run's cgroup: the `cgroup.procs` files the command joins before `execve`, and the
+    /// `cgroup.kill` file a guard writes when the engine dies (see [`crate::cgroup`]).
+    cgroup: CgroupHandles,
 }
+
+/// The files of a run's cgroup, laid out before a fork.
+#[derive(Default)]
+pub(crate) struct CgroupHandles {
+    _procs: Vec<CString>,
+    procs: Vec<*const libc::c_char>,
+    kill: Option<CString>,
+}
+
+impl CgroupHandles {
+    pub(crate) fn of(cgroup: &crate::cgroup::RunCgroup) -> Self {
+        let owned = cgroup.procs_files();
+        Self {
+            procs: owned.iter().map(|c| c.as_ptr()).collect(),
+            _procs: owned,
+            kill: cgroup.kill_file(),
+        }
+    }
+
+    /// Move the calling process into the run's cgroups (raw system calls; see
+    /// [`crate::cgroup::join_raw`]).
+    pub(crate) fn join(&self) {
+        crate::cgroup::join_raw(&self.procs);
+    }
+
+    /// Kill everything in the run's cgroup (raw system calls), when there is one.
+    pub(crate) fn kill(&self) {
+        if let Some(file) = &self.kill {
+            crate::cgroup::kill_raw(file.as_ptr());
+        }
+    }
+}
+
+// SAFETY: the pointers point into the CStrings owned by the same struct, never mutated.
+unsafe impl Send for CgroupHandles {}
+// SAFETY: as above; shared access only reads.
+unsafe impl Sync for CgroupHandles {}
 
 // SAFETY: the raw pointers point into the CStrings owned by the same struct, which are never mutated;
 // the struct is only read (in the forked child).
@@ -264,7 +311,18 @@ impl ExecImage {
             _envp: envp_owned,
             envp,
             stack: Vec::new(),
+            cgroup: CgroupHandles::default(),
         })
+    }
+
+    /// Have the command join `cgroup` before it execs.
+    pub(crate) fn set_cgroup(&mut self, cgroup: &crate::cgroup::RunCgroup) {
+        self.cgroup = CgroupHandles::of(cgroup);
+    }
+
+    /// The run's cgroup files.
+    pub(crate) fn cgroup(&self) -> &CgroupHandles {
+        &self.cgroup
     }
 }
 
@@ -274,6 +332,7 @@ struct GrandchildArgs {
     path: *const libc::c_char,
     argv: *const *const libc::c_char,
     envp: *const *const libc::c_char,
+    cgroup: *const CgroupHandles,
     guard: libc::pid_t,
     /// Written by the grandchild when `execve` fails (the memory is shared until then).
     exec_errno: libc::c_int,
@@ -329,6 +388,7 @@ pub(crate) fn in_child_exec(
         }
         if !guarded {
             // No guard: this process becomes the command (its parent is the engine).
+            image.cgroup.join();
             libc::execve(image.path.as_ptr(), image.argv.as_ptr(), image.envp.as_ptr());
             return Err(io::Error::last_os_error());
         }
@@ -353,6 +413,7 @@ pub(crate) fn in_child_exec(
             path: image.path.as_ptr(),
             argv: image.argv.as_ptr(),
             envp: image.envp.as_ptr(),
+            cgroup: &raw const image.cgroup,
             guard: libc::getpid(),
             exec_errno: 0,
         };
@@ -375,7 +436,7 @@ pub(crate) fn in_child_exec(
             report_exec_failure(image, exec_errno);
             libc::_exit(if exec_errno == libc::ENOENT { 127 } else { 126 });
         }
-        supervise(command, engine, needle)
+        supervise(command, engine, needle, &image.cgroup)
     }
 }
 
@@ -470,6 +531,7 @@ extern "C" fn grandchild(arg: *mut libc::c_void) -> libc::c_int {
         let mut none: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&raw mut none);
         libc::sigprocmask(libc::SIG_SETMASK, &raw const none, std::ptr::null_mut());
+        (*(*args).cgroup).join();
         libc::execve((*args).path, (*args).argv, (*args).envp);
         std::ptr::write_volatile(&raw mut (*args).exec_errno, *libc::__errno_location());
         libc::_exit(127)

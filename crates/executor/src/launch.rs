@@ -71,7 +71,11 @@ pub(crate) fn launch_mode(spec: &LaunchSpec, mode: StartMode) -> Result<Launched
         None
     };
     let marker = tree::new_run_marker();
-    let image = exec_image(spec, &marker)?;
+    let mut image = exec_image(spec, &marker)?;
+    let cgroup = crate::cgroup::RunCgroup::create(spec.cgroup_limits).map(std::sync::Arc::new);
+    if let Some(cgroup) = &cgroup {
+        image.set_cgroup(cgroup);
+    }
     let needle = crate::marked::needle(&marker);
 
     let status_fd = status_pipe.as_ref().map(|(_, w)| w.as_raw_fd());
@@ -89,7 +93,7 @@ pub(crate) fn launch_mode(spec: &LaunchSpec, mode: StartMode) -> Result<Launched
     // process tree closes its copies.
     let status = status_pipe.map(|(r, _w)| r);
     let pid = leader.id();
-    let tree = ProcessTree::new(pid, Some(marker));
+    let tree = ProcessTree::new(pid, Some(marker)).with_cgroup(cgroup);
     let output = match pipe::Receiver::from_owned_fd(OwnedFd::from(reader)) {
         Ok(r) => r,
         Err(source) => {

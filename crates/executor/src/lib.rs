@@ -66,6 +66,7 @@
 //! marker in its environment. Such adopted processes are reaped by pid; `waitpid(-1)` is never used.
 #![deny(unsafe_code)]
 
+mod cgroup;
 mod chunks;
 mod completion;
 mod cwd;
@@ -96,6 +97,7 @@ mod vmguard;
 use std::future::Future;
 use std::pin::Pin;
 
+pub use cgroup::{CgroupLimits, RunCgroup, Tracking, remove_engine_cgroups, sweep_stale};
 pub use cwd::{
     CwdError, DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT, clamp_timeout, fallback_cwd, resolve_cwd,
     validate_cwd,

@@ -47,6 +47,8 @@ pub struct ExecOutcome {
     /// The shell had `pipefail` on when its last pipeline ended (reported with the pipeline's statuses;
     /// `false` when not reported).
     pub pipefail: bool,
+    /// How the run's processes were found and stopped (`None`: not reported by this executor).
+    pub tracking: Option<crate::Tracking>,
 }
 
 impl ExecOutcome {
@@ -64,6 +66,7 @@ impl ExecOutcome {
             error: None,
             output_stopped: false,
             pipefail: false,
+            tracking: None,
         }
     }
 

@@ -260,6 +260,7 @@ impl PipeExecutor {
         outcome.output_stopped = stopped;
         outcome.pid = Some(pid);
         outcome.notices = notices;
+        outcome.tracking = Some(tree.tracking());
         outcome
     }
 }

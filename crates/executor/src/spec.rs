@@ -47,6 +47,8 @@ pub struct LaunchSpec {
     /// abandoned run: killing the local client (`ssh`, `docker exec`) alone leaves them running. Set by
     /// host layers.
     pub remote_stop: Option<Box<LaunchSpec>>,
+    /// Limits of the run's cgroup, where the engine can give it one (set by the sandbox layer).
+    pub cgroup_limits: crate::cgroup::CgroupLimits,
 }
 
 impl LaunchSpec {
@@ -69,6 +71,7 @@ impl LaunchSpec {
             kill_grace: Duration::from_secs(2),
             status_report: false,
             remote_stop: None,
+            cgroup_limits: crate::cgroup::CgroupLimits::default(),
         }
     }
 

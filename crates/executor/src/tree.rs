@@ -343,6 +343,9 @@ pub struct ProcessTree {
     /// Orphans once attributed to this tree (kept so they are still recognised as zombies, when their
     /// environment can no longer be read).
     adopted: Arc<Mutex<BTreeSet<u32>>>,
+    /// The run's cgroup, when it has one: every process in it is the run's, whatever it did to its
+    /// session, group or environment.
+    cgroup: Option<Arc<crate::cgroup::RunCgroup>>,
 }
 
 impl ProcessTree {
@@ -353,7 +356,22 @@ impl ProcessTree {
             leader,
             marker,
             adopted: Arc::default(),
+            cgroup: None,
         }
+    }
+
+    /// The same tree, also made of every process in `cgroup`.
+    #[must_use]
+    pub fn with_cgroup(mut self, cgroup: Option<Arc<crate::cgroup::RunCgroup>>) -> Self {
+        self.cgroup = cgroup;
+        self
+    }
+
+    /// How the run's processes are tracked: by a cgroup, or by marker, session and group.
+    pub fn tracking(&self) -> crate::cgroup::Tracking {
+        self.cgroup
+            .as_ref()
+            .map_or(crate::cgroup::Tracking::Marker, |c| c.tracking())
     }
 
     /// The leader's pid (also the run's session and process group id).
@@ -408,6 +426,15 @@ impl ProcessTree {
             }
         }
         drop(adopted);
+        for pid in self.cgroup.iter().flat_map(|c| c.members()) {
+            if pid != engine
+                && !found.contains_key(&pid)
+                && let Some(info) = read_proc(pid)
+            {
+                queue.push(pid);
+                found.insert(pid, info);
+            }
+        }
         while let Some(pid) = queue.pop() {
             // A zombie has no children: they were re-parented before it turned one. (A process
             // whose main thread alone has exited does not read as a zombie; see `read_proc`.)
@@ -520,6 +547,9 @@ impl ProcessTree {
                 .map(|p| p.pid)
                 .collect();
             let _ = killpg(leader, Signal::SIGKILL);
+            if let Some(cgroup) = &self.cgroup {
+                let _ = cgroup.kill();
+            }
             for p in alive {
                 let _ = kill(Pid::from_raw(p.pid as i32), Signal::SIGKILL);
                 if p.pid != self.leader && !dying.contains(&p.pid) {

@@ -58,7 +58,7 @@ pub(crate) struct GuardBlock {
     guard_stack: Chunk,
     command_stack: Chunk,
     // Owners of the data the pointers above point into (heap data: moving these does not move it).
-    _image: ExecImage,
+    image: ExecImage,
     _cwd: CString,
     _needle: Box<[u8]>,
 }
@@ -218,7 +218,7 @@ fn new_block(image: ExecImage, cwd: &Path, fds: &ChildFds, needle: Box<[u8]>) ->
         start_state: NOT_STARTED,
         guard_stack: Chunk::take(),
         command_stack: Chunk::take(),
-        _image: image,
+        image,
         _cwd: cwd,
         _needle: needle,
     }))
@@ -313,7 +313,7 @@ extern "C" fn guard_main(arg: *mut libc::c_void) -> libc::c_int {
         c(libc::SYS_close_range, &[0, u32::MAX as usize, 0]);
         std::ptr::write_volatile(&raw mut (*block).command_pid, command);
         let needle = std::slice::from_raw_parts((*block).needle, (*block).needle_len);
-        let status = wait_command(command, (*block).engine, needle);
+        let status = wait_command(command, (*block).engine, needle, (*block).image.cgroup());
         std::ptr::write_volatile(&raw mut (*block).command_status, status);
         std::ptr::write_volatile(&raw mut (*block).status_set, 1);
         if libc::WIFEXITED(status) {
@@ -355,7 +355,7 @@ extern "C" fn guard_main(arg: *mut libc::c_void) -> libc::c_int {
 /// only costs one more round of checks. The engine counts as dead once `getppid` is no longer its
 /// pid (the kernel re-parents the guard before sending the signal; the exit of one engine thread
 /// re-parents to another thread of the same process, which is not a death).
-fn wait_command(command: i32, engine: i32, needle: &[u8]) -> i32 {
+fn wait_command(command: i32, engine: i32, needle: &[u8], cgroup: &crate::guard::CgroupHandles) -> i32 {
     use sys::c;
     let chld: u64 = 1 << (libc::SIGCHLD - 1);
     let mut status: i32 = 0;
@@ -364,6 +364,7 @@ fn wait_command(command: i32, engine: i32, needle: &[u8]) -> i32 {
             // The command first (it may have left the group), then the escapees, then the whole
             // group, this guard too.
             c(libc::SYS_kill, &[command as usize, libc::SIGKILL as usize]);
+            cgroup.kill();
             crate::marked::kill_marked(needle, c(libc::SYS_getpid, &[]) as i32);
             c(libc::SYS_kill, &[0, libc::SIGKILL as usize]);
             sys::exit(128 + libc::SIGKILL);
@@ -449,6 +450,7 @@ extern "C" fn command_main(arg: *mut libc::c_void) -> libc::c_int {
             libc::SYS_rt_sigprocmask,
             &[libc::SIG_SETMASK as usize, (&raw const none) as usize, 0, 8],
         );
+        (*block).image.cgroup().join();
         let rc = c(
             libc::SYS_execve,
             &[

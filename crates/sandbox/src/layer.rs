@@ -48,9 +48,14 @@ impl SandboxLayer {
         args.push("--".to_owned());
         args.push(spec.program.clone());
         args.extend(spec.args.iter().cloned());
+        let cgroup_limits = shellgate_executor::CgroupLimits {
+            pids_max: self.policy.limits.processes.filter(|&n| n > 0),
+            memory_max: self.policy.limits.memory_bytes.filter(|&n| n > 0),
+        };
         LaunchSpec {
             program: self.helper.to_string_lossy().into_owned(),
             args,
+            cgroup_limits,
             ..spec
         }
     }

@@ -62,8 +62,12 @@ pub struct ResourceLimits {
     pub file_size_bytes: Option<u64>,
     /// Open file descriptors (`RLIMIT_NOFILE`).
     pub open_files: Option<u64>,
-    /// Processes of the real user id (`RLIMIT_NPROC`; not enforced for root).
+    /// Processes of the real user id (`RLIMIT_NPROC`; not enforced for root); also the run's
+    /// `pids.max` where the engine gives it a cgroup (which holds root too).
     pub processes: Option<u64>,
+    /// Memory of the run, page cache included, where the engine gives it a cgroup with the memory
+    /// controller (`memory.limit_in_bytes`, `memory.max`); no rlimit stands for it.
+    pub memory_bytes: Option<u64>,
 }
 
 impl ResourceLimits {
@@ -84,8 +88,23 @@ impl ResourceLimits {
             file_size_bytes: Some(64 << 30),
             open_files: Some(65_536),
             processes: Some(8_192),
+            memory_bytes: half_the_memory(),
         }
     }
+}
+
+/// Half of the machine's memory (`MemTotal`), the default ceiling of a sandboxed run's cgroup.
+fn half_the_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib: u64 = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kib * 1024 / 2)
 }
 
 /// What a sandboxed command may do. Serialized as JSON on the helper's command line

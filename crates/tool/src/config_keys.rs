@@ -72,6 +72,7 @@ const SANDBOX: &[(&str, Shape)] = &[
     ("file_size_bytes", Shape::Value),
     ("open_files", Shape::Value),
     ("processes", Shape::Value),
+    ("memory_bytes", Shape::Value),
     ("allow_degraded", Shape::Value),
     ("min_landlock_abi", Shape::Value),
 ];

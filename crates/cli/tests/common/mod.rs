@@ -1,6 +1,7 @@
 //! Helpers shared by the binary's integration tests.
 #![allow(dead_code)]
 
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// Live processes (not zombies) other than this one, with their NUL-separated command lines.
@@ -66,4 +67,11 @@ pub fn available(ok: bool, reason: &str) -> bool {
         eprintln!("skipping: {reason}");
     }
     ok
+}
+
+/// SIGKILL each of `pids` (what a failing test leaves behind).
+pub fn kill_all(pids: &[u32]) {
+    for &pid in pids {
+        let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
+    }
 }

@@ -184,14 +184,19 @@ impl ShellProcess {
         cmd.kill_on_drop(true);
         let engine = std::process::id() as libc::pid_t;
         let needle = crate::marked::needle(&marker);
+        let cgroup = crate::cgroup::RunCgroup::create(spec.cgroup_limits).map(std::sync::Arc::new);
+        let handles = cgroup
+            .as_deref()
+            .map(guard::CgroupHandles::of)
+            .unwrap_or_default();
         // SAFETY: the hook (the pipe executor's guard: new session, parent-death signal, guard process)
         // only makes async-signal-safe system calls and does not allocate; it captures one integer
         // and the marker entry, laid out before the fork.
         unsafe {
-            cmd.pre_exec(move || guard::in_child(engine, None, &needle));
+            cmd.pre_exec(move || guard::in_child(engine, None, &needle, &handles));
         }
         let child = cmd.spawn()?;
-        let tree = ProcessTree::new(child.id().unwrap_or(0), Some(marker.clone()));
+        let tree = ProcessTree::new(child.id().unwrap_or(0), Some(marker.clone())).with_cgroup(cgroup);
         let mut shell = Self {
             kind: plan.kind,
             child,
@@ -569,6 +574,7 @@ impl ShellProcess {
 
         let mut outcome = ExecOutcome::new(status, start.elapsed());
         outcome.pid = Some(self.pid);
+        outcome.tracking = Some(self.tree.tracking());
         outcome.notices = notices;
         outcome.output_stopped = stopped;
         match (&done, self.exited) {

@@ -132,7 +132,8 @@ async fn run_capture(
     let needle = crate::marked::needle(&marker);
     // SAFETY: the guard hook only makes async-signal-safe system calls and does not allocate.
     unsafe {
-        cmd.pre_exec(move || guard::in_child(engine, None, &needle));
+        let none = guard::CgroupHandles::default();
+        cmd.pre_exec(move || guard::in_child(engine, None, &needle, &none));
     }
     let mut child = cmd
         .spawn()

@@ -116,8 +116,10 @@ pub struct SandboxFile {
     pub file_size_bytes: Option<u64>,
     /// `RLIMIT_NOFILE`.
     pub open_files: Option<u64>,
-    /// `RLIMIT_NPROC`.
+    /// `RLIMIT_NPROC` (and the run cgroup's `pids.max` where there is one).
     pub processes: Option<u64>,
+    /// The run cgroup's memory ceiling, bytes (where the memory controller is available).
+    pub memory_bytes: Option<u64>,
     /// Run with reduced enforcement instead of failing.
     pub allow_degraded: Option<bool>,
     /// The lowest Landlock ABI the kernel must offer.
@@ -152,6 +154,7 @@ impl SandboxFile {
             (self.file_size_bytes, &mut limits.file_size_bytes),
             (self.open_files, &mut limits.open_files),
             (self.processes, &mut limits.processes),
+            (self.memory_bytes, &mut limits.memory_bytes),
         ] {
             if value.is_some() {
                 *slot = value;
@@ -179,6 +182,7 @@ impl SandboxFile {
             file_size_bytes: config.limits.file_size_bytes,
             open_files: config.limits.open_files,
             processes: config.limits.processes,
+            memory_bytes: config.limits.memory_bytes,
             allow_degraded: Some(config.allow_degraded),
             min_landlock_abi: config.min_landlock_abi,
         }

@@ -1,0 +1,274 @@
+//! Control groups for runs: a process in a run's cgroup cannot leave the run by changing its
+//! session, process group or environment — the marker ([`crate::tree::RUN_MARKER_VAR`]) can be
+//! shed with `env -i`, a cgroup only by writing another cgroup's `cgroup.procs`, which the
+//! sandbox's read-only mounts and Landlock forbid.
+//!
+//! Where the engine may create cgroups (root, or a delegated subtree of the user's):
+//! - **cgroup v2** (the unified hierarchy, wherever it is mounted): each run gets
+//!   `<engine's cgroup>/shellgate-<pid>/run-<n>`; its members are its `cgroup.procs`, and
+//!   `cgroup.kill` (Linux 5.14) stops all of them at once — also when the engine has died, from the
+//!   run's guard.
+//! - **cgroup v1** `pids` and `memory` hierarchies, when mounted (as on this kind of machine, beside
+//!   a v2 hierarchy without controllers): the same directories there, carrying `pids.max` and
+//!   `memory.limit_in_bytes`.
+//!
+//! Where no cgroup can be made, runs are tracked by their marker, session and process group, and
+//! the result says so ([`Tracking`]). A command that runs unsandboxed as root can move itself into
+//! any cgroup; in the sandbox it cannot.
+
+use std::ffi::CString;
+use std::io;
+use std::os::unix::ffi::OsStrExt as _;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// How a run's processes were tracked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tracking {
+    /// A cgroup of the run's own.
+    Cgroup,
+    /// The run marker in each process's environment, with its session and process group.
+    Marker,
+}
+
+/// Limits a run's cgroup carries where the hierarchy offers the controller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CgroupLimits {
+    /// Most processes (and threads) of the run at once (`pids.max`).
+    pub pids_max: Option<u64>,
+    /// Most memory of the run, page cache included (`memory.max` / `memory.limit_in_bytes`).
+    pub memory_max: Option<u64>,
+}
+
+/// The engine's own directories in each hierarchy it may use.
+#[derive(Debug)]
+struct Bases {
+    unified: Option<PathBuf>,
+    pids: Option<PathBuf>,
+    memory: Option<PathBuf>,
+}
+
+fn bases() -> &'static Bases {
+    static BASES: OnceLock<Bases> = OnceLock::new();
+    BASES.get_or_init(|| {
+        let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+        let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+        let dir = |mount: Option<PathBuf>, own_path: Option<&str>| {
+            let base = mount?.join(own_path?.trim_start_matches('/'));
+            let engine = base.join(format!("shellgate-{}", std::process::id()));
+            std::fs::create_dir(&engine).ok()?;
+            Some(engine)
+        };
+        let v1 = |controller: &str| {
+            let mount = mounts.lines().find_map(|line| {
+                let (fields, rest) = line.split_once(" - ")?;
+                let mut rest = rest.split_whitespace();
+                let (fstype, options) = (rest.next()?, rest.nth(1)?);
+                let point = fields.split_whitespace().nth(4)?;
+                (fstype == "cgroup" && options.split(',').any(|o| o == controller))
+                    .then(|| PathBuf::from(point))
+            });
+            let own_path = own.lines().find_map(|l| {
+                let mut parts = l.splitn(3, ':');
+                let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+                controllers.split(',').any(|c| c == controller).then_some(path)
+            });
+            dir(mount, own_path)
+        };
+        let unified_mount = mounts.lines().find_map(|line| {
+            let (fields, rest) = line.split_once(" - ")?;
+            let point = fields.split_whitespace().nth(4)?;
+            (rest.split_whitespace().next()? == "cgroup2").then(|| PathBuf::from(point))
+        });
+        let unified_own = own.lines().find_map(|l| l.strip_prefix("0::"));
+        Bases {
+            unified: dir(unified_mount, unified_own),
+            pids: v1("pids"),
+            memory: v1("memory"),
+        }
+    })
+}
+
+/// Remove the engine's cgroup directories (their run directories are gone by then). Called at the
+/// end of the engine; directories of engines that died are left empty, and removed by the next
+/// engine that finds them (see [`sweep_stale`]).
+pub fn remove_engine_cgroups() {
+    let b = bases();
+    for dir in [&b.unified, &b.pids, &b.memory].into_iter().flatten() {
+        let _ = std::fs::remove_dir(dir);
+    }
+}
+
+/// Remove empty `shellgate-<pid>` directories whose engine is gone, beside this engine's own.
+pub fn sweep_stale() {
+    let b = bases();
+    for dir in [&b.unified, &b.pids, &b.memory].into_iter().flatten() {
+        let Some(parent) = dir.parent() else { continue };
+        let Ok(entries) = std::fs::read_dir(parent) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(pid) = name
+                .to_str()
+                .and_then(|n| n.strip_prefix("shellgate-"))
+                .and_then(|p| p.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if !Path::new(&format!("/proc/{pid}")).exists() {
+                if let Ok(runs) = std::fs::read_dir(entry.path()) {
+                    for run in runs.flatten().filter(|r| r.path().is_dir()) {
+                        let _ = std::fs::remove_dir(run.path());
+                    }
+                }
+                let _ = std::fs::remove_dir(entry.path());
+            }
+        }
+    }
+}
+
+/// The cgroups of one run. Removed when dropped (once empty).
+#[derive(Debug)]
+pub struct RunCgroup {
+    /// The run's v2 directory, when there is one.
+    unified: Option<PathBuf>,
+    /// Its v1 directories (`pids`, `memory`).
+    v1: Vec<PathBuf>,
+}
+
+impl RunCgroup {
+    /// New cgroups for a run, with `limits` where a hierarchy offers them; `None` where the
+    /// engine may not create any.
+    pub fn create(limits: CgroupLimits) -> Option<Self> {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        let b = bases();
+        let name = format!("run-{}", NEXT.fetch_add(1, Ordering::Relaxed));
+        let make = |base: &Option<PathBuf>| {
+            let dir = base.as_ref()?.join(&name);
+            std::fs::create_dir(&dir).ok().map(|()| dir)
+        };
+        let unified = make(&b.unified);
+        let mut v1 = Vec::new();
+        if let Some(dir) = make(&b.pids) {
+            if let Some(max) = limits.pids_max.filter(|&m| m > 0) {
+                let _ = std::fs::write(dir.join("pids.max"), max.to_string());
+            }
+            v1.push(dir);
+        }
+        if let Some(max) = limits.memory_max.filter(|&m| m > 0)
+            && let Some(dir) = make(&b.memory)
+        {
+            let _ = std::fs::write(dir.join("memory.limit_in_bytes"), max.to_string());
+            v1.push(dir);
+        }
+        if let (Some(dir), Some(max)) = (&unified, limits.pids_max.filter(|&m| m > 0)) {
+            // Only where the controller is enabled for the engine's subtree (else no file).
+            let _ = std::fs::write(dir.join("pids.max"), max.to_string());
+        }
+        (unified.is_some() || !v1.is_empty()).then_some(Self { unified, v1 })
+    }
+
+    /// How the run is tracked: by its cgroup when it has a v2 one (which can be listed and killed
+    /// as a whole).
+    pub fn tracking(&self) -> Tracking {
+        if self.unified.is_some() {
+            Tracking::Cgroup
+        } else {
+            Tracking::Marker
+        }
+    }
+
+    /// The `cgroup.procs` files a new process of the run writes `0` into, as C strings laid out
+    /// before a fork.
+    pub(crate) fn procs_files(&self) -> Vec<CString> {
+        self.unified
+            .iter()
+            .chain(&self.v1)
+            .filter_map(|dir| CString::new(dir.join("cgroup.procs").as_os_str().as_bytes()).ok())
+            .collect()
+    }
+
+    /// The `cgroup.kill` file, for a guard to write when the engine has died.
+    pub(crate) fn kill_file(&self) -> Option<CString> {
+        let dir = self.unified.as_ref()?;
+        CString::new(dir.join("cgroup.kill").as_os_str().as_bytes()).ok()
+    }
+
+    /// Every process in the run's cgroup.
+    pub fn members(&self) -> Vec<u32> {
+        let procs = self
+            .unified
+            .as_ref()
+            .or(self.v1.first())
+            .map(|dir| std::fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default())
+            .unwrap_or_default();
+        procs.lines().filter_map(|l| l.trim().parse().ok()).collect()
+    }
+
+    /// SIGKILL every process in the run's cgroup at once (`cgroup.kill`), or one by one where the
+    /// kernel has no `cgroup.kill`.
+    pub fn kill(&self) -> io::Result<()> {
+        if let Some(dir) = &self.unified
+            && std::fs::write(dir.join("cgroup.kill"), "1").is_ok()
+        {
+            return Ok(());
+        }
+        for pid in self.members() {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(i32::try_from(pid).unwrap_or(0)),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+        Ok(())
+    }
+}
+
+impl Drop for RunCgroup {
+    fn drop(&mut self) {
+        for dir in self.unified.iter().chain(&self.v1) {
+            // Fails while processes remain (their run ended badly): the next engine's sweep or this
+            // engine's end removes what it can.
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
+/// Write `0` into each of `files` (`cgroup.procs`): move the calling process. Raw system calls
+/// only: for a process between fork and exec, possibly sharing the engine's memory.
+pub(crate) fn join_raw(files: &[*const libc::c_char]) {
+    use crate::rawsys::c;
+    for &file in files {
+        let fd = c(
+            libc::SYS_openat,
+            &[
+                libc::AT_FDCWD as usize,
+                file as usize,
+                (libc::O_WRONLY | libc::O_CLOEXEC) as usize,
+            ],
+        );
+        if fd >= 0 {
+            c(libc::SYS_write, &[fd as usize, c"0".as_ptr() as usize, 1]);
+            c(libc::SYS_close, &[fd as usize]);
+        }
+    }
+}
+
+/// Write `1` into `file` (`cgroup.kill`). Raw system calls only (a guard whose engine died).
+pub(crate) fn kill_raw(file: *const libc::c_char) {
+    use crate::rawsys::c;
+    let fd = c(
+        libc::SYS_openat,
+        &[
+            libc::AT_FDCWD as usize,
+            file as usize,
+            (libc::O_WRONLY | libc::O_CLOEXEC) as usize,
+        ],
+    );
+    if fd >= 0 {
+        c(libc::SYS_write, &[fd as usize, c"1".as_ptr() as usize, 1]);
+        c(libc::SYS_close, &[fd as usize]);
+    }
+}
