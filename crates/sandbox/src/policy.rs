@@ -135,7 +135,8 @@ pub struct SandboxPolicy {
     pub protected_paths: Vec<PathBuf>,
     /// Whether network access (TCP and every non-Unix socket family) is allowed.
     pub network: bool,
-    /// Whether Unix-domain sockets may be created while the network is off. They then reach only
+    /// Whether Unix-domain sockets (stream and seqpacket; datagram sockets send by path without a
+    /// connect and stay refused) may be created while the network is off. They then reach only
     /// sockets bound inside the same sandbox and [`SandboxPolicy::unix_socket_paths`] (the
     /// engine's supervisor makes each connect); `socketpair` always works.
     #[serde(default = "yes")]

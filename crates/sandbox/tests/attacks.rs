@@ -253,6 +253,10 @@ fn unix_sockets_outside_the_sandbox_are_unreachable_and_its_own_work() {
     };
     let listed_path = base.path().join("listed.sock");
     let listed = Outside::bind(&listed_path);
+    // A datagram socket like /dev/log: reached by `sendto` with no connect at all.
+    let log_path = base.path().join("log.sock");
+    let log = std::os::unix::net::UnixDatagram::bind(&log_path).unwrap();
+    log.set_nonblocking(true).unwrap();
 
     let probe = format!(
         "import socket, os\n\
@@ -263,9 +267,10 @@ fn unix_sockets_outside_the_sandbox_are_unreachable_and_its_own_work() {
          attempt('beyond', '{beyond}')\n\
          attempt('tmp', '{tmp}')\n\
          attempt('abstract', '\\0{abstract_name}')\n\
-         d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\n\
-         try:\n    d.connect('{beyond}'); print('REACHED dgram')\n\
+         try:\n    d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); d.sendto(b'x', '{log}'); print('REACHED dgram')\n\
          except OSError as e:\n    print('refused dgram', e.errno)\n\
+         try:\n    p, q = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM); p.sendto(b'x', '{log}'); print('REACHED dgram-pair')\n\
+         except OSError as e:\n    print('refused dgram-pair', e.errno)\n\
          s = socket.socket(socket.AF_UNIX); s.connect('{listed}'); print('listed-ok')\n\
          srv = socket.socket(socket.AF_UNIX); srv.bind('own.sock'); srv.listen()\n\
          c = socket.socket(socket.AF_UNIX); c.connect('own.sock'); a, _ = srv.accept(); c.send(b'hi'); print('own', a.recv(2))\n\
@@ -273,13 +278,14 @@ fn unix_sockets_outside_the_sandbox_are_unreachable_and_its_own_work() {
         beyond = base.path().join("daemon.sock").display(),
         tmp = tmp.path().join("agent.sock").display(),
         listed = listed_path.display(),
+        log = log_path.display(),
     );
     let mut policy = workspace_policy(&ws);
     policy.unix_socket_paths = vec![listed_path.clone()];
     let run = run_sandboxed(&policy, &ws, &[], &[&python, "-c", &probe], collector());
     let stdout = run.stdout();
     assert!(!stdout.contains("REACHED"), "{stdout} {}", run.stderr());
-    for name in ["beyond", "tmp", "abstract", "dgram"] {
+    for name in ["beyond", "tmp", "abstract", "dgram", "dgram-pair"] {
         assert!(stdout.contains(&format!("refused {name}")), "{name}: {stdout}");
     }
     assert!(stdout.contains("listed-ok"), "{stdout} {}", run.stderr());
@@ -291,6 +297,7 @@ fn unix_sockets_outside_the_sandbox_are_unreachable_and_its_own_work() {
     assert_eq!(in_tmp.accepted(), 0);
     assert_eq!(abstract_listener.accepted(), 0);
     assert_eq!(listed.accepted(), 1);
+    assert!(log.recv(&mut [0; 8]).is_err(), "a datagram arrived");
     let report = run.report.expect("collector");
     let refused: Vec<&str> = report
         .denials

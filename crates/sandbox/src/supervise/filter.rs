@@ -169,7 +169,7 @@ fn program(arch: u32, watch: Watch) -> Vec<Op> {
         ]);
     }
     if sockets {
-        let unix_target = if unix { Allow } else { Notify };
+        let unix_target = if unix { Label("unix") } else { Notify };
         // Alone in its network namespace, a command may use UDP and the rest on its loopback.
         let inet_target = if isolated_network { Allow } else { Label("inet") };
         ops.extend([
@@ -190,7 +190,15 @@ fn program(arch: u32, watch: Watch) -> Vec<Op> {
             // socketpair: only Unix pairs exist, and they reach nothing but each other.
             Op::Label("socketpair"),
             Op::Load(arg_low(0)),
-            Op::Jeq(unsigned(libc::AF_UNIX), Allow, Notify),
+            Op::Jeq(unsigned(libc::AF_UNIX), Label("unix"), Notify),
+            // A Unix datagram socket (a pair's too) can `sendto`/`sendmsg` any pathname socket
+            // without connecting, and the address of a `sendmsg` lies in memory a second thread
+            // can rewrite after any check: these stop. Stream and seqpacket sockets reach a path
+            // only through `connect`, which the supervisor makes.
+            Op::Label("unix"),
+            Op::Load(arg_low(1)),
+            Op::And(0xf),
+            Op::Jeq(unsigned(libc::SOCK_DGRAM), Notify, Allow),
         ]);
     }
     ops.extend([
@@ -368,6 +376,16 @@ mod tests {
             )
         };
         assert_eq!(socket(&isolated, libc::AF_UNIX, libc::SOCK_STREAM), ALLOW);
+        assert_eq!(socket(&isolated, libc::AF_UNIX, libc::SOCK_SEQPACKET), ALLOW);
+        // A Unix datagram socket sends by path without a connect: refused, pairs too.
+        let dgram = libc::SOCK_DGRAM | libc::SOCK_CLOEXEC;
+        assert_eq!(socket(&isolated, libc::AF_UNIX, dgram), NOTIFY);
+        let pair = |kind: i32| {
+            let args = [libc::AF_UNIX as u64, kind as u64, 0, 0, 0, 0];
+            run(&isolated, libc::SYS_socketpair, args)
+        };
+        assert_eq!(pair(libc::SOCK_STREAM | libc::SOCK_CLOEXEC), ALLOW);
+        assert_eq!(pair(dgram), NOTIFY);
         assert_eq!(socket(&isolated, libc::AF_INET, libc::SOCK_DGRAM), ALLOW);
         assert_eq!(socket(&isolated, libc::AF_NETLINK, libc::SOCK_RAW), NOTIFY);
         assert_eq!(run(&isolated, libc::SYS_connect, [0; 6]), NOTIFY);
