@@ -16,9 +16,7 @@
 //! the result says so ([`Tracking`]). A command that runs unsandboxed as root can move itself into
 //! any cgroup; in the sandbox it cannot.
 
-use std::ffi::CString;
 use std::io;
-use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -95,6 +93,9 @@ fn bases() -> &'static Bases {
 /// end of the engine; directories of engines that died are left empty, and removed by the next
 /// engine that finds them (see [`sweep_stale`]).
 pub fn remove_engine_cgroups() {
+    for pool in [Pool::Unified, Pool::Pids, Pool::Memory] {
+        pool.drain();
+    }
     let b = bases();
     for dir in [&b.unified, &b.pids, &b.memory].into_iter().flatten() {
         let _ = std::fs::remove_dir(dir);
@@ -134,41 +135,55 @@ pub fn sweep_stale() {
 #[derive(Debug)]
 pub struct RunCgroup {
     /// The run's v2 directory, when there is one.
-    unified: Option<PathBuf>,
-    /// Its v1 directories (`pids`, `memory`).
-    v1: Vec<PathBuf>,
+    pub(crate) unified: Option<PathBuf>,
+    /// Its v1 `pids` directory: for a process limit, or to list its processes without a v2 one.
+    pids: Option<PathBuf>,
+    /// Its v1 `memory` directory, for a memory limit.
+    memory: Option<PathBuf>,
+    /// Set once `cgroup.kill` was written: such a directory is never reused. The kernel keeps a
+    /// count of kills per cgroup, and a child created by `CLONE_INTO_CGROUP` into a directory that
+    /// was once killed is killed at birth (seen on 6.18: every later run in it ended by SIGKILL).
+    killed: std::sync::atomic::AtomicBool,
 }
 
 impl RunCgroup {
     /// New cgroups for a run, with `limits` where a hierarchy offers them; `None` where the
     /// engine may not create any.
     pub fn create(limits: CgroupLimits) -> Option<Self> {
-        static NEXT: AtomicU64 = AtomicU64::new(1);
         let b = bases();
-        let name = format!("run-{}", NEXT.fetch_add(1, Ordering::Relaxed));
-        let make = |base: &Option<PathBuf>| {
-            let dir = base.as_ref()?.join(&name);
-            std::fs::create_dir(&dir).ok().map(|()| dir)
-        };
-        let unified = make(&b.unified);
-        let mut v1 = Vec::new();
-        if let Some(dir) = make(&b.pids) {
-            if let Some(max) = limits.pids_max.filter(|&m| m > 0) {
-                let _ = std::fs::write(dir.join("pids.max"), max.to_string());
-            }
-            v1.push(dir);
+        let unified = b.unified.as_ref().and_then(|base| Pool::Unified.take(base));
+        // A v1 directory costs the command a move between cgroups (see `cgroup_entry`): made only
+        // for a limit, or to list the run's processes where there is no v2 one.
+        let pids_max = limits.pids_max.filter(|&m| m > 0);
+        let pids = (pids_max.is_some() || unified.is_none())
+            .then(|| b.pids.as_ref().and_then(|base| Pool::Pids.take(base)))
+            .flatten();
+        if let Some(dir) = &pids {
+            let max = pids_max.map_or_else(|| "max".to_owned(), |m| m.to_string());
+            let _ = std::fs::write(dir.join("pids.max"), max);
         }
-        if let Some(max) = limits.memory_max.filter(|&m| m > 0)
-            && let Some(dir) = make(&b.memory)
-        {
+        let memory_max = limits.memory_max.filter(|&m| m > 0);
+        let memory = memory_max.and_then(|_| b.memory.as_ref().and_then(|base| Pool::Memory.take(base)));
+        if let (Some(dir), Some(max)) = (&memory, memory_max) {
             let _ = std::fs::write(dir.join("memory.limit_in_bytes"), max.to_string());
-            v1.push(dir);
         }
-        if let (Some(dir), Some(max)) = (&unified, limits.pids_max.filter(|&m| m > 0)) {
+        if let Some(dir) = &unified {
             // Only where the controller is enabled for the engine's subtree (else no file).
-            let _ = std::fs::write(dir.join("pids.max"), max.to_string());
+            let max = pids_max.map_or_else(|| "max".to_owned(), |m| m.to_string());
+            let _ = std::fs::write(dir.join("pids.max"), max);
         }
-        (unified.is_some() || !v1.is_empty()).then_some(Self { unified, v1 })
+        let any = unified.is_some() || pids.is_some() || memory.is_some();
+        any.then_some(Self {
+            unified,
+            pids,
+            memory,
+            killed: std::sync::atomic::AtomicBool::new(false),
+        })
+    }
+
+    /// Its v1 directories, which a new process joins by moving.
+    pub(crate) fn v1(&self) -> impl Iterator<Item = &PathBuf> {
+        self.pids.iter().chain(&self.memory)
     }
 
     /// How the run is tracked: by its cgroup when it has a v2 one (which can be listed and killed
@@ -181,28 +196,12 @@ impl RunCgroup {
         }
     }
 
-    /// The `cgroup.procs` files a new process of the run writes `0` into, as C strings laid out
-    /// before a fork.
-    pub(crate) fn procs_files(&self) -> Vec<CString> {
-        self.unified
-            .iter()
-            .chain(&self.v1)
-            .filter_map(|dir| CString::new(dir.join("cgroup.procs").as_os_str().as_bytes()).ok())
-            .collect()
-    }
-
-    /// The `cgroup.kill` file, for a guard to write when the engine has died.
-    pub(crate) fn kill_file(&self) -> Option<CString> {
-        let dir = self.unified.as_ref()?;
-        CString::new(dir.join("cgroup.kill").as_os_str().as_bytes()).ok()
-    }
-
     /// Every process in the run's cgroup.
     pub fn members(&self) -> Vec<u32> {
         let procs = self
             .unified
             .as_ref()
-            .or(self.v1.first())
+            .or(self.pids.as_ref())
             .map(|dir| std::fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default())
             .unwrap_or_default();
         procs.lines().filter_map(|l| l.trim().parse().ok()).collect()
@@ -211,6 +210,7 @@ impl RunCgroup {
     /// SIGKILL every process in the run's cgroup at once (`cgroup.kill`), or one by one where the
     /// kernel has no `cgroup.kill`.
     pub fn kill(&self) -> io::Result<()> {
+        self.killed.store(true, Ordering::SeqCst);
         if let Some(dir) = &self.unified
             && std::fs::write(dir.join("cgroup.kill"), "1").is_ok()
         {
@@ -228,47 +228,74 @@ impl RunCgroup {
 
 impl Drop for RunCgroup {
     fn drop(&mut self) {
-        for dir in self.unified.iter().chain(&self.v1) {
-            // Fails while processes remain (their run ended badly): the next engine's sweep or this
-            // engine's end removes what it can.
+        if self.killed.load(Ordering::SeqCst)
+            && let Some(dir) = self.unified.take()
+        {
             let _ = std::fs::remove_dir(dir);
         }
-    }
-}
-
-/// Write `0` into each of `files` (`cgroup.procs`): move the calling process. Raw system calls
-/// only: for a process between fork and exec, possibly sharing the engine's memory.
-pub(crate) fn join_raw(files: &[*const libc::c_char]) {
-    use crate::rawsys::c;
-    for &file in files {
-        let fd = c(
-            libc::SYS_openat,
-            &[
-                libc::AT_FDCWD as usize,
-                file as usize,
-                (libc::O_WRONLY | libc::O_CLOEXEC) as usize,
-            ],
-        );
-        if fd >= 0 {
-            c(libc::SYS_write, &[fd as usize, c"0".as_ptr() as usize, 1]);
-            c(libc::SYS_close, &[fd as usize]);
+        for (pool, dir) in [
+            (Pool::Unified, self.unified.take()),
+            (Pool::Pids, self.pids.take()),
+            (Pool::Memory, self.memory.take()),
+        ] {
+            if let Some(dir) = dir {
+                pool.give_back(dir);
+            }
         }
     }
 }
 
-/// Write `1` into `file` (`cgroup.kill`). Raw system calls only (a guard whose engine died).
-pub(crate) fn kill_raw(file: *const libc::c_char) {
-    use crate::rawsys::c;
-    let fd = c(
-        libc::SYS_openat,
-        &[
-            libc::AT_FDCWD as usize,
-            file as usize,
-            (libc::O_WRONLY | libc::O_CLOEXEC) as usize,
-        ],
-    );
-    if fd >= 0 {
-        c(libc::SYS_write, &[fd as usize, c"1".as_ptr() as usize, 1]);
-        c(libc::SYS_close, &[fd as usize]);
+/// Empty run directories kept for the next runs, per hierarchy: making and removing a cgroup costs
+/// a run about a tenth of a millisecond (the kernel frees it in the background, on the same CPUs),
+/// reusing an empty one almost nothing.
+#[derive(Clone, Copy)]
+enum Pool {
+    Unified,
+    Pids,
+    Memory,
+}
+
+/// How many empty directories each pool keeps.
+const POOL_SIZE: usize = 8;
+
+static POOLS: [std::sync::Mutex<Vec<PathBuf>>; 3] = [const { std::sync::Mutex::new(Vec::new()) }; 3];
+
+impl Pool {
+    fn free(self) -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+        POOLS[self as usize]
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// An empty run directory beneath `base`: a kept one, or a new one.
+    fn take(self, base: &Path) -> Option<PathBuf> {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        if let Some(dir) = self.free().pop() {
+            return Some(dir);
+        }
+        let dir = base.join(format!("run-{}", NEXT.fetch_add(1, Ordering::Relaxed)));
+        std::fs::create_dir(&dir).ok().map(|()| dir)
+    }
+
+    /// Keep `dir` for a later run if nothing is left in it and the pool has room; else remove it
+    /// (which fails while processes remain — their run ended badly: the next engine's sweep or
+    /// this engine's end removes what it can).
+    fn give_back(self, dir: PathBuf) {
+        let empty = std::fs::read_to_string(dir.join("cgroup.procs")).is_ok_and(|p| p.trim().is_empty());
+        if empty {
+            let mut free = self.free();
+            if free.len() < POOL_SIZE {
+                free.push(dir);
+                return;
+            }
+        }
+        let _ = std::fs::remove_dir(&dir);
+    }
+
+    /// Remove every kept directory.
+    fn drain(self) {
+        for dir in std::mem::take(&mut *self.free()) {
+            let _ = std::fs::remove_dir(dir);
+        }
     }
 }

@@ -33,7 +33,7 @@ pub(crate) struct ChildFds {
 
 #[repr(C)]
 struct ChildArgs {
-    cgroup: *const crate::guard::CgroupHandles,
+    cgroup: *const crate::cgroup_entry::CgroupHandles,
     path: *const libc::c_char,
     argv: *const *const libc::c_char,
     envp: *const *const libc::c_char,
@@ -120,14 +120,12 @@ pub(crate) fn spawn(image: &ExecImage, cwd: &Path, fds: &ChildFds) -> io::Result
         let mut old: libc::sigset_t = std::mem::zeroed();
         libc::sigfillset(&raw mut all);
         libc::pthread_sigmask(libc::SIG_SETMASK, &raw const all, &raw mut old);
-        let top = stack.as_mut_ptr().add(stack.len());
+        let bottom = stack.as_mut_ptr();
+        let top = bottom.add(stack.len());
         let top = top.sub(top as usize % 16);
-        let pid = libc::clone(
-            child_main,
-            top.cast(),
-            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
-            (&raw mut args).cast(),
-        );
+        let pid = image
+            .cgroup()
+            .clone_vfork(child_main, bottom, top, (&raw mut args).cast());
         let clone_error = io::Error::last_os_error();
         libc::pthread_sigmask(libc::SIG_SETMASK, &raw const old, std::ptr::null_mut());
         if pid < 0 {

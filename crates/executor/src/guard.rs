@@ -44,7 +44,7 @@ pub(crate) fn in_child(
     engine: libc::pid_t,
     status_fd: Option<RawFd>,
     needle: &[u8],
-    cgroup: &CgroupHandles,
+    cgroup: &crate::cgroup_entry::CgroupHandles,
 ) -> io::Result<()> {
     // SAFETY: setsid, prctl, getppid, getpid, kill, dup2, fcntl and fork are async-signal-safe system
     // calls on plain integers; no memory is shared with other threads (there are none after fork).
@@ -112,7 +112,12 @@ unsafe fn block_sigchld(how: libc::c_int) {
 /// the command exits and when the engine dies; the engine counts as dead once `getppid` is no longer
 /// `engine` (the kernel re-parents before signalling; one engine thread's exit re-parents to another
 /// thread of the same process). A SIGCHLD a command sends to `$PPID` only costs one more round.
-fn supervise(command: libc::pid_t, engine: libc::pid_t, needle: &[u8], cgroup: &CgroupHandles) -> ! {
+fn supervise(
+    command: libc::pid_t,
+    engine: libc::pid_t,
+    needle: &[u8],
+    cgroup: &crate::cgroup_entry::CgroupHandles,
+) -> ! {
     // SAFETY: only async-signal-safe system calls on integers and on stack locals we own.
     unsafe {
         // Hold no descriptor: the output pipe must reach EOF when the command's side closes, and the
@@ -194,45 +199,8 @@ pub(crate) struct ExecImage {
     stack: Vec<u8>,
     /// The run's cgroup: the `cgroup.procs` files the command joins before `execve`, and the
     /// `cgroup.kill` file a guard writes when the engine dies (see [`crate::cgroup`]).
-    cgroup: CgroupHandles,
+    cgroup: crate::cgroup_entry::CgroupHandles,
 }
-
-/// The files of a run's cgroup, laid out before a fork.
-#[derive(Default)]
-pub(crate) struct CgroupHandles {
-    _procs: Vec<CString>,
-    procs: Vec<*const libc::c_char>,
-    kill: Option<CString>,
-}
-
-impl CgroupHandles {
-    pub(crate) fn of(cgroup: &crate::cgroup::RunCgroup) -> Self {
-        let owned = cgroup.procs_files();
-        Self {
-            procs: owned.iter().map(|c| c.as_ptr()).collect(),
-            _procs: owned,
-            kill: cgroup.kill_file(),
-        }
-    }
-
-    /// Move the calling process into the run's cgroups (raw system calls; see
-    /// [`crate::cgroup::join_raw`]).
-    pub(crate) fn join(&self) {
-        crate::cgroup::join_raw(&self.procs);
-    }
-
-    /// Kill everything in the run's cgroup (raw system calls), when there is one.
-    pub(crate) fn kill(&self) {
-        if let Some(file) = &self.kill {
-            crate::cgroup::kill_raw(file.as_ptr());
-        }
-    }
-}
-
-// SAFETY: the pointers point into the CStrings owned by the same struct, never mutated.
-unsafe impl Send for CgroupHandles {}
-// SAFETY: as above; shared access only reads.
-unsafe impl Sync for CgroupHandles {}
 
 // SAFETY: the raw pointers point into the CStrings owned by the same struct, which are never mutated;
 // the struct is only read (in the forked child).
@@ -311,17 +279,17 @@ impl ExecImage {
             _envp: envp_owned,
             envp,
             stack: Vec::new(),
-            cgroup: CgroupHandles::default(),
+            cgroup: crate::cgroup_entry::CgroupHandles::default(),
         })
     }
 
     /// Have the command join `cgroup` before it execs.
     pub(crate) fn set_cgroup(&mut self, cgroup: &crate::cgroup::RunCgroup) {
-        self.cgroup = CgroupHandles::of(cgroup);
+        self.cgroup = crate::cgroup_entry::CgroupHandles::of(cgroup);
     }
 
     /// The run's cgroup files.
-    pub(crate) fn cgroup(&self) -> &CgroupHandles {
+    pub(crate) fn cgroup(&self) -> &crate::cgroup_entry::CgroupHandles {
         &self.cgroup
     }
 }
@@ -332,7 +300,7 @@ struct GrandchildArgs {
     path: *const libc::c_char,
     argv: *const *const libc::c_char,
     envp: *const *const libc::c_char,
-    cgroup: *const CgroupHandles,
+    cgroup: *const crate::cgroup_entry::CgroupHandles,
     guard: libc::pid_t,
     /// Written by the grandchild when `execve` fails (the memory is shared until then).
     exec_errno: libc::c_int,
@@ -417,14 +385,12 @@ pub(crate) fn in_child_exec(
             guard: libc::getpid(),
             exec_errno: 0,
         };
-        let top = image.stack.as_mut_ptr().add(image.stack.len());
+        let bottom = image.stack.as_mut_ptr();
+        let top = bottom.add(image.stack.len());
         let top = top.sub(top as usize % 16);
-        let command = libc::clone(
-            grandchild,
-            top.cast(),
-            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
-            (&raw mut args).cast(),
-        );
+        let command = image
+            .cgroup
+            .clone_vfork(grandchild, bottom, top, (&raw mut args).cast());
         if command < 0 {
             return Err(io::Error::last_os_error());
         }

@@ -53,6 +53,93 @@ pub(crate) unsafe fn call(_n: libc::c_long, _a: [usize; 6]) -> isize {
     -(libc::ENOSYS as isize)
 }
 
+/// The kernel's `struct clone_args` up to `cgroup` (`CLONE_ARGS_SIZE_VER2`).
+#[repr(C)]
+#[derive(Default)]
+struct CloneArgs {
+    flags: u64,
+    pidfd: u64,
+    child_tid: u64,
+    parent_tid: u64,
+    exit_signal: u64,
+    stack: u64,
+    stack_size: u64,
+    tls: u64,
+    set_tid: u64,
+    set_tid_size: u64,
+    cgroup: u64,
+}
+
+const CLONE_INTO_CGROUP: u64 = 0x2_0000_0000;
+
+/// `clone3(CLONE_VM | CLONE_VFORK | CLONE_INTO_CGROUP)`: the child starts in the cgroup directory
+/// `cgroup_fd` on the stack `stack..stack_top`, runs `child(arg)` and exits with its value; the
+/// caller resumes once the child has exec'd or exited. The child's pid, or a negative errno (then
+/// there is no child).
+///
+/// # Safety
+/// As for `libc::clone` with `CLONE_VM | CLONE_VFORK`: `child` must only exec or exit, the stack
+/// must be valid, unused and 16-byte aligned at its top, and `arg` valid until the child is gone.
+#[cfg(target_arch = "x86_64")]
+pub(crate) unsafe fn clone_vfork_into(
+    child: extern "C" fn(*mut libc::c_void) -> libc::c_int,
+    stack: *mut u8,
+    stack_top: *mut u8,
+    arg: *mut libc::c_void,
+    cgroup_fd: i32,
+) -> isize {
+    let args = CloneArgs {
+        flags: (libc::CLONE_VM | libc::CLONE_VFORK) as u64 | CLONE_INTO_CGROUP,
+        exit_signal: libc::SIGCHLD as u64,
+        stack: stack as u64,
+        stack_size: stack_top as u64 - stack as u64,
+        cgroup: cgroup_fd as u64,
+        ..CloneArgs::default()
+    };
+    let ret: isize;
+    // SAFETY: the child starts on its own stack with the registers of this thread: it calls
+    // `child(arg)` (held in r12/r13, which the system call keeps) and exits without returning
+    // into Rust code; the parent only takes the return value.
+    unsafe {
+        std::arch::asm!(
+            "syscall",
+            "test rax, rax",
+            "jnz 2f",
+            "mov rdi, r13",
+            "call r12",
+            "mov edi, eax",
+            "mov eax, {exit}",
+            "syscall",
+            "ud2",
+            "2:",
+            exit = const libc::SYS_exit,
+            inlateout("rax") libc::SYS_clone3 as isize => ret,
+            in("rdi") &raw const args,
+            in("rsi") std::mem::size_of::<CloneArgs>(),
+            in("r12") child as usize,
+            in("r13") arg as usize,
+            lateout("rcx") _, lateout("r11") _,
+            options(nostack),
+        );
+    }
+    ret
+}
+
+/// Other architectures: not available (the caller falls back to `libc::clone` and moving).
+///
+/// # Safety
+/// None needed (it does nothing).
+#[cfg(not(target_arch = "x86_64"))]
+pub(crate) unsafe fn clone_vfork_into(
+    _child: extern "C" fn(*mut libc::c_void) -> libc::c_int,
+    _stack: *mut u8,
+    _stack_top: *mut u8,
+    _arg: *mut libc::c_void,
+    _cgroup_fd: i32,
+) -> isize {
+    -(libc::ENOSYS as isize)
+}
+
 pub(crate) fn c(n: libc::c_long, args: &[usize]) -> isize {
     let mut a = [0usize; 6];
     a[..args.len()].copy_from_slice(args);

@@ -589,7 +589,6 @@ impl ProcessTree {
     }
 }
 
-/// `is_subreaper` asks the kernel; remember a positive answer (it cannot be undone by us).
 /// Whether `pid` is exiting already: it has a SIGKILL pending (shared or its own), or has taken
 /// it and is on its way out (`PF_EXITING` in its flags).
 fn kill_pending(pid: u32) -> bool {
@@ -625,6 +624,7 @@ fn kill_pending(pid: u32) -> bool {
     })
 }
 
+/// `is_subreaper` asks the kernel; remember a positive answer (it cannot be undone by us).
 fn is_subreaper_cached() -> bool {
     if matches!(SUBREAPER.get(), Some(Ok(()))) {
         return true;

@@ -290,17 +290,17 @@ extern "C" fn guard_main(arg: *mut libc::c_void) -> libc::c_int {
         if rc < 0 {
             finish_failed(block, (-rc) as i32);
         }
-        let stack = (*block).command_stack.as_ptr().cast_mut().add(STACK);
-        let stack = stack.sub(stack as usize % 16);
+        let bottom = (*block).command_stack.as_ptr().cast_mut();
+        let top = bottom.add(STACK);
+        let top = top.sub(top as usize % 16);
         std::ptr::write_volatile(&raw mut (*block).start_state, STARTING);
-        // glibc's clone wrapper switches stacks for the child; it only touches errno if the system
-        // call fails, which (with every resource already in place) means the process limit was hit.
-        let command = libc::clone(
-            command_main,
-            stack.cast(),
-            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
-            arg,
-        );
+        // The command starts inside the run's cgroup (or glibc's clone wrapper switches stacks for
+        // it; that only touches errno if the system call fails, which — with every resource
+        // already in place — means the process limit was hit).
+        let command = (*block)
+            .image
+            .cgroup()
+            .clone_vfork(command_main, bottom, top, arg);
         std::ptr::write_volatile(&raw mut (*block).start_state, STARTED);
         let exec_errno = std::ptr::read_volatile(&raw const (*block).exec_errno);
         if command < 0 || exec_errno != 0 {
@@ -355,7 +355,12 @@ extern "C" fn guard_main(arg: *mut libc::c_void) -> libc::c_int {
 /// only costs one more round of checks. The engine counts as dead once `getppid` is no longer its
 /// pid (the kernel re-parents the guard before sending the signal; the exit of one engine thread
 /// re-parents to another thread of the same process, which is not a death).
-fn wait_command(command: i32, engine: i32, needle: &[u8], cgroup: &crate::guard::CgroupHandles) -> i32 {
+fn wait_command(
+    command: i32,
+    engine: i32,
+    needle: &[u8],
+    cgroup: &crate::cgroup_entry::CgroupHandles,
+) -> i32 {
     use sys::c;
     let chld: u64 = 1 << (libc::SIGCHLD - 1);
     let mut status: i32 = 0;

@@ -111,39 +111,19 @@ pub(crate) fn judge(
     } else {
         (other, false)
     };
-    let as_job = call.params.background || call.params.yield_ms.is_some();
-    if as_job
-        && !verdict.is_deny()
-        && policy
-            .as_ref()
-            .is_some_and(|p| p.security() == Security::Allowlist)
-        && let Some(seg) = judgement
-            .as_ref()
-            .and_then(crate::interactive::interactive_segment)
+    if !verdict.is_deny()
+        && let Some(deny) = interactive_job_refusal(call.params, policy.as_ref(), judgement.as_ref())
     {
-        verdict = Verdict::deny(
-            INTERACTIVE_RULE,
-            format!(
-                "`{}` starts an interactive shell or REPL as a job under security = \"allowlist\": \
-                 what is typed into it later cannot be judged. Run each command on its own instead.",
-                seg.command
-            ),
-        );
+        verdict = deny;
     }
     // Leaving the sandbox is a person's decision, whatever the command (`elevated = "full"` makes
     // the call count as approved before it gets here).
-    let mut from_policy = from_policy;
-    if call.params.elevated && verdict == Verdict::Allow {
-        // Each elevated run is approved once: no durable rule can stand for "outside the sandbox".
-        from_policy = false;
-        let reason = "the command asks to run outside the sandbox (elevated)";
-        verdict = match policy.as_ref().map(Policy::ask) {
-            Some(shellgate_intercept::AskMode::Off) => {
-                Verdict::deny(ELEVATED_RULE, format!("{reason}, and ask = \"off\""))
-            }
-            _ => Verdict::ask(ELEVATED_RULE, reason),
-        };
-    }
+    let from_policy = if call.params.elevated && verdict == Verdict::Allow {
+        verdict = elevated_verdict(policy.as_ref());
+        false
+    } else {
+        from_policy
+    };
     match verdict {
         Verdict::Allow => Ok(notices),
         Verdict::Deny {
@@ -182,6 +162,40 @@ pub(crate) fn judge(
             result.notices = notices;
             Err(Box::new(result))
         }
+    }
+}
+
+/// Under an allowlist, a job that starts an interactive shell or REPL is refused: what is typed into
+/// it later cannot be judged.
+fn interactive_job_refusal(
+    params: &BashParams,
+    policy: Option<&Policy>,
+    judgement: Option<&Judgement>,
+) -> Option<Verdict> {
+    let as_job = params.background || params.yield_ms.is_some();
+    let allowlist = policy.is_some_and(|p| p.security() == Security::Allowlist);
+    let seg = judgement
+        .filter(|_| as_job && allowlist)
+        .and_then(crate::interactive::interactive_segment)?;
+    Some(Verdict::deny(
+        INTERACTIVE_RULE,
+        format!(
+            "`{}` starts an interactive shell or REPL as a job under security = \"allowlist\": \
+             what is typed into it later cannot be judged. Run each command on its own instead.",
+            seg.command
+        ),
+    ))
+}
+
+/// The verdict on an otherwise allowed call that asks to leave the sandbox: each elevated run is
+/// approved once (no durable rule can stand for "outside the sandbox").
+fn elevated_verdict(policy: Option<&Policy>) -> Verdict {
+    let reason = "the command asks to run outside the sandbox (elevated)";
+    match policy.map(Policy::ask) {
+        Some(shellgate_intercept::AskMode::Off) => {
+            Verdict::deny(ELEVATED_RULE, format!("{reason}, and ask = \"off\""))
+        }
+        _ => Verdict::ask(ELEVATED_RULE, reason),
     }
 }
 

@@ -187,7 +187,7 @@ impl ShellProcess {
         let cgroup = crate::cgroup::RunCgroup::create(spec.cgroup_limits).map(std::sync::Arc::new);
         let handles = cgroup
             .as_deref()
-            .map(guard::CgroupHandles::of)
+            .map(crate::cgroup_entry::CgroupHandles::of)
             .unwrap_or_default();
         // SAFETY: the hook (the pipe executor's guard: new session, parent-death signal, guard process)
         // only makes async-signal-safe system calls and does not allocate; it captures one integer

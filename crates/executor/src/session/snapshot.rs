@@ -132,7 +132,7 @@ async fn run_capture(
     let needle = crate::marked::needle(&marker);
     // SAFETY: the guard hook only makes async-signal-safe system calls and does not allocate.
     unsafe {
-        let none = guard::CgroupHandles::default();
+        let none = crate::cgroup_entry::CgroupHandles::default();
         cmd.pre_exec(move || guard::in_child(engine, None, &needle, &none));
     }
     let mut child = cmd
