@@ -14,7 +14,7 @@ use crate::{SandboxError, SandboxMode, SandboxPolicy};
 ///
 /// In order: connecting to the denial supervisor when the policy names one and the supervised filter
 /// has something to stop; `PR_SET_NO_NEW_PRIVS`; resource limits; the namespaces
-/// ([`crate::namespaces`]: a user namespace, the read-only mount view with protected paths, a
+/// (a user namespace, the read-only mount view with protected paths, a
 /// loopback-only network); dropping every capability; the Landlock ruleset, whose enforcement
 /// status is checked; the supervised seccomp filter, whose listener goes to the supervisor; the
 /// base seccomp filter; `execvp`. Returns only on failure:

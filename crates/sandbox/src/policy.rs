@@ -254,7 +254,7 @@ impl SandboxPolicy {
     /// configured protected paths. Only meaningful in `workspace-write` mode.
     ///
     /// A repository (`.git`) is protected where git takes commands from: its configuration, its
-    /// hooks and the places that lead to other configurations ([`GIT_CODE_PATHS`]), so that a
+    /// hooks and the places that lead to other configurations, so that a
     /// commit still works but nothing can make a later git run code. A `.git` *file* (a worktree's
     /// or submodule's `gitdir:` pointer) is protected itself, and so are those places in the
     /// directory it names. Whether or not they exist yet: the ones that do are read-only mounts,

@@ -54,7 +54,7 @@ pub struct SanitizeStats {
     /// Bytes of text cut by the column cap on finished lines.
     pub capped_bytes: u64,
     /// Invisible or reordering characters (bidi controls, zero-width characters, Unicode tags…)
-    /// shown as `<U+XXXX>` instead (see [`is_hidden`]).
+    /// shown as `<U+XXXX>` instead (see `is_hidden`).
     pub made_visible: u64,
 }
 

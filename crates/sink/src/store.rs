@@ -325,7 +325,7 @@ impl ArtifactStore {
     }
 
     /// Ask for room for artifact `id`, which has `written` bytes: returns its new limit (at least
-    /// `written`; more when the store has room, up to [`LEASE_STEP`] more and the per-artifact
+    /// `written`; more when the store has room, up to `LEASE_STEP` more and the per-artifact
     /// limit). The store's quota counts every artifact's size and every live writer's lease, under
     /// a lock on the store, so concurrent writers together never pass it.
     pub fn extend(&self, id: ArtifactId, written: u64) -> Result<u64, StoreError> {

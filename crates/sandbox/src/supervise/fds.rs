@@ -7,9 +7,28 @@ use std::os::fd::{AsRawFd as _, FromRawFd as _, OwnedFd, RawFd};
 /// A pidfd for `pid` (check the notification is still valid afterwards: the pid may be reused).
 pub fn pidfd_open(pid: u32) -> Result<OwnedFd, i32> {
     let pid = libc::pid_t::try_from(pid).map_err(|_| libc::ESRCH)?;
+    // A notification names the calling *thread*; a plain pidfd only names a thread-group leader,
+    // so a file created from a second thread would be refused. `PIDFD_THREAD` (Linux 6.9) names
+    // the thread itself; before it, the thread's group leader shares its descriptor table.
+    const PIDFD_THREAD: libc::c_long = libc::O_EXCL as libc::c_long;
     // SAFETY: integer arguments only.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, PIDFD_THREAD) };
+    if fd >= 0 {
+        return owned(fd);
+    }
+    let group = thread_group_of(pid).ok_or(libc::ESRCH)?;
+    // SAFETY: integer arguments only.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, group, 0) };
     owned(fd)
+}
+
+/// The thread group (process) a thread id belongs to, from `/proc/<tid>/status`.
+fn thread_group_of(tid: libc::pid_t) -> Option<libc::pid_t> {
+    let status = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("Tgid:"))
+        .and_then(|v| v.trim().parse().ok())
 }
 
 /// A copy of descriptor `fd` of the process `pidfd` names (close-on-exec).

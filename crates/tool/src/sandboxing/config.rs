@@ -33,7 +33,8 @@ pub struct SandboxConfig {
     /// The engine's own files — configuration, approvals, trust store, artifacts, its executable —
     /// kept read-only (and uncreatable) in every sandbox, whatever its writable roots: a command
     /// that could rewrite them would decide how the next command is judged or confined. Filled in
-    /// by the tool ([`engine_files`](super::engine_files)) besides what is set here.
+    /// by the tool (its own configuration, approvals, trust store and executable) besides what is
+    /// set here.
     pub engine_files: Vec<PathBuf>,
 }
 
