@@ -6,11 +6,11 @@ use std::os::fd::{AsRawFd as _, FromRawFd as _, OwnedFd, RawFd};
 
 /// A pidfd for `pid` (check the notification is still valid afterwards: the pid may be reused).
 pub fn pidfd_open(pid: u32) -> Result<OwnedFd, i32> {
+    const PIDFD_THREAD: libc::c_long = libc::O_EXCL as libc::c_long;
     let pid = libc::pid_t::try_from(pid).map_err(|_| libc::ESRCH)?;
     // A notification names the calling *thread*; a plain pidfd only names a thread-group leader,
     // so a file created from a second thread would be refused. `PIDFD_THREAD` (Linux 6.9) names
     // the thread itself; before it, the thread's group leader shares its descriptor table.
-    const PIDFD_THREAD: libc::c_long = libc::O_EXCL as libc::c_long;
     // SAFETY: integer arguments only.
     let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, PIDFD_THREAD) };
     if fd >= 0 {
