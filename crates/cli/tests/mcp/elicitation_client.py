@@ -68,7 +68,8 @@ async def with_person(binary, work_dir):
             message = asked[0].message if asked else ""
             check(
                 "message_names_the_request",
-                f"Command: {command}" in message
+                "Command:\n" in message
+                and command in message
                 and "Directory: " in message
                 and "Host: local" in message
                 and "Reason: " in message,
