@@ -12,17 +12,11 @@ use serde_json::Value;
 
 mod common;
 
-use common::available;
+use common::{available, scratch};
 
 /// A workspace with a `.git` directory, outside `/tmp` (writable in every sandbox).
 fn workspace() -> PathBuf {
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let base = if target.starts_with("/tmp") {
-        Path::new("/var/tmp")
-    } else {
-        target
-    };
-    let root = tempfile::tempdir_in(base).unwrap().keep().canonicalize().unwrap();
+    let root = scratch();
     std::fs::create_dir_all(root.join("ws/.git")).unwrap();
     root.join("ws")
 }
@@ -98,6 +92,18 @@ threads = [threading.Thread(target=create, args=(i,)) for i in range(4)]
 [t.join() for t in threads]
 print("threads", sorted(n for n in os.listdir(".") if n.startswith("made-by-thread")) == [f"made-by-thread-{i}" for i in range(4)])
 
+# A second thread gets no way around the protected names: a new repository stays uncreatable.
+refused = []
+def plant():
+    try:
+        os.makedirs("newrepo/.git/hooks")
+    except OSError:
+        refused.append(True)
+planter = threading.Thread(target=plant)
+planter.start()
+planter.join()
+print("thread-git-refused", bool(refused) and not os.path.exists("newrepo/.git"))
+
 class Pair(unittest.TestCase):
     def test_socketpair(self):
         a, b = socket.socketpair()
@@ -169,6 +175,7 @@ fn ordinary_development_work_runs_in_the_workspace_write_sandbox() {
     let text = v["output"].as_str().unwrap_or_default();
     for marker in [
         "threads True",
+        "thread-git-refused True",
         "unittest True",
         "pool True",
         "unix-server True",

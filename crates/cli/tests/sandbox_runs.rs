@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 mod common;
 
-use common::available;
+use common::{available, scratch};
 
 /// Landlock with TCP rules (ABI 4) is needed by every test here.
 fn landlock() -> bool {
@@ -23,18 +23,6 @@ fn landlock() -> bool {
 }
 
 /// Whether denials can be read from the kernel (auditing is turned on first: the tests run as root).
-/// A scratch directory outside `/tmp` and `$TMPDIR` (both writable in the sandbox).
-fn scratch() -> PathBuf {
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let base = if target.starts_with("/tmp") {
-        Path::new("/var/tmp")
-    } else {
-        target
-    };
-    let dir = tempfile::tempdir_in(base).unwrap().keep();
-    dir.canonicalize().unwrap()
-}
-
 /// A workspace (with a `.git` directory), a home outside it, and an empty configuration file.
 struct Setup {
     workspace: PathBuf,

@@ -1,6 +1,7 @@
 //! Helpers shared by the binary's integration tests.
 #![allow(dead_code)]
 
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -74,4 +75,16 @@ pub fn kill_all(pids: &[u32]) {
     for &pid in pids {
         let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
     }
+}
+
+/// A scratch directory outside `/tmp` and `$TMPDIR` (both writable in the sandbox).
+pub fn scratch() -> PathBuf {
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let base = if target.starts_with("/tmp") {
+        Path::new("/var/tmp")
+    } else {
+        target
+    };
+    let dir = tempfile::tempdir_in(base).unwrap().keep();
+    dir.canonicalize().unwrap()
 }
