@@ -82,6 +82,7 @@ pub(crate) fn analyze(script: &Script, src: &str, opts: &Options<'_>) -> Vec<Seg
         here: opts.cwd.map(Path::to_path_buf),
         cd_seen: false,
         arith_poison: expansions::poisons_arithmetic(script),
+        elevated: false,
     };
     w.list(&script.list, src);
     w.out
@@ -108,6 +109,8 @@ struct Walker<'o, 'a> {
     cd_seen: bool,
     /// Some word holds text that would run a command if evaluated as arithmetic (`a[$(id)]`).
     arith_poison: bool,
+    /// Inside a script a privilege wrapper runs (`sudo bash -c '…'`): everything in it is elevated.
+    elevated: bool,
 }
 
 impl Walker<'_, '_> {
@@ -396,7 +399,8 @@ impl Walker<'_, '_> {
     }
 
     /// Record a command that is not a wrapper.
-    fn record(&mut self, text: &str, inv: Invocation) {
+    fn record(&mut self, text: &str, mut inv: Invocation) {
+        inv.elevated |= self.elevated;
         let base = inv.argv[0].get().map(basename).unwrap_or_default().to_owned();
         if matches!(base.as_str(), "cd" | "pushd" | "popd") {
             self.cd_seen = true;

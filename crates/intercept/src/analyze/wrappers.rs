@@ -682,11 +682,12 @@ fn shell(w: &mut Walker<'_, '_>, text: &str, inv: Invocation, stdin: Option<&str
             w.fail(text, p.clone());
         }
         let body = body.to_owned();
-        return w.nested(&body, text);
+        return nested_as(w, &body, text, inv.elevated);
     }
     // A script file, or commands read from stdin: the shell itself must be allowed; static text
     // fed to it is judged too.
     let reads_stdin = i >= argv.len();
+    let elevated = inv.elevated;
     let downloaded = argv[i.min(argv.len())..].iter().any(Arg::runs_downloader);
     let idx = w.out.len();
     bare_wrapper(w, text, inv);
@@ -696,8 +697,17 @@ fn shell(w: &mut Walker<'_, '_>, text: &str, inv: Invocation, stdin: Option<&str
     }
     if reads_stdin && let Some(body) = stdin {
         let body = body.to_owned();
-        w.nested(&body, text);
+        nested_as(w, &body, text, elevated);
     }
+}
+
+/// Judge a shell's script; under a privilege wrapper everything in it runs elevated (its login
+/// profile too), so no read-only profile applies there.
+fn nested_as(w: &mut Walker<'_, '_>, body: &str, text: &str, elevated: bool) {
+    let outer = w.elevated;
+    w.elevated |= elevated;
+    w.nested(body, text);
+    w.elevated = outer;
 }
 
 impl Arg {

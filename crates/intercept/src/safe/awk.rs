@@ -69,8 +69,28 @@ enum Prev {
     Operand,
 }
 
+/// Words that run or load code wherever they appear: looked for in the whole text, strings and
+/// regular expressions included, so no tokenizing mistake can hide them.
+fn mentions_code(p: &str) -> Option<&'static str> {
+    p.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '@'))
+        .find_map(|word| match word {
+            "system" => Some("calls `system`, which runs a command"),
+            "getline" => Some("uses `getline`, which can run a command"),
+            "@load" | "@include" | "@namespace" => Some("loads code the analysis cannot see"),
+            _ => None,
+        })
+}
+
+/// Keywords after which a `/` starts a regular expression (an expression follows them).
+const EXPRESSION_KEYWORDS: &[&str] = &[
+    "print", "printf", "return", "in", "case", "do", "else", "delete", "exit",
+];
+
 /// Whether an awk program only reads its input and prints to stdout.
 fn program_is_read_only(p: &str) -> Result<(), &'static str> {
+    if let Some(why) = mentions_code(p) {
+        return Err(why);
+    }
     let b = p.as_bytes();
     let mut i = 0;
     let mut prev = Prev::Operator;
@@ -119,21 +139,28 @@ fn program_is_read_only(p: &str) -> Result<(), &'static str> {
                     i += 1;
                 }
                 let word = &p[start..i];
-                match word {
-                    "system" => return Err("calls `system`, which runs a command"),
-                    "getline" => return Err("uses `getline`, which can run a command"),
-                    "@load" | "@include" | "@namespace" => return Err("loads code the analysis cannot see"),
-                    "print" | "printf" => {
-                        print_depth = Some(depth);
-                        prev = Prev::Operator;
-                        continue;
-                    }
-                    _ => {}
+                if matches!(word, "print" | "printf") {
+                    print_depth = Some(depth);
                 }
+                prev = if EXPRESSION_KEYWORDS.contains(&word) {
+                    Prev::Operator
+                } else {
+                    Prev::Operand
+                };
+                continue;
+            }
+            // A number, with its fraction and exponent: `1.` and `1e3` end in an operand.
+            b'0'..=b'9' | b'.' if c != b'.' || b.get(i + 1).is_some_and(u8::is_ascii_digit) => {
+                i = number_end(b, i);
                 prev = Prev::Operand;
                 continue;
             }
-            b'0'..=b'9' | b'$' => prev = if c == b'$' { Prev::Operator } else { Prev::Operand },
+            // `x++ / 2` divides; `++x` is followed by its operand anyway.
+            b'+' | b'-' if b.get(i + 1) == Some(&c) => {
+                i += 2;
+                continue;
+            }
+            b'$' => prev = Prev::Operator,
             b'(' | b'[' => {
                 depth += 1;
                 prev = Prev::Operator;
@@ -168,6 +195,26 @@ fn program_is_read_only(p: &str) -> Result<(), &'static str> {
         i += 1;
     }
     Ok(())
+}
+
+/// The end of the number starting at `i`: digits, a fraction, an exponent.
+fn number_end(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.') {
+        i += 1;
+    }
+    if i < b.len() && matches!(b[i], b'e' | b'E') {
+        let mut j = i + 1;
+        if j < b.len() && matches!(b[j], b'+' | b'-') {
+            j += 1;
+        }
+        if j < b.len() && b[j].is_ascii_digit() {
+            i = j;
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+        }
+    }
+    i
 }
 
 #[cfg(test)]

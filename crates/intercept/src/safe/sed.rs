@@ -71,7 +71,16 @@ impl Parser<'_> {
         }
     }
 
-    fn skip_line(&mut self) {
+    fn skip_to_newline(&mut self) {
+        while let Some(c) = self.peek() {
+            self.i += 1;
+            if c == b'\n' {
+                break;
+            }
+        }
+    }
+
+    fn skip_text(&mut self) {
         while let Some(c) = self.peek() {
             self.i += 1;
             if c == b'\\' {
@@ -167,13 +176,22 @@ impl Parser<'_> {
                 }
                 Ok(())
             }
-            b'#' | b'a' | b'i' | b'c' | b'r' | b'R' | b'v' => {
-                self.skip_line();
+            // Text to insert continues over backslash-newline.
+            b'a' | b'i' | b'c' => {
+                self.skip_text();
                 Ok(())
             }
-            b':' | b'b' | b't' | b'T' => {
+            // A comment and a file name end at the newline, whatever precedes it (GNU sed).
+            b'#' | b'r' | b'R' => {
+                self.skip_to_newline();
+                Ok(())
+            }
+            // A label (or `v`'s version) ends at a blank, `;` or newline: GNU sed reads
+            // `:a e cmd` as a label and an `e` command.
+            b':' | b'b' | b't' | b'T' | b'v' => {
+                self.skip_blanks();
                 while let Some(c) = self.peek() {
-                    if c == b'\n' || c == b';' {
+                    if matches!(c, b'\n' | b';' | b' ' | b'\t') {
                         break;
                     }
                     self.i += 1;

