@@ -118,3 +118,39 @@ mod tests {
         assert_eq!(basename("/usr/bin/git"), "git");
     }
 }
+
+/// Whether text holds an array subscript with an expansion in it (`a[$(id)]`, `a[$i]`, ``a[`x`]``):
+/// wherever bash evaluates such text as arithmetic (a name given to `printf -v`, `test -v`,
+/// `declare`, `read`, an integer variable's value, `$(( ))`), the expansion runs.
+pub(crate) fn code_in_subscript(text: &str) -> bool {
+    let Some(open) = text.find('[') else {
+        return false;
+    };
+    let b = text[open..].as_bytes();
+    b.iter().enumerate().any(|(i, &c)| {
+        c == b'`'
+            || (c == b'$'
+                && b.get(i + 1)
+                    .is_some_and(|n| matches!(n, b'(' | b'{' | b'[' | b'_') || n.is_ascii_alphanumeric()))
+    })
+}
+
+/// Whether a variable name given to a builtin (`printf -v NAME`, `test -v NAME`, `read NAME`)
+/// is plain: an identifier, optionally with a subscript of digits, `@` or `*`. Anything else
+/// may run code when bash evaluates the subscript.
+pub(crate) fn plain_variable_name(arg: &Arg) -> bool {
+    let Some(v) = arg.get() else { return false };
+    let (name, subscript) = match v.split_once('[') {
+        Some((n, rest)) => (n, Some(rest)),
+        None => (v, None),
+    };
+    let identifier = !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    identifier
+        && subscript.is_none_or(|s| {
+            s.strip_suffix(']').is_some_and(|i| {
+                !i.is_empty() && (i == "@" || i == "*" || i.bytes().all(|b| b.is_ascii_digit()))
+            })
+        })
+}

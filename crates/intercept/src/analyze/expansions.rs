@@ -128,8 +128,7 @@ pub(super) fn poisons_arithmetic(script: &Script) -> bool {
             if let WordPart::Literal { value, .. }
             | WordPart::SingleQuoted { value, .. }
             | WordPart::AnsiC { value, .. } = part
-                && value.contains('[')
-                && (value.contains("$(") || value.contains('`'))
+                && crate::argv::code_in_subscript(value)
             {
                 self.0 = true;
             }

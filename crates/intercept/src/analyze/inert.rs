@@ -8,9 +8,12 @@ pub(super) fn check(argv: &[Arg]) -> Option<Result<(), String>> {
     let name = argv.first()?.get()?;
     let args = &argv[1..];
     match name {
-        "cd" | "pushd" | "popd" | "true" | "false" | ":" | "shift" | "wait" | "exit" | "return" | "break"
-        | "continue" | "test" | "[" | "unset" | "dirs" | "umask"
-            if name != "umask" || args.is_empty() =>
+        "test" | "[" => Some(test_names(name, args)),
+        "unset" => Some(named_variables(name, args.iter().filter(|a| !a.is("-v")))),
+        "cd" | "pushd" | "popd" | "true" | "false" | ":" | "shift" | "exit" | "return" | "break"
+        | "continue" | "dirs" | "umask" | "wait"
+            if (name != "umask" || args.is_empty())
+                && (name != "wait" || !args.iter().any(|a| a.raw.starts_with("-p"))) =>
         {
             Some(Ok(()))
         }
@@ -20,7 +23,30 @@ pub(super) fn check(argv: &[Arg]) -> Option<Result<(), String>> {
     }
 }
 
+/// `test -v NAME` / `-R NAME` evaluate NAME's subscript.
+fn test_names(name: &str, args: &[Arg]) -> Result<(), String> {
+    let named = args
+        .windows(2)
+        .filter(|w| w[0].is("-v") || w[0].is("-R"))
+        .map(|w| &w[1]);
+    named_variables(name, named)
+}
+
+fn named_variables<'a>(name: &str, mut names: impl Iterator<Item = &'a Arg>) -> Result<(), String> {
+    match names.find(|a| !crate::argv::plain_variable_name(a) && !a.is("-f") && !a.is("-n")) {
+        Some(a) => Err(format!(
+            "`{name} {}` names a variable whose subscript may run code",
+            a.raw
+        )),
+        None => Ok(()),
+    }
+}
+
 fn assignments(name: &str, args: &[Arg]) -> Result<(), String> {
+    let integer = args
+        .iter()
+        .filter_map(Arg::get)
+        .any(|v| v.starts_with(['-', '+']) && v.contains('i'));
     for a in args {
         let Some(v) = a.get() else {
             return Err(format!(
@@ -33,6 +59,19 @@ fn assignments(name: &str, args: &[Arg]) -> Result<(), String> {
                 return Err(format!("`{name} {v}` changes functions or references"));
             }
             continue;
+        }
+        let (target, value) = v.split_once('=').unwrap_or((v, ""));
+        if !crate::argv::plain_variable_name(&Arg::literal(target.trim_end_matches('+'))) {
+            return Err(format!(
+                "`{name} {target}` names a variable whose subscript may run code"
+            ));
+        }
+        if crate::argv::code_in_subscript(value)
+            || (integer && !value.bytes().all(|b| b.is_ascii_digit() || b == b'-'))
+        {
+            return Err(format!(
+                "`{name} {v}` may evaluate its value as arithmetic, which can run code"
+            ));
         }
         let var = v.split(['=', '[']).next().unwrap_or(v).trim_end_matches('+');
         if crate::env::is_injection_key(var) {

@@ -308,6 +308,14 @@ impl Walker<'_, '_> {
                 "a here-document with command substitutions cannot be judged",
             );
         }
+        if !matches!(
+            r.op,
+            RedirectOp::Heredoc | RedirectOp::HeredocStripTabs | RedirectOp::HereString
+        ) && problem.is_none()
+            && let Some(why) = network_path(&target)
+        {
+            *problem = Some(format!("`{}` {why}", r.span.slice(src).trim()));
+        }
         if !r.op.may_write() {
             return;
         }
@@ -329,6 +337,14 @@ impl Walker<'_, '_> {
         let mut problem = None;
         for a in &s.assignments {
             self.word(&a.word, src);
+            if crate::argv::code_in_subscript(a.word.span.slice(src)) {
+                // A variable with the integer attribute (set in this or an earlier call)
+                // evaluates what it is given.
+                problem = Some(format!(
+                    "the value given to `{}` may be evaluated as arithmetic, which runs its subscript",
+                    a.name
+                ));
+            }
             if crate::env::is_injection_key(&a.name) {
                 problem = Some(format!("assigning `{}` changes what the command runs", a.name));
             }
@@ -425,6 +441,34 @@ impl Walker<'_, '_> {
         self.out[idx].danger = danger;
         self.out[idx].control = control;
     }
+}
+
+/// Why a redirect target is (or may be) one of bash's network paths (`/dev/tcp/HOST/PORT`,
+/// `/dev/udp/…`), which open a connection whether read or written.
+fn network_path(target: &Arg) -> Option<&'static str> {
+    const NETWORK: [&str; 2] = ["/dev/tcp/", "/dev/udp/"];
+    let known = match target.get() {
+        Some(v) => v.to_owned(),
+        // The literal text before the first expansion or quote: only a prefix of the path.
+        None => {
+            let end = target
+                .raw
+                .find(['$', '`', '"', '\'', '\\', '*', '?', '[', '{'])
+                .unwrap_or(target.raw.len());
+            let prefix = &target.raw[..end];
+            return (prefix.is_empty()
+                || NETWORK
+                    .iter()
+                    .any(|n| n.starts_with(prefix) || prefix.starts_with(n)))
+            .then_some("may open a network connection (`/dev/tcp`, `/dev/udp`)");
+        }
+    };
+    let normal = crate::path_lookup::lexical_normalize(Path::new(&known));
+    let normal = normal.to_string_lossy();
+    NETWORK
+        .iter()
+        .any(|n| normal.starts_with(n) || known.starts_with(n))
+        .then_some("opens a network connection")
 }
 
 /// Where `cd ARGS` leads from `here`, when that is known.

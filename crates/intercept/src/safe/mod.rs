@@ -363,8 +363,18 @@ fn printf(args: &[Arg]) -> Result<(), String> {
     if let Some(first) = args.first()
         && first.is("-v")
     {
-        match args.get(1).and_then(Arg::get) {
-            Some(var) if !crate::env::is_injection_key(var.split('[').next().unwrap_or(var)) => Ok(()),
+        match args.get(1) {
+            Some(var) if !crate::argv::plain_variable_name(var) => Err(format!(
+                "`printf -v {}` names a variable whose subscript may run code",
+                var.raw
+            )),
+            Some(var)
+                if !crate::env::is_injection_key(
+                    var.get().and_then(|v| v.split('[').next()).unwrap_or(""),
+                ) =>
+            {
+                Ok(())
+            }
             _ => Err("`printf -v` sets a variable that changes what runs".into()),
         }
     } else {
