@@ -608,7 +608,11 @@ impl Policy {
         } else if !self.inner.lookup.bare_name_is_trusted(name) {
             return Err(format!("`{name}` would be found through a relative PATH entry"));
         }
-        safe::check(&inv.argv, inv.open_ended, inv.elevated)
+        let place = safe::Place {
+            dir: inv.dir.as_deref(),
+            workspace: cwd,
+        };
+        safe::check(&inv.argv, inv.open_ended, inv.elevated, place)
     }
 
     fn combine(&self, findings: &[Finding], segments: Vec<SegmentVerdict>) -> Judgement {

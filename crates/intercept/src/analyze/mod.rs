@@ -63,6 +63,8 @@ pub(crate) struct Invocation {
     /// Something that fails the segment whatever the rules say (a file-writing redirect, an
     /// assignment to `PATH`).
     pub problem: Option<String>,
+    /// The directory it runs in, when known.
+    pub dir: Option<PathBuf>,
 }
 
 /// Facts the analysis may depend on.
@@ -373,6 +375,7 @@ impl Walker<'_, '_> {
                 open_ended: false,
                 elevated: false,
                 problem,
+                dir: None,
             },
             heredoc.as_deref(),
         );
@@ -417,6 +420,7 @@ impl Walker<'_, '_> {
     /// Record a command that is not a wrapper.
     fn record(&mut self, text: &str, mut inv: Invocation) {
         inv.elevated |= self.elevated;
+        inv.dir = self.here.clone();
         let base = inv.argv[0].get().map(basename).unwrap_or_default().to_owned();
         if matches!(base.as_str(), "cd" | "pushd" | "popd") {
             self.cd_seen = true;

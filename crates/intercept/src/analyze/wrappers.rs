@@ -62,6 +62,7 @@ fn inner(inv: &Invocation, from: usize) -> Invocation {
         open_ended: inv.open_ended,
         elevated: inv.elevated,
         problem: inv.problem.clone(),
+        dir: inv.dir.clone(),
     }
 }
 

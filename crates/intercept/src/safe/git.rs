@@ -1,6 +1,7 @@
 //! `git`: the read-only subcommands, without the options that run programs (`-c`, `--exec-path`,
 //! `--ext-diff`, `--textconv`, pagers) or write files (`--output`).
 
+use super::git_repo::Place;
 use crate::argv::Arg;
 use crate::getopt::long_may_be;
 
@@ -52,7 +53,15 @@ const REFUSED_LONG: &[&str] = &[
     "receive-pack",
 ];
 
-pub(super) fn check(args: &[Arg]) -> Result<(), String> {
+pub(super) fn check(args: &[Arg], place: Place<'_>) -> Result<(), String> {
+    let mut chdirs: Vec<&str> = Vec::new();
+    subcommand(args, &mut chdirs)?;
+    let dir = super::git_repo::directory(place, &chdirs)?;
+    super::git_repo::config_runs_nothing(&dir)
+}
+
+/// Judge the subcommand; the `-C` directories go to `chdirs`.
+fn subcommand<'a>(args: &'a [Arg], chdirs: &mut Vec<&'a str>) -> Result<(), String> {
     let mut i = 0;
     // Global options.
     while let Some(a) = args.get(i) {
@@ -64,8 +73,9 @@ pub(super) fn check(args: &[Arg]) -> Result<(), String> {
         };
         match v {
             "-C" => {
-                if args.get(i + 1).is_none_or(Arg::is_dynamic) {
-                    return Err("the `git -C` directory is only known when it runs".into());
+                match args.get(i + 1).and_then(Arg::get) {
+                    Some(d) => chdirs.push(d),
+                    None => return Err("the `git -C` directory is only known when it runs".into()),
                 }
                 i += 2;
             }
@@ -200,36 +210,7 @@ pub(super) fn check(args: &[Arg]) -> Result<(), String> {
             Some("get-url") => Ok(()),
             _ => Err("`git remote` with that subcommand changes or contacts remotes".into()),
         },
-        "config" => {
-            let reads = [
-                "--get",
-                "--get-all",
-                "--get-regexp",
-                "--get-urlmatch",
-                "--list",
-                "-l",
-                "get",
-                "list",
-            ];
-            if rest.iter().any(|a| a.get().is_some_and(|v| reads.contains(&v)))
-                && !has(&[
-                    "--add",
-                    "--unset",
-                    "--unset-all",
-                    "--replace-all",
-                    "--rename-section",
-                    "--remove-section",
-                    "-e",
-                    "--edit",
-                    "set",
-                    "unset",
-                ])
-            {
-                Ok(())
-            } else {
-                Err("`git config` without `--get`/`--list` changes configuration".into())
-            }
-        }
+        "config" => config(rest),
         "stash" => match rest.first().and_then(Arg::get) {
             Some("list" | "show") => Ok(()),
             _ => Err("`git stash` changes the stash".into()),
@@ -247,6 +228,94 @@ pub(super) fn check(args: &[Arg]) -> Result<(), String> {
     }
 }
 
+/// `git config` is read-only only in the read forms as git parses them: the `get`/`list`
+/// subcommands in first position, or an action option (`--get*`, `--list`) with the operands that
+/// action takes. Anything else (`git config NAME VALUE get` sets NAME) writes.
+fn config(rest: &[Arg]) -> Result<(), String> {
+    const VALUED: &[&str] = &[
+        "-f",
+        "--file",
+        "--blob",
+        "--type",
+        "--default",
+        "--url",
+        "--value",
+    ];
+    const FLAGS: &[&str] = &[
+        "--global",
+        "--system",
+        "--local",
+        "--worktree",
+        "--show-origin",
+        "--show-scope",
+        "--name-only",
+        "-z",
+        "--null",
+        "--includes",
+        "--no-includes",
+        "--bool",
+        "--int",
+        "--bool-or-int",
+        "--path",
+        "--expiry-date",
+        "--no-type",
+        "--fixed-value",
+        "--all",
+        "--regexp",
+        "--show-names",
+        "--no-show-names",
+    ];
+    let mut action: Option<&str> = None;
+    let mut operands: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while let Some(a) = rest.get(i) {
+        let Some(v) = a.get() else {
+            return Err(format!(
+                "the `git config` argument `{}` is only known when it runs",
+                a.raw
+            ));
+        };
+        let name = v.split('=').next().unwrap_or(v);
+        if VALUED.contains(&name) {
+            i += if v.contains('=') { 1 } else { 2 };
+            continue;
+        }
+        if matches!(
+            v,
+            "--get"
+                | "--get-all"
+                | "--get-regexp"
+                | "--get-urlmatch"
+                | "--get-color"
+                | "--get-colorbool"
+                | "--list"
+                | "-l"
+        ) {
+            if action.replace(v).is_some() {
+                return Err("`git config` with two actions".into());
+            }
+        } else if v.starts_with('-') && !FLAGS.contains(&v) {
+            return Err(format!("`git config {v}` is not known to be a read"));
+        } else if !v.starts_with('-') {
+            operands.push(v);
+        }
+        i += 1;
+    }
+    let read = match (action, operands.as_slice()) {
+        (None, ["get", rest @ ..]) => rest.len() == 1,
+        (None, ["list"]) => true,
+        (Some("--list" | "-l"), []) => true,
+        (Some("--get" | "--get-all" | "--get-regexp"), [_] | [_, _]) => true,
+        (Some("--get-urlmatch" | "--get-color" | "--get-colorbool"), [_] | [_, _]) => true,
+        _ => false,
+    };
+    if read {
+        Ok(())
+    } else {
+        Err("`git config` in that form changes configuration (only `get`, `list`, `--get*` and `--list` read)".into())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::check;
@@ -254,7 +323,12 @@ mod tests {
 
     fn ok(s: &str) -> bool {
         let a: Vec<Arg> = s.split_whitespace().map(Arg::literal).collect();
-        check(&a).is_ok()
+        let dir = std::path::Path::new("/nonexistent/ws");
+        let place = super::Place {
+            dir: Some(dir),
+            workspace: Some(dir),
+        };
+        check(&a, place).is_ok()
     }
 
     #[test]

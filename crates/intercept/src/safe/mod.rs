@@ -4,7 +4,10 @@
 mod awk;
 mod escapes;
 mod git;
+mod git_repo;
 mod sed;
+
+pub(crate) use git_repo::Place;
 
 pub(crate) use escapes::escapes;
 
@@ -126,7 +129,7 @@ pub(crate) fn knows(name: &str) -> bool {
 }
 
 /// `Ok` when `argv` is read-only; otherwise why not.
-pub(crate) fn check(argv: &[Arg], open_ended: bool, elevated: bool) -> Result<(), String> {
+pub(crate) fn check(argv: &[Arg], open_ended: bool, elevated: bool, place: Place<'_>) -> Result<(), String> {
     let Some(name) = argv.first().and_then(Arg::get).map(basename) else {
         return Err("the command name is dynamic".into());
     };
@@ -320,7 +323,7 @@ pub(crate) fn check(argv: &[Arg], open_ended: bool, elevated: bool) -> Result<()
         ),
         "sed" | "gsed" => sed::check(args),
         n if awk::is_awk(n) => awk::check(n, args),
-        "git" => git::check(args),
+        "git" => git::check(args, place),
         "command" if args.first().is_some_and(|a| a.is("-v") || a.is("-V")) => Ok(()),
         _ => Err(format!("`{name}` is not in the read-only profile")),
     }
@@ -406,7 +409,7 @@ mod tests {
 
     fn safe(s: &str) -> bool {
         let argv: Vec<Arg> = s.split_whitespace().map(Arg::literal).collect();
-        check(&argv, false, false).is_ok()
+        check(&argv, false, false, Place::default()).is_ok()
     }
 
     #[test]
@@ -462,8 +465,8 @@ mod tests {
     #[test]
     fn open_ended_only_for_commands_without_dangerous_options() {
         let argv = |s: &str| s.split_whitespace().map(Arg::literal).collect::<Vec<_>>();
-        assert!(check(&argv("grep -l x"), true, false).is_ok());
-        assert!(check(&argv("sort"), true, false).is_err());
-        assert!(check(&argv("cat x"), false, true).is_err());
+        assert!(check(&argv("grep -l x"), true, false, Place::default()).is_ok());
+        assert!(check(&argv("sort"), true, false, Place::default()).is_err());
+        assert!(check(&argv("cat x"), false, true, Place::default()).is_err());
     }
 }
