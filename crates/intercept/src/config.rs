@@ -192,6 +192,9 @@ pub struct EnvConfig {
     /// Names whose values are redacted from output as `[REDACTED:NAME]` (and, being secrets, are
     /// removed from children's environment unless also in `allow_secrets`).
     pub redact: Vec<String>,
+    /// Keys a request's `env` or a command prefix may set under an allowlist, besides the ones
+    /// known to be inert. Keys that load or run code stay refused.
+    pub allow: Vec<String>,
 }
 
 /// A whole file with the three sections this crate reads.

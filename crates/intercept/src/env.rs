@@ -249,7 +249,9 @@ fn upper(key: &str) -> String {
 }
 
 fn blocked_everywhere(k: &str) -> bool {
-    BLOCKED_EVERYWHERE.contains(&k) || BLOCKED_PREFIXES.iter().any(|p| k.starts_with(p))
+    BLOCKED_EVERYWHERE.contains(&k)
+        || BLOCKED_PREFIXES.iter().any(|p| k.starts_with(p))
+        || crate::env_classes::loads_code(k).is_some()
 }
 
 /// Whether assigning `name` in front of a command (or in the script) changes what runs.
@@ -272,6 +274,8 @@ pub struct EnvRefusal {
     pub blocked: Vec<String>,
     /// Keys that are not portable variable names.
     pub invalid: Vec<String>,
+    /// Keys refused under an allowlist because they are not known to be inert.
+    pub not_inert: Vec<String>,
 }
 
 impl EnvRefusal {
@@ -285,18 +289,30 @@ impl EnvRefusal {
             .iter()
             .filter(|k| !k.eq_ignore_ascii_case("PATH"))
             .collect();
+        let named = |k: &&String| match crate::env_classes::loads_code(&upper(k)) {
+            Some(why) => format!("`{k}` ({why})"),
+            None => format!("`{k}`"),
+        };
         match others.as_slice() {
             [] => {}
             [one] => parts.push(format!(
-                "the environment variable `{one}` is refused: it changes what the command runs"
+                "the environment variable {} is refused: it changes what the command runs",
+                named(one)
             )),
             many => parts.push(format!(
                 "the environment variables {} are refused: they change what the command runs",
-                many.iter()
+                many.iter().map(named).collect::<Vec<_>>().join(", ")
+            )),
+        }
+        if !self.not_inert.is_empty() {
+            parts.push(format!(
+                "under an allowlist only keys known to be inert may be set (add others to `[env] allow`): {}",
+                self.not_inert
+                    .iter()
                     .map(|k| format!("`{k}`"))
                     .collect::<Vec<_>>()
                     .join(", ")
-            )),
+            ));
         }
         if !self.invalid.is_empty() {
             parts.push(format!(
@@ -317,6 +333,7 @@ impl EnvRefusal {
 pub struct EnvPolicy {
     allow_secrets: Vec<String>,
     redact: Vec<String>,
+    allow: Vec<String>,
 }
 
 impl EnvPolicy {
@@ -325,6 +342,7 @@ impl EnvPolicy {
         Self {
             allow_secrets: config.allow_secrets.iter().map(|k| upper(k)).collect(),
             redact: config.redact.clone(),
+            allow: config.allow.iter().map(|k| upper(k)).collect(),
         }
     }
 
@@ -354,8 +372,42 @@ impl EnvPolicy {
         if blocked.is_empty() && invalid.is_empty() {
             Ok(())
         } else {
-            Err(EnvRefusal { blocked, invalid })
+            Err(EnvRefusal {
+                blocked,
+                invalid,
+                not_inert: Vec::new(),
+            })
         }
+    }
+
+    /// [`EnvPolicy::check_request`], and under an allowlist: every key known to be inert
+    /// (`LANG`, `LC_*`, `TZ`, `RUST_LOG`, …) or listed in `[env] allow`.
+    pub fn check_request_allowlisted(&self, env: &BTreeMap<String, String>) -> Result<(), EnvRefusal> {
+        let mut refusal = match self.check_request(env) {
+            Ok(()) => EnvRefusal {
+                blocked: Vec::new(),
+                invalid: Vec::new(),
+                not_inert: Vec::new(),
+            },
+            Err(r) => r,
+        };
+        for key in env.keys() {
+            let k = key.trim();
+            if !refusal.blocked.iter().any(|b| b == k) && !refusal.invalid.contains(key) && !self.may_set(k) {
+                refusal.not_inert.push(k.to_owned());
+            }
+        }
+        if refusal.blocked.is_empty() && refusal.invalid.is_empty() && refusal.not_inert.is_empty() {
+            Ok(())
+        } else {
+            Err(refusal)
+        }
+    }
+
+    /// Whether an allowlist lets a request or a command prefix set `key`.
+    pub fn may_set(&self, key: &str) -> bool {
+        let k = upper(key);
+        crate::env_classes::is_inert(&k) || self.allow.contains(&k)
     }
 
     /// Whether an inherited variable named `key` is a secret children must not see.
@@ -481,6 +533,7 @@ mod tests {
         let p = EnvPolicy::new(&EnvConfig {
             allow_secrets: vec!["GITHUB_TOKEN".into()],
             redact: vec!["MY_SERVICE".into()],
+            ..EnvConfig::default()
         });
         let vars = map(&[
             ("OPENAI_API_KEY", "sk"),
@@ -502,6 +555,7 @@ mod tests {
         let p = EnvPolicy::new(&EnvConfig {
             allow_secrets: vec![],
             redact: vec!["KEY".into(), "SHORT".into()],
+            ..EnvConfig::default()
         });
         let vars = map(&[("KEY", "hunter22"), ("SHORT", "abc"), ("OTHER", "zzzz")]);
         let r = p.redactions(&vars);

@@ -68,6 +68,7 @@ mod config;
 mod control;
 mod danger;
 mod env;
+mod env_classes;
 mod error;
 mod getopt;
 mod judgement;

@@ -82,6 +82,8 @@ struct Inner {
     redirect: RedirectRules,
     preflight: bool,
     tools: Vec<String>,
+    /// `[env] allow`: keys a command prefix may set under an allowlist besides the inert ones.
+    env_allow: Vec<String>,
     warnings: Vec<String>,
     /// The sections this policy was built from (what `shellgate config` prints).
     policy_config: PolicyConfig,
@@ -104,6 +106,7 @@ pub struct PolicyBuilder {
     policy: PolicyConfig,
     intercept: InterceptConfig,
     search_path: Option<OsString>,
+    env_allow: Vec<String>,
 }
 
 impl Default for PolicyBuilder {
@@ -112,6 +115,7 @@ impl Default for PolicyBuilder {
             policy: PolicyConfig::default(),
             intercept: InterceptConfig::default(),
             search_path: std::env::var_os("PATH"),
+            env_allow: Vec::new(),
         }
     }
 }
@@ -180,6 +184,14 @@ impl PolicyBuilder {
         self
     }
 
+    /// `[env] allow`: keys a command prefix may set under an allowlist besides the ones known to
+    /// be inert.
+    #[must_use]
+    pub fn env_allow(mut self, keys: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.env_allow = keys.into_iter().map(Into::into).collect();
+        self
+    }
+
     /// The PATH bare rule names resolve against (default: the process's `PATH` when the builder
     /// was made).
     #[must_use]
@@ -232,6 +244,7 @@ impl PolicyBuilder {
                 redirect,
                 preflight: self.intercept.preflight,
                 tools: self.intercept.available_tools.clone(),
+                env_allow: self.env_allow.clone(),
                 warnings,
                 policy_config: self.policy.clone(),
                 intercept_config: self.intercept.clone(),
@@ -311,6 +324,7 @@ impl Policy {
         Self::builder()
             .policy_config(config.policy.clone())
             .intercept_config(config.intercept.clone())
+            .env_allow(config.env.allow.clone())
             .build()
     }
 
@@ -409,7 +423,12 @@ impl Policy {
             };
         }
         let lifted = lifted_cwd(cmd, ctx);
-        let cwd = lifted.as_deref().or(ctx.cwd.as_deref());
+        // Without a directory in the context the command runs in the engine's own.
+        let process_cwd = ctx.cwd.is_none().then(|| std::env::current_dir().ok()).flatten();
+        let cwd = lifted
+            .as_deref()
+            .or(ctx.cwd.as_deref())
+            .or(process_cwd.as_deref());
         let is_command_name = |name: &str| {
             // A function must not shadow a builtin or keyword either.
             is_shell_word(name)
@@ -528,12 +547,22 @@ impl Policy {
     }
 
     fn judge_invocation(&self, inv: &Invocation, cwd: Option<&Path>) -> Finding {
-        if let Some(problem) = &inv.problem {
+        let not_inert = || {
+            inv.assigned
+                .iter()
+                .find(|k| !self.inner.env_allow.iter().any(|a| a.eq_ignore_ascii_case(k)) && !crate::env_classes::is_inert(&k.to_ascii_uppercase()))
+                .map(|k| format!("`{k}=…` in front of the command is not a key known to be inert (add it to `[env] allow`)"))
+        };
+        let problem = inv
+            .problem
+            .clone()
+            .or_else(|| (self.security == Security::Allowlist).then(not_inert).flatten());
+        if let Some(problem) = problem {
             return Finding {
                 decision: self.ask_or_deny(),
                 basis: Basis::Unjudgeable,
                 rule: Some("unjudgeable".into()),
-                reason: Some(problem.clone()),
+                reason: Some(problem),
                 suggested_tool: None,
             };
         }

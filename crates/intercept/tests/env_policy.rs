@@ -90,6 +90,7 @@ fn inherited_secrets_are_removed_unless_allowlisted() {
     let p = EnvPolicy::new(&EnvConfig {
         allow_secrets: vec!["GITHUB_TOKEN".into()],
         redact: vec!["MY_SERVICE_KEY".into()],
+        ..EnvConfig::default()
     });
     let inherited = env(&[
         ("ANTHROPIC_API_KEY", "a"),
@@ -124,6 +125,7 @@ fn configured_values_are_redacted() {
     let p = EnvPolicy::new(&EnvConfig {
         allow_secrets: Vec::new(),
         redact: vec!["MY_SERVICE_KEY".into(), "PIN".into()],
+        ..EnvConfig::default()
     });
     let vars = env(&[
         ("MY_SERVICE_KEY", "s3cr3t-value"),

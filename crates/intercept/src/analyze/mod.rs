@@ -65,6 +65,8 @@ pub(crate) struct Invocation {
     pub problem: Option<String>,
     /// The directory it runs in, when known.
     pub dir: Option<PathBuf>,
+    /// Environment keys set for it alone (`KEY=v cmd`, `env KEY=v cmd`).
+    pub assigned: Vec<String>,
 }
 
 /// Facts the analysis may depend on.
@@ -376,6 +378,7 @@ impl Walker<'_, '_> {
                 elevated: false,
                 problem,
                 dir: None,
+                assigned: s.assignments.iter().map(|a| a.name.clone()).collect(),
             },
             heredoc.as_deref(),
         );

@@ -63,6 +63,7 @@ fn inner(inv: &Invocation, from: usize) -> Invocation {
         elevated: inv.elevated,
         problem: inv.problem.clone(),
         dir: inv.dir.clone(),
+        assigned: inv.assigned.clone(),
     }
 }
 
@@ -163,6 +164,7 @@ fn env(w: &mut Walker<'_, '_>, text: &str, inv: Invocation) {
     let mut i = 1;
     let mut prefix: Vec<Arg> = Vec::new();
     let mut problem = inv.problem.clone();
+    let mut assigned = inv.assigned.clone();
     while let Some(a) = argv.get(i) {
         let Some(v) = a.get() else {
             if a.may_be_option || a.raw.contains('=') {
@@ -221,6 +223,7 @@ fn env(w: &mut Walker<'_, '_>, text: &str, inv: Invocation) {
             continue;
         }
         if let Some((name, _)) = v.split_once('=') {
+            assigned.push(name.to_owned());
             if crate::env::is_injection_key(name) {
                 problem = Some(format!(
                     "`env` sets `{name}`, which changes what the command runs"
@@ -234,10 +237,12 @@ fn env(w: &mut Walker<'_, '_>, text: &str, inv: Invocation) {
     if prefix.is_empty() && i >= argv.len() {
         let mut inv = inv;
         inv.problem = problem;
+        inv.assigned = assigned;
         return bare_wrapper(w, text, inv);
     }
     let mut next = inner(&inv, i.min(argv.len()));
     next.problem = problem;
+    next.assigned = assigned;
     if !prefix.is_empty() {
         prefix.extend(next.argv);
         next.argv = prefix;

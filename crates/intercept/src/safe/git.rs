@@ -169,6 +169,8 @@ fn subcommand<'a>(args: &'a [Arg], chdirs: &mut Vec<&'a str>) -> Result<(), Stri
             }) {
                 return Err("`git branch` with that option changes branches".into());
             }
+            // Only these put `git branch` in list mode; `--sort`/`--format` do not (`git branch
+            // --sort=x NAME` creates NAME).
             if positionals() > 0
                 && !has(&[
                     "--list",
@@ -178,8 +180,9 @@ fn subcommand<'a>(args: &'a [Arg], chdirs: &mut Vec<&'a str>) -> Result<(), Stri
                     "--merged",
                     "--no-merged",
                     "--points-at",
-                    "--sort",
-                    "--format",
+                    "-v",
+                    "-vv",
+                    "--verbose",
                 ])
             {
                 return Err("`git branch NAME` creates a branch".into());

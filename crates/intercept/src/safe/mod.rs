@@ -96,7 +96,6 @@ const ANY_ARGS: &[&str] = &[
     "logname",
     "pathchk",
     "tsort",
-    "ptx",
     "factor",
 ];
 
@@ -108,6 +107,7 @@ pub(crate) fn knows(name: &str) -> bool {
             "printf"
                 | "date"
                 | "hostname"
+                | "ptx"
                 | "uniq"
                 | "xxd"
                 | "file"
@@ -148,7 +148,37 @@ pub(crate) fn check(argv: &[Arg], open_ended: bool, elevated: bool, place: Place
     match name {
         "printf" => printf(args),
         "date" => refuse(name, args, Spec::default(), &['s'], &["set"]),
-        "hostname" => positional_count(name, args, Spec::default(), 0),
+        // `-F FILE`/`--file` and `-b` set the host name, as an operand does.
+        "hostname" => {
+            let spec = Spec {
+                short_values: "F",
+                long_values: &["file"],
+            };
+            refuse(name, args, spec, &['F', 'b'], &["file", "boot"])?;
+            positional_count(name, args, spec, 0)
+        }
+        // `ptx -G IN OUT` (traditional mode) writes OUT.
+        "ptx" => refuse(
+            name,
+            args,
+            Spec {
+                short_values: "bioFgSWw",
+                long_values: &[
+                    "break-file",
+                    "ignore-file",
+                    "only-file",
+                    "flag-truncation",
+                    "gap-size",
+                    "sentence-regexp",
+                    "word-regexp",
+                    "width",
+                    "macro-name",
+                    "format",
+                ],
+            },
+            &['G'],
+            &["traditional"],
+        ),
         "uniq" => {
             refuse(
                 name,

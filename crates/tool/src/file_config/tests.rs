@@ -63,6 +63,7 @@ fn every_key_the_effective_configuration_writes_loads_again() {
         env: EnvConfig {
             allow_secrets: vec!["GITHUB_TOKEN".into()],
             redact: vec!["MY_KEY".into()],
+            ..EnvConfig::default()
         },
         ..ToolConfig::default()
     };
