@@ -192,3 +192,59 @@ fn privilege_wrappers_are_never_safe() {
         refused(&[], command);
     }
 }
+
+/// Judge `command` as run in `dir`.
+fn judge_in(dir: &std::path::Path, command: &str) -> Decision {
+    use shellgate_normalize::{Normalizer, StandardNormalizer};
+    let ctx = shellgate_intercept::Context {
+        cwd: Some(dir.to_path_buf()),
+        ..Default::default()
+    };
+    safe_policy(&[])
+        .judge(&StandardNormalizer::default().normalize(command), &ctx)
+        .decision()
+}
+
+#[test]
+fn a_repository_whose_own_configuration_runs_programs_is_not_read_safely() {
+    let ws = tempfile::tempdir().unwrap();
+    let git = ws.path().join(".git");
+    std::fs::create_dir_all(&git).unwrap();
+    std::fs::write(git.join("config"), "[core]\n\tbare = false\n").unwrap();
+    assert_eq!(judge_in(ws.path(), "git status"), Decision::Allow);
+    assert_eq!(judge_in(ws.path(), "git log --oneline"), Decision::Allow);
+    for (config, command) in [
+        ("[core]\n\tfsmonitor = touch /tmp/p\n", "git status"),
+        ("[diff]\n\texternal = /tmp/x\n", "git diff"),
+        ("[diff \"bin\"]\n\ttextconv = /tmp/x\n", "git log -p"),
+        ("[gpg]\n\tprogram = /tmp/x\n", "git log --show-signature"),
+        ("[filter \"x\"]\n\tclean = /tmp/x\n", "git status"),
+        ("[include]\n\tpath = /tmp/other\n", "git status"),
+        ("[pager]\n\tlog = /tmp/x\n", "git log"),
+    ] {
+        std::fs::write(git.join("config"), config).unwrap();
+        assert_ne!(judge_in(ws.path(), command), Decision::Allow, "{config:?} {command}");
+        // The same from a subdirectory, and through `cd`.
+        std::fs::create_dir_all(ws.path().join("src")).unwrap();
+        assert_ne!(judge_in(&ws.path().join("src"), command), Decision::Allow, "{config:?} {command}");
+        assert_ne!(judge_in(ws.path(), &format!("cd src && {command}")), Decision::Allow);
+    }
+    // A nested repository with its own configuration, reached with `-C`.
+    std::fs::write(git.join("config"), "[core]\n\tbare = false\n").unwrap();
+    let nested = ws.path().join("vendor/x/.git");
+    std::fs::create_dir_all(&nested).unwrap();
+    std::fs::write(nested.join("config"), "[core]\n\tfsmonitor = touch /tmp/p\n").unwrap();
+    assert_ne!(judge_in(ws.path(), "git -C vendor/x status"), Decision::Allow);
+    assert_eq!(judge_in(ws.path(), "git -C src status"), Decision::Allow);
+    // A `.git` file pointing elsewhere (a linked worktree) is followed.
+    let linked = ws.path().join("wt");
+    std::fs::create_dir_all(&linked).unwrap();
+    std::fs::write(linked.join(".git"), format!("gitdir: {}\n", nested.display())).unwrap();
+    assert_ne!(judge_in(&linked, "git status"), Decision::Allow);
+}
+
+#[test]
+fn git_in_a_directory_only_known_at_run_time_is_not_safe() {
+    refused(&[], "cd \"$(mktemp -d)\" && git status");
+    refused(&[], "cd $DIR && git log");
+}
