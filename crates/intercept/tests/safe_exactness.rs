@@ -223,11 +223,22 @@ fn a_repository_whose_own_configuration_runs_programs_is_not_read_safely() {
         ("[pager]\n\tlog = /tmp/x\n", "git log"),
     ] {
         std::fs::write(git.join("config"), config).unwrap();
-        assert_ne!(judge_in(ws.path(), command), Decision::Allow, "{config:?} {command}");
+        assert_ne!(
+            judge_in(ws.path(), command),
+            Decision::Allow,
+            "{config:?} {command}"
+        );
         // The same from a subdirectory, and through `cd`.
         std::fs::create_dir_all(ws.path().join("src")).unwrap();
-        assert_ne!(judge_in(&ws.path().join("src"), command), Decision::Allow, "{config:?} {command}");
-        assert_ne!(judge_in(ws.path(), &format!("cd src && {command}")), Decision::Allow);
+        assert_ne!(
+            judge_in(&ws.path().join("src"), command),
+            Decision::Allow,
+            "{config:?} {command}"
+        );
+        assert_ne!(
+            judge_in(ws.path(), &format!("cd src && {command}")),
+            Decision::Allow
+        );
     }
     // A nested repository with its own configuration, reached with `-C`.
     std::fs::write(git.join("config"), "[core]\n\tbare = false\n").unwrap();
