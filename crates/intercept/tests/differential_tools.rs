@@ -90,16 +90,50 @@ fn created(dir: &Path) -> Vec<String> {
 
 /// Expressions around the places a reader can take a division for a regular expression.
 const AWK_EXPRESSIONS: &[&str] = &[
-    "1.", "1", ".5", "1e3", "2E-1", "x", "a[1]", "$1", "(x)", "x++", "y--", "length", "\"s\"", "/re/", "/a|b/",
-    "x / 2", "1. / 1", "x / y / z", "$1 / 2", "a[1] / 2", "(x) / 2", "length / 2", "x++ / 2", "\"a/b\"",
-    "/\\//", "NR>1", "x ~ /b|c/",
+    "1.",
+    "1",
+    ".5",
+    "1e3",
+    "2E-1",
+    "x",
+    "a[1]",
+    "$1",
+    "(x)",
+    "x++",
+    "y--",
+    "length",
+    "\"s\"",
+    "/re/",
+    "/a|b/",
+    "x / 2",
+    "1. / 1",
+    "x / y / z",
+    "$1 / 2",
+    "a[1] / 2",
+    "(x) / 2",
+    "length / 2",
+    "x++ / 2",
+    "\"a/b\"",
+    "/\\//",
+    "NR>1",
+    "x ~ /b|c/",
 ];
 
 /// Statements, some of which run a command or write a file (`@E` is an expression).
 const AWK_STATEMENTS: &[&str] = &[
-    "x = @E", "print @E", "print @E > \"out\"", "print @E | \"sh\"", "printf(\"%s\", @E) >> \"out\"",
-    "system(\"touch p\")", "if (@E) print @E", "y = @E / @E", "z = (@E) / @E", "# c / d\n", "n++",
-    "\"date\" | getline d", "print @E\n",
+    "x = @E",
+    "print @E",
+    "print @E > \"out\"",
+    "print @E | \"sh\"",
+    "printf(\"%s\", @E) >> \"out\"",
+    "system(\"touch p\")",
+    "if (@E) print @E",
+    "y = @E / @E",
+    "z = (@E) / @E",
+    "# c / d\n",
+    "n++",
+    "\"date\" | getline d",
+    "print @E\n",
 ];
 
 fn awk_program(statements: &[(usize, usize, usize)]) -> String {

@@ -58,7 +58,11 @@ const INTERCEPT: &[(&str, Shape)] = &[
     ("preflight", Shape::Value),
 ];
 
-const ENV: &[(&str, Shape)] = &[("allow_secrets", Shape::Value), ("redact", Shape::Value)];
+const ENV: &[(&str, Shape)] = &[
+    ("allow_secrets", Shape::Value),
+    ("redact", Shape::Value),
+    ("allow", Shape::Value),
+];
 
 const SANDBOX: &[(&str, Shape)] = &[
     ("mode", Shape::Value),

@@ -102,6 +102,20 @@ pub(crate) fn judge(
         notices.extend(refused.iter().map(ToString::to_string));
         p
     });
+    // Under an allowlist a request may set only keys known to be inert (or allowed in `[env]`):
+    // others need a person, like a command no rule allows.
+    let env_miss = policy
+        .as_ref()
+        .filter(|p| p.security() == shellgate_intercept::Security::Allowlist)
+        .and_then(|p| {
+            let refusal = env.policy.check_request_allowlisted(&call.params.env).err()?;
+            let (rule, reason) = (ENV_RULE.to_owned(), refusal.to_string());
+            Some(if p.ask() == shellgate_intercept::AskMode::Off {
+                Verdict::deny(rule, reason)
+            } else {
+                Verdict::Ask { rule, reason }
+            })
+        });
     let judgement = policy.as_ref().map(|p| p.judge(call.normalized, call.ctx));
     let own = judgement.as_ref().map_or(Verdict::Allow, |j| j.verdict.clone());
     let other = custom.inspect(call.normalized, call.ctx);
@@ -110,6 +124,10 @@ pub(crate) fn judge(
         (own, true)
     } else {
         (other, false)
+    };
+    let (mut verdict, from_policy) = match env_miss {
+        Some(miss) if miss.severity() > verdict.severity() => (miss, false),
+        _ => (verdict, from_policy),
     };
     if !verdict.is_deny()
         && let Some(deny) = interactive_job_refusal(call.params, policy.as_ref(), judgement.as_ref())

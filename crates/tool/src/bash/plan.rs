@@ -61,16 +61,28 @@ impl BashTool {
             normalized,
             mut notices,
         } = self.prepare(&mut params, approved);
+        let session_name = self.session_name(&params);
+        // A session keeps its own directory: relative paths resolve against it.
+        let live_cwd = session_name.and_then(|name| self.live_session_cwd(name));
+        let base = live_cwd.clone().unwrap_or_else(|| self.config.cwd.clone());
+        // A lifted `cd` into a directory that does not exist: the command runs as written, so bash
+        // answers as it would (`cd: …: No such file or directory`, exit 1) (SPEC N-8).
+        let (normalized, mut notices) = match &normalized.cwd {
+            Some(dir) if params.cwd.is_none() && resolve_cwd(&base, Some(dir)).is_err() => {
+                let lifted: Vec<&String> = normalized.rewrites.iter().map(|r| &r.message).collect();
+                notices.retain(|n| !lifted.contains(&n));
+                let written = self.normalize(&params, use_pty, true);
+                notices.extend(written.rewrites.iter().map(|r| r.message.clone()));
+                (written, notices)
+            }
+            _ => (normalized, notices),
+        };
         let requested_cwd = params.cwd.as_deref().or(normalized.cwd.as_deref());
         let sandbox = self
             .sandboxing
             .decide(params.sandbox, params.host.as_deref(), &mut notices)
             // An elevated run (granted above) runs outside the sandbox (SPEC X-4); the host check stays.
             .map(|run| run.filter(|_| !params.elevated));
-        let session_name = self.session_name(&params);
-        // A session keeps its own directory: relative paths resolve against it.
-        let live_cwd = session_name.and_then(|name| self.live_session_cwd(name));
-        let base = live_cwd.clone().unwrap_or_else(|| self.config.cwd.clone());
         let cwd = match resolve_cwd(&base, requested_cwd) {
             Ok(cwd) => cwd,
             // A session whose directory was deleted falls back to an existing ancestor itself.
@@ -125,10 +137,7 @@ impl BashTool {
         let use_pty = pty_selected(params.pty);
         // A terminal cannot be closed the way `head` closes its pipe, so there the limiter stays in the
         // script; with pipes it is lifted and the output closed once its lines are in.
-        let ctx = NormalizeContext::default()
-            .with_explicit_cwd(params.cwd.is_some())
-            .with_keep_limiters(use_pty);
-        let normalized = self.normalizer.normalize_with(&params.command, &ctx);
+        let normalized = self.normalize(params, use_pty, params.cwd.is_some());
         let mut notices: Vec<String> = normalized.rewrites.iter().map(|r| r.message.clone()).collect();
         notices.extend(elevation_notice);
         Prepared {
@@ -198,6 +207,16 @@ impl BashTool {
             Err(result) => return Err(Box::new(self.env_gate.redacted(*result))),
         }
         Ok(())
+    }
+}
+
+impl BashTool {
+    /// The normalized command; `keep_cd` leaves a leading `cd DIR &&` in the script.
+    fn normalize(&self, params: &BashParams, use_pty: bool, keep_cd: bool) -> Normalized {
+        let ctx = NormalizeContext::default()
+            .with_explicit_cwd(keep_cd)
+            .with_keep_limiters(use_pty);
+        self.normalizer.normalize_with(&params.command, &ctx)
     }
 }
 
