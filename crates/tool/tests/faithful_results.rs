@@ -238,3 +238,19 @@ async fn cancelling_the_caller_before_the_auto_yield_stops_the_run() {
     assert_eq!(r.status, ToolStatus::Cancelled, "{r:?}");
     assert_eq!(r.output, "partial\n");
 }
+
+#[tokio::test]
+async fn a_lifted_cd_into_a_missing_directory_answers_as_bash() {
+    for session in ["none", "default"] {
+        let r = run_in(session, "cd /nonexistent/shellgate-dir && echo reached").await;
+        assert_eq!(r.status, ToolStatus::Completed, "{session}: {r:?}");
+        assert_eq!(r.exit_code, Some(1), "{session}: {r:?}");
+        assert!(
+            r.output.contains("No such file or directory") && !r.output.contains("reached"),
+            "{session}: {r:?}"
+        );
+        // An existing directory is still lifted.
+        let r = run_in(session, "cd /tmp && pwd").await;
+        assert_eq!(r.output.trim(), "/tmp", "{session}: {r:?}");
+    }
+}
