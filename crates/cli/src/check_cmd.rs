@@ -38,6 +38,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<i32> {
     let ctx = Context {
         tool_names: config.tool_names.clone(),
         cwd: Some(config.cwd.clone()),
+        session: None,
     };
     let judgement = policy.judge(&normalized, &ctx);
     if args.json {

@@ -115,8 +115,8 @@ pub use outcome::{ExecOutcome, RunStatus, SIGPIPE_STATUS, signal_name};
 pub use peer::peer_is_descendant;
 pub use pipe::PipeExecutor;
 pub use session::{
-    SessionCommand, SessionInfo, SessionKey, SessionManager, SessionOptions, SessionState, ShellKind,
-    StateFile, cannot_change_state,
+    SessionCommand, SessionInfo, SessionKey, SessionManager, SessionOptions, SessionState, SessionsNamed,
+    ShellKind, StateFile, cannot_change_state,
 };
 pub use shellgate_sink::{Flow, Sink};
 pub use spec::{

@@ -78,6 +78,7 @@ mod policy;
 mod preflight;
 mod redirect;
 mod safe;
+mod session_view;
 mod verdict;
 
 pub use chain::{AllowAll, Chain, FnInterceptor, from_fn};
@@ -89,6 +90,7 @@ pub use env::{EnvPolicy, EnvRefusal, redact};
 pub use error::{ConfigError, LooserRefused};
 pub use judgement::{Basis, Decision, Judgement, SegmentVerdict};
 pub use policy::{Policy, PolicyBuilder, SAFE_PROFILE};
+pub use session_view::SessionView;
 pub use shellgate_normalize::Normalized;
 pub use verdict::{Context, Verdict};
 

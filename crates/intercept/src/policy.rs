@@ -440,6 +440,7 @@ impl Policy {
         let opts = analyze::Options {
             cwd,
             is_command_name: &is_command_name,
+            session: ctx.session.as_deref(),
         };
         let segments = match &cmd.tree {
             Ok(script) => analyze::analyze(script, &cmd.script, &opts),

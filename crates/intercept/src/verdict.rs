@@ -12,6 +12,9 @@ pub struct Context {
     pub tool_names: Vec<String>,
     /// The working directory the command will run in.
     pub cwd: Option<PathBuf>,
+    /// The persistent session the command runs in, when it does: its functions and aliases are
+    /// judged where they are used, its variables where arithmetic reads them.
+    pub session: Option<std::sync::Arc<crate::SessionView>>,
 }
 
 /// The judgement of a command, with the rule that made it.

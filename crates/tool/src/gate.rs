@@ -120,7 +120,7 @@ pub(crate) fn judge(
     let own = judgement.as_ref().map_or(Verdict::Allow, |j| j.verdict.clone());
     let other = custom.inspect(call.normalized, call.ctx);
     // The first deny wins (the policy's before the custom one's), otherwise the strictest.
-    let (mut verdict, from_policy) = if own.is_deny() || own.severity() >= other.severity() {
+    let (verdict, from_policy) = if own.is_deny() || own.severity() >= other.severity() {
         (own, true)
     } else {
         (other, false)

@@ -104,7 +104,7 @@ mod script;
 mod snapshot;
 mod stateless;
 
-pub use manager::restore::{SessionState, StateFile};
+pub use manager::restore::{SessionState, SessionsNamed, StateFile};
 pub use manager::{SessionCommand, SessionInfo, SessionKey, SessionManager, SessionOptions};
 pub use script::ShellKind;
 pub use stateless::cannot_change_state;

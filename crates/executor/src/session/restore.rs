@@ -61,6 +61,41 @@ impl SessionManager {
     }
 }
 
+/// What the sessions of one name hold now, for judging a command that will run in them.
+#[derive(Debug, Clone, Default)]
+pub struct SessionsNamed {
+    /// A command is running in one of them: its state may change before the next one runs.
+    pub busy: bool,
+    /// The last saved state of each (variables, functions, aliases), with its shell family.
+    pub saved: Vec<(ShellKind, String)>,
+}
+
+impl SessionManager {
+    /// The saved states of every open session named `name` (a name has one session per sandbox).
+    /// The state is written by the session's shell: a command able to write files there could have
+    /// forged it, so it tells what earlier commands left, not what a hostile one hid.
+    pub fn saved_states(&self, name: &str) -> SessionsNamed {
+        let slots: Vec<_> = lock(&self.inner.sessions)
+            .values()
+            .filter(|slot| slot.name == name)
+            .cloned()
+            .collect();
+        let mut out = SessionsNamed::default();
+        for slot in slots {
+            let shared = lock(&slot.shared);
+            if shared.closed {
+                continue;
+            }
+            out.busy |= shared.busy;
+            if let Some(saved) = shared.last_saved_state() {
+                out.saved
+                    .push((slot.kind, String::from_utf8_lossy(&saved).into_owned()));
+            }
+        }
+        out
+    }
+}
+
 impl SessionState {
     /// The session's shell program (the new shell must be the same family to read the state).
     pub fn shell(&self) -> &Path {

@@ -37,6 +37,11 @@ pub(super) fn walk_parts(w: &mut Walker<'_, '_>, parts: &[WordPart], src: &str) 
                         "the arithmetic `{}` may evaluate text that runs a command",
                         span.slice(src)
                     ))
+                } else if let Some(name) = super::session::unsafe_in_arithmetic(w, expr) {
+                    Err(format!(
+                        "the arithmetic `{}` reads the session variable `{name}`, whose value runs a command there",
+                        span.slice(src)
+                    ))
                 } else {
                     Ok(())
                 }
@@ -45,7 +50,8 @@ pub(super) fn walk_parts(w: &mut Walker<'_, '_>, parts: &[WordPart], src: &str) 
                 name,
                 braced: true,
                 span,
-            } => braced_parameter(name, w.arith_poison).map_err(|why| format!("`{}` {why}", span.slice(src))),
+            } => braced_parameter(name, w.arith_poison || unsafe_offset(w, name))
+                .map_err(|why| format!("`{}` {why}", span.slice(src))),
             WordPart::Array { elements, .. } => {
                 for e in elements {
                     w.word(e, src);
@@ -69,6 +75,16 @@ fn nested_script(w: &mut Walker<'_, '_>, s: &Script, src: &str) {
     w.depth += 1;
     w.list(&s.list, src);
     w.depth -= 1;
+}
+
+/// Whether a `${name:offset:length}` or `${name[i]}` reads a session variable that runs code as
+/// arithmetic.
+fn unsafe_offset(w: &Walker<'_, '_>, inner: &str) -> bool {
+    let name_len = inner
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        .count();
+    super::session::unsafe_in_arithmetic(w, &inner[name_len..]).is_some()
 }
 
 /// Whether `${…}` with this inside can run code or hides code the analysis cannot parse.

@@ -10,6 +10,7 @@
 
 mod expansions;
 mod inert;
+mod session;
 mod wrappers;
 
 use std::path::{Path, PathBuf};
@@ -75,6 +76,8 @@ pub(crate) struct Options<'a> {
     pub cwd: Option<&'a Path>,
     /// Whether a name denotes a command (a function of that name would shadow it).
     pub is_command_name: &'a dyn Fn(&str) -> bool,
+    /// The session the command runs in, if any.
+    pub session: Option<&'a crate::SessionView>,
 }
 
 /// Analyse `script` (spans index `src`).
@@ -87,7 +90,11 @@ pub(crate) fn analyze(script: &Script, src: &str, opts: &Options<'_>) -> Vec<Seg
         cd_seen: false,
         arith_poison: expansions::poisons_arithmetic(script),
         elevated: false,
+        expanding: Vec::new(),
     };
+    if let Some(view) = opts.session {
+        session::before_any_command(&mut w, view);
+    }
     w.list(&script.list, src);
     w.out
 }
@@ -115,6 +122,9 @@ struct Walker<'o, 'a> {
     arith_poison: bool,
     /// Inside a script a privilege wrapper runs (`sudo bash -c '…'`): everything in it is elevated.
     elevated: bool,
+    /// Session aliases and functions being expanded (bash does not expand an alias inside itself;
+    /// a function calling itself is not followed).
+    expanding: Vec<String>,
 }
 
 impl Walker<'_, '_> {
@@ -204,9 +214,20 @@ impl Walker<'_, '_> {
                 self.list(condition, src);
                 self.list(body, src);
             }
-            CompoundKind::For { words, body, .. } => {
+            CompoundKind::For {
+                words,
+                body,
+                variable,
+                ..
+            } => {
                 for w in words.iter().flatten() {
-                    self.word(w, src);
+                    let arg = self.word(w, src);
+                    if session::evaluated_assignment(self, variable, arg.get()) {
+                        self.fail(
+                            cc.span.slice(src),
+                            format!("`{variable}` is an integer variable of the session: the loop evaluates each word"),
+                        );
+                    }
                 }
                 self.list(body, src);
             }
@@ -239,6 +260,11 @@ impl Walker<'_, '_> {
                     );
                 } else if self.arith_poison {
                     self.fail(text, "a `[[ … ]]` test may evaluate text that runs a command");
+                } else if let Some(name) = session::unsafe_in_arithmetic(self, expr) {
+                    self.fail(
+                        text,
+                        format!("the test reads the session variable `{name}`, whose value runs a command as arithmetic"),
+                    );
                 } else {
                     self.push(text, SegmentKind::Inert);
                 }
@@ -267,6 +293,12 @@ impl Walker<'_, '_> {
             false
         } else if expr.contains('[') || self.arith_poison {
             self.fail(text, "arithmetic with array subscripts may run a command");
+            false
+        } else if let Some(name) = session::unsafe_in_arithmetic(self, expr) {
+            self.fail(
+                text,
+                format!("arithmetic reads the session variable `{name}`, whose value runs a command there"),
+            );
             false
         } else {
             true
@@ -338,9 +370,18 @@ impl Walker<'_, '_> {
 
     fn simple(&mut self, s: &SimpleCommand, src: &str) {
         let text = s.span.slice(src);
+        if session::expands_alias(self, s, src) {
+            return;
+        }
         let mut problem = None;
         for a in &s.assignments {
-            self.word(&a.word, src);
+            let value = self.word(&a.word, src);
+            if session::evaluated_assignment(self, &a.name, value.get()) {
+                problem = Some(format!(
+                    "`{}` is an integer variable of the session: what is assigned to it is evaluated as arithmetic",
+                    a.name
+                ));
+            }
             if crate::argv::code_in_subscript(a.word.span.slice(src)) {
                 // A variable with the integer attribute (set in this or an earlier call)
                 // evaluates what it is given.
@@ -365,6 +406,9 @@ impl Walker<'_, '_> {
             };
             let idx = self.push(text, kind);
             self.out[idx].danger = device;
+            return;
+        }
+        if session::runs_function(self, text, &argv, problem.as_deref()) {
             return;
         }
         let heredoc = s.redirects.iter().find_map(|r| stdin_text(r, src));

@@ -2,10 +2,11 @@
 //! normalized command, the sandbox, the session and directory, the verdict, the timeout.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use shellgate_executor::SessionKey;
-use shellgate_intercept::Context;
+use shellgate_intercept::{Context, SessionView};
 use shellgate_normalize::{NormalizeContext, Normalized};
 use shellgate_pty::pty_selected;
 
@@ -187,6 +188,9 @@ impl BashTool {
         let ctx = Context {
             tool_names: self.config.tool_names.clone(),
             cwd: Some(cwd.to_path_buf()),
+            session: self
+                .session_name(params)
+                .map(|name| Arc::new(self.session_view(name))),
         };
         let call = crate::gate::Call {
             params,
@@ -211,6 +215,19 @@ impl BashTool {
 }
 
 impl BashTool {
+    /// What the sessions named `name` hold that changes what a command's words run.
+    fn session_view(&self, name: &str) -> SessionView {
+        let named = self.sessions.saved_states(name);
+        let mut view = SessionView {
+            busy: named.busy,
+            ..SessionView::default()
+        };
+        for (_, text) in &named.saved {
+            view.merge(SessionView::from_saved_state(text));
+        }
+        view
+    }
+
     /// The normalized command; `keep_cd` leaves a leading `cd DIR &&` in the script.
     fn normalize(&self, params: &BashParams, use_pty: bool, keep_cd: bool) -> Normalized {
         let ctx = NormalizeContext::default()

@@ -1,0 +1,133 @@
+//! Judging against the persistent session a command runs in: an alias is judged as its
+//! replacement text, a function by its body, at the point of use; arithmetic over a variable
+//! whose value runs code, and values given to integer variables, fail closed.
+
+use shellgate_normalize::ast::{Command, SimpleCommand};
+
+use super::Walker;
+use crate::SessionView;
+use crate::argv::Arg;
+
+/// What runs before or around any command of the session: a `command_not_found_handle` runs for
+/// every name that is not found, so its body is judged once for the whole command.
+pub(super) fn before_any_command(w: &mut Walker<'_, '_>, view: &SessionView) {
+    if view.busy {
+        w.fail(
+            "(the session)",
+            "the session is running another command, which may change its functions and aliases before this one runs",
+        );
+    }
+    if let Some(definition) = view.functions.get("command_not_found_handle") {
+        function_body(
+            w,
+            "command_not_found_handle",
+            definition,
+            "command_not_found_handle",
+        );
+    }
+}
+
+/// A first word that names a session alias: judge the command with the alias replaced, as bash
+/// runs it. `true` when the command was handled here.
+pub(super) fn expands_alias(w: &mut Walker<'_, '_>, s: &SimpleCommand, src: &str) -> bool {
+    let Some(view) = w.opts.session else {
+        return false;
+    };
+    let Some(first) = s.words.first() else {
+        return false;
+    };
+    // A quoted or escaped word is never an alias; its raw text is then no alias name.
+    let word = first.span.slice(src);
+    let Some(replacement) = view.aliases.get(word) else {
+        return false;
+    };
+    if w.expanding.iter().any(|n| n == word) {
+        return false;
+    }
+    let text = s.span.slice(src);
+    if replacement.ends_with([' ', '\t']) {
+        w.fail(
+            text,
+            format!("the session alias `{word}` ends in a blank, so the word after it is expanded too"),
+        );
+        return true;
+    }
+    let expanded = format!(
+        "{}{replacement}{}",
+        &src[s.span.start..first.span.start],
+        &src[first.span.end..s.span.end]
+    );
+    w.expanding.push(word.to_owned());
+    w.nested(&expanded, text);
+    w.expanding.pop();
+    true
+}
+
+/// A command name that is a session function: its body runs (with the arguments as `$1`, …), so
+/// the body is judged instead of the name. `true` when the command was handled here.
+pub(super) fn runs_function(w: &mut Walker<'_, '_>, text: &str, argv: &[Arg], problem: Option<&str>) -> bool {
+    let Some(view) = w.opts.session else {
+        return false;
+    };
+    let Some(name) = argv.first().and_then(Arg::get) else {
+        return false;
+    };
+    let Some(definition) = view.functions.get(name) else {
+        return false;
+    };
+    if let Some(p) = problem {
+        w.fail(text, p);
+    }
+    // A function calling itself: its body is being judged already.
+    if !w.expanding.iter().any(|n| n == name) {
+        function_body(w, name, definition, text);
+    }
+    true
+}
+
+fn function_body(w: &mut Walker<'_, '_>, name: &str, definition: &str, text: &str) {
+    if w.depth >= super::MAX_DEPTH {
+        return w.fail(text, "session functions nested too deeply to judge");
+    }
+    let parsed = shellgate_normalize::parse(definition).ok();
+    let function = parsed
+        .as_ref()
+        .and_then(|script| match script.list.items.as_slice() {
+            [item] if item.and_or.rest.is_empty() => match item.and_or.first.commands.as_slice() {
+                [Command::Function(f)] => Some(f),
+                _ => None,
+            },
+            _ => None,
+        });
+    let Some(f) = function else {
+        return w.fail(
+            text,
+            format!("the session function `{name}` cannot be read to judge it"),
+        );
+    };
+    w.expanding.push(name.to_owned());
+    w.depth += 1;
+    w.compound(&f.body, definition);
+    w.depth -= 1;
+    w.expanding.pop();
+}
+
+/// A session variable read by arithmetic text whose value would run code there.
+pub(super) fn unsafe_in_arithmetic<'v>(w: &Walker<'_, 'v>, expr: &str) -> Option<&'v str> {
+    let view = w.opts.session?;
+    identifiers(expr).find_map(|name| view.arithmetic_unsafe.get(name).map(String::as_str))
+}
+
+/// Whether a value given to `name` is evaluated as arithmetic (an integer variable of the session)
+/// and is not a plain number.
+pub(super) fn evaluated_assignment(w: &Walker<'_, '_>, name: &str, value: Option<&str>) -> bool {
+    w.opts.session.is_some_and(|view| view.integers.contains(name))
+        && !value
+            .is_some_and(|v| !v.is_empty() && v.trim_start_matches('-').bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The names in arithmetic or test text.
+fn identifiers(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+}

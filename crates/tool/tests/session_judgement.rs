@@ -1,0 +1,80 @@
+//! Judging a session call against what earlier calls left in the session: a function or alias that
+//! shadows a read-only command is judged by its body where it is used, and a variable whose value
+//! runs code as arithmetic stays code in a later call. Each case first plants the state through a
+//! call a rule allows (`source ./defs.sh`), then tries to make a read-only command run it.
+
+use std::path::PathBuf;
+
+use shellgate::intercept::{AskMode, Policy, Security};
+use shellgate::{BashParams, BashTool, CancellationToken, ToolConfig, ToolResult, ToolStatus};
+
+fn tool(dir: &std::path::Path) -> BashTool {
+    let policy = Policy::builder()
+        .security(Security::Allowlist)
+        .ask(AskMode::Off)
+        .allow("@safe")
+        .allow("source ./defs.sh")
+        .build()
+        .unwrap();
+    BashTool::new(ToolConfig {
+        artifacts: None,
+        policy: Some(policy),
+        cwd: dir.to_path_buf(),
+        ..ToolConfig::default()
+    })
+}
+
+async fn call(tool: &BashTool, command: &str) -> ToolResult {
+    let params = BashParams {
+        session: Some("planted".into()),
+        ..BashParams::new(command)
+    };
+    tool.call(params, CancellationToken::new()).await
+}
+
+fn scratch(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("shellgate-session-judge-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[tokio::test]
+async fn state_left_by_an_earlier_call_is_judged_where_it_is_used() {
+    let dir = scratch("plant");
+    std::fs::write(
+        dir.join("defs.sh"),
+        "ls() { touch \"$PWD/function-ran\"; }\n\
+         alias cat='touch \"$PWD/alias-ran\" #'\n\
+         alias ll='ls -la'\n\
+         x='a[$(touch \"$PWD/arithmetic-ran\")]'\n\
+         declare -i n\n",
+    )
+    .unwrap();
+    let tool = tool(&dir);
+    let planted = call(&tool, "source ./defs.sh").await;
+    assert_eq!(planted.status, ToolStatus::Completed, "{planted:?}");
+
+    for command in [
+        "ls",
+        "cat README",
+        "echo $((x + 1))",
+        "[[ x -eq 0 ]]",
+        "n=$(echo 1)",
+    ] {
+        let r = call(&tool, command).await;
+        assert_eq!(r.status, ToolStatus::Blocked, "{command}: {r:?}");
+    }
+    for ran in ["function-ran", "alias-ran", "arithmetic-ran"] {
+        assert!(
+            !dir.join(ran).exists(),
+            "{ran}: a read-only command ran planted code"
+        );
+    }
+    // What bypasses the planted names still runs: `command`, a quoted name, a plain echo.
+    for command in ["command ls", "\\cat defs.sh", "echo fine", "pwd"] {
+        let r = call(&tool, command).await;
+        assert_eq!(r.status, ToolStatus::Completed, "{command}: {r:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
