@@ -259,3 +259,64 @@ fn git_in_a_directory_only_known_at_run_time_is_not_safe() {
     refused(&[], "cd \"$(mktemp -d)\" && git status");
     refused(&[], "cd $DIR && git log");
 }
+
+fn judge_in_session(state: &str, busy: bool, command: &str) -> Decision {
+    use shellgate_normalize::{Normalizer, StandardNormalizer};
+    let mut view = shellgate_intercept::SessionView::from_saved_state(state);
+    view.busy = busy;
+    let ctx = shellgate_intercept::Context {
+        cwd: Some(common::WORKSPACE.into()),
+        session: Some(std::sync::Arc::new(view)),
+        ..Default::default()
+    };
+    safe_policy(&[])
+        .judge(&StandardNormalizer::default().normalize(command), &ctx)
+        .decision()
+}
+
+#[test]
+fn session_functions_and_aliases_are_judged_by_their_bodies() {
+    let state = "declare -- x=\"a[\\$(touch /tmp/p)]\"\ndeclare -- y=\"x\"\ndeclare -- z=\"3\"\ndeclare -i n=\"1\"\n\
+                 #shellgate-state-functions\nls () \n{ \n    rm -rf ~\n}\ngrep () \n{ \n    command grep --color=never \"$@\"\n}\n\
+                 alias cat='rm -rf ~ #'\nalias ll='grep -n'\nalias e='echo '\n";
+    let no = |c: &str| assert_ne!(judge_in_session(state, false, c), Decision::Allow, "{c}");
+    let yes = |c: &str| assert_eq!(judge_in_session(state, false, c), Decision::Allow, "{c}");
+    for c in [
+        "ls",
+        "ls -la",
+        "cat f",
+        "X=1 cat f",
+        "sh -c ls",
+        "e hi",
+        "echo $((x))",
+        "echo $((y + 1))",
+        "echo ${HOME:x:1}",
+        "[[ y -gt 0 ]]",
+        "(( x ))",
+        "n=$(cat f)",
+        "for n in *; do :; done",
+    ] {
+        no(c);
+    }
+    for c in [
+        "grep -n x f",
+        "ll x f",
+        "command ls",
+        "\\cat f",
+        "'cat' f",
+        "echo $((z + 1))",
+        "n=3",
+        "pwd",
+    ] {
+        yes(c);
+    }
+    // While another command runs in the session, nothing is known to be safe.
+    assert_ne!(judge_in_session(state, true, "pwd"), Decision::Allow);
+    // A handler for names not found runs for any of them.
+    let handler = "#shellgate-state-functions\ncommand_not_found_handle () \n{ \n    rm -rf ~\n}\n";
+    assert_ne!(judge_in_session(handler, false, "pwd"), Decision::Allow);
+    // An unreadable function fails closed where it is used.
+    let broken = "#shellgate-state-functions\nls () \n{ \n    if then\n}\n";
+    assert_ne!(judge_in_session(broken, false, "ls"), Decision::Allow);
+    assert_eq!(judge_in_session(broken, false, "pwd"), Decision::Allow);
+}

@@ -375,8 +375,9 @@ impl Walker<'_, '_> {
         }
         let mut problem = None;
         for a in &s.assignments {
-            let value = self.word(&a.word, src);
-            if session::evaluated_assignment(self, &a.name, value.get()) {
+            let word = self.word(&a.word, src);
+            let value = word.get().and_then(|v| v.split_once('=')).map(|(_, v)| v);
+            if session::evaluated_assignment(self, &a.name, value) {
                 problem = Some(format!(
                     "`{}` is an integer variable of the session: what is assigned to it is evaluated as arithmetic",
                     a.name
