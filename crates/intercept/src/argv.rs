@@ -92,33 +92,6 @@ pub(crate) fn render(argv: &[Arg]) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn option_likeness() {
-        assert!(Arg::literal("-x").option_like());
-        assert!(!Arg::literal("-").option_like());
-        assert!(!Arg::literal("x-").option_like());
-        assert!(Arg::dynamic("$x", true).option_like());
-        assert!(!Arg::dynamic("src/*.rs", false).option_like());
-    }
-
-    #[test]
-    fn rendering_quotes_what_needs_it() {
-        let argv = [
-            Arg::literal("git"),
-            Arg::literal("commit"),
-            Arg::literal("a b"),
-            Arg::dynamic("$x", true),
-        ];
-        assert_eq!(render(&argv), "git commit 'a b' $x");
-        assert_eq!(static_prefix(&argv), ["git", "commit", "a b"]);
-        assert_eq!(basename("/usr/bin/git"), "git");
-    }
-}
-
 /// Whether text holds an array subscript with an expansion in it (`a[$(id)]`, `a[$i]`, ``a[`x`]``):
 /// wherever bash evaluates such text as arithmetic (a name given to `printf -v`, `test -v`,
 /// `declare`, `read`, an integer variable's value, `$(( ))`), the expansion runs.
@@ -126,7 +99,7 @@ pub(crate) fn code_in_subscript(text: &str) -> bool {
     let Some(open) = text.find('[') else {
         return false;
     };
-    let b = text[open..].as_bytes();
+    let b = &text.as_bytes()[open..];
     b.iter().enumerate().any(|(i, &c)| {
         c == b'`'
             || (c == b'$'
@@ -153,4 +126,31 @@ pub(crate) fn plain_variable_name(arg: &Arg) -> bool {
                 !i.is_empty() && (i == "@" || i == "*" || i.bytes().all(|b| b.is_ascii_digit()))
             })
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn option_likeness() {
+        assert!(Arg::literal("-x").option_like());
+        assert!(!Arg::literal("-").option_like());
+        assert!(!Arg::literal("x-").option_like());
+        assert!(Arg::dynamic("$x", true).option_like());
+        assert!(!Arg::dynamic("src/*.rs", false).option_like());
+    }
+
+    #[test]
+    fn rendering_quotes_what_needs_it() {
+        let argv = [
+            Arg::literal("git"),
+            Arg::literal("commit"),
+            Arg::literal("a b"),
+            Arg::dynamic("$x", true),
+        ];
+        assert_eq!(render(&argv), "git commit 'a b' $x");
+        assert_eq!(static_prefix(&argv), ["git", "commit", "a b"]);
+        assert_eq!(basename("/usr/bin/git"), "git");
+    }
 }

@@ -96,8 +96,7 @@ fn alias(line: &str) -> Option<(String, String)> {
     let value = value
         .strip_prefix('\'')
         .and_then(|v| v.strip_suffix('\''))
-        .map(|v| v.replace("'\\''", "'"))
-        .unwrap_or_else(|| value.to_owned());
+        .map_or_else(|| value.to_owned(), |v| v.replace("'\\''", "'"));
     Some((name.to_owned(), value))
 }
 

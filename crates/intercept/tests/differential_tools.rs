@@ -32,8 +32,19 @@ fn allowed(command: &str) -> bool {
     common::decide(&common::safe_policy(&[]), command) == Decision::Allow
 }
 
-/// What mawk's parse of `program` runs or writes, if anything (`None` when mawk rejects it).
-fn mawk_danger(program: &str) -> Option<Option<String>> {
+/// How mawk parses a program.
+#[derive(Debug, PartialEq, Eq)]
+enum Mawk {
+    /// It is not a program mawk runs.
+    Rejected,
+    /// It only reads and prints to stdout.
+    Harmless,
+    /// It runs a command or writes a file (the instruction that does).
+    Runs(String),
+}
+
+/// What mawk's parse of `program` runs or writes, if anything.
+fn mawk_danger(program: &str) -> Mawk {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("p.awk");
     std::fs::write(&file, program).unwrap();
@@ -44,7 +55,7 @@ fn mawk_danger(program: &str) -> Option<Option<String>> {
         .output()
         .unwrap();
     if !out.status.success() {
-        return None;
+        return Mawk::Rejected;
     }
     let text = String::from_utf8_lossy(&out.stdout);
     let mut previous: Vec<&str> = Vec::new();
@@ -52,18 +63,18 @@ fn mawk_danger(program: &str) -> Option<Option<String>> {
         let fields: Vec<&str> = line.split_whitespace().collect();
         let op = fields.get(2).copied().unwrap_or("");
         if op.contains("system") || op.contains("getline") {
-            return Some(Some(line.to_owned()));
+            return Mawk::Runs(line.to_owned());
         }
         // A print to a file or a pipe pushes a negative output type just before it.
         if matches!(op, "print" | "printf")
             && previous.first() == Some(&"pushint")
             && previous.get(1).is_some_and(|v| v.starts_with('-'))
         {
-            return Some(Some(line.to_owned()));
+            return Mawk::Runs(line.to_owned());
         }
         previous = fields.get(2..).map(<[&str]>::to_vec).unwrap_or_default();
     }
-    Some(None)
+    Mawk::Harmless
 }
 
 /// The files GNU sed creates running `scripts` (as `-e` arguments) over a few lines.
@@ -82,7 +93,7 @@ fn sed_effects(scripts: &[String]) -> Vec<String> {
 fn created(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir)
         .unwrap()
-        .filter_map(|e| e.ok())
+        .filter_map(Result::ok)
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| n != "input")
         .collect()
@@ -200,10 +211,10 @@ proptest! {
             return Ok(());
         }
         let program = awk_program(&statements);
-        if allowed(&format!("awk '{program}' f")) {
-            if let Some(Some(op)) = mawk_danger(&program) {
-                prop_assert!(false, "allowed {program:?}, which mawk parses to run `{op}`");
-            }
+        if allowed(&format!("awk '{program}' f"))
+            && let Mawk::Runs(op) = mawk_danger(&program)
+        {
+            prop_assert!(false, "allowed {program:?}, which mawk parses to run `{op}`");
         }
     }
 
@@ -242,13 +253,13 @@ fn the_oracles_see_the_known_attacks() {
     }
     assert!(matches!(
         mawk_danger(r#"BEGIN { x = 1. / 1; system("touch p") }"#),
-        Some(Some(_))
+        Mawk::Runs(_)
     ));
     assert!(matches!(
         mawk_danger(r#"BEGIN { x = 1. / 1; print "a" | "sh" }"#),
-        Some(Some(_))
+        Mawk::Runs(_)
     ));
-    assert_eq!(mawk_danger(r#"{ print $1 / 2 }"#), Some(None));
+    assert_eq!(mawk_danger("{ print $1 / 2 }"), Mawk::Harmless);
     assert_eq!(sed_effects(&["#x\\".into(), "e touch E1".into()]), ["E1"]);
     assert_eq!(sed_effects(&[":a e touch E1".into()]), ["E1"]);
     assert!(sed_effects(&["p".into()]).is_empty());

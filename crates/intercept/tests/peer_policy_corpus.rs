@@ -11,8 +11,10 @@ use std::path::PathBuf;
 
 fn corpus_path() -> Option<PathBuf> {
     let path = std::env::var_os("SHELLGATE_SHARED_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"))
+        .map_or_else(
+            || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
+            PathBuf::from,
+        )
         .join("policy.jsonl");
     if path.is_file() {
         return Some(path);

@@ -14,8 +14,10 @@ use shellgate::{BashParams, CancellationToken};
 
 fn corpus() -> Option<PathBuf> {
     let path = std::env::var_os("SHELLGATE_SHARED_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"))
+        .map_or_else(
+            || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
+            PathBuf::from,
+        )
         .join("agent_commands.jsonl");
     common::available_or_skip(path.is_file(), &format!("{} is missing", path.display())).then_some(path)
 }

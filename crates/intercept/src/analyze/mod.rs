@@ -468,7 +468,7 @@ impl Walker<'_, '_> {
     /// Record a command that is not a wrapper.
     fn record(&mut self, text: &str, mut inv: Invocation) {
         inv.elevated |= self.elevated;
-        inv.dir = self.here.clone();
+        inv.dir.clone_from(&self.here);
         let base = inv.argv[0].get().map(basename).unwrap_or_default().to_owned();
         if matches!(base.as_str(), "cd" | "pushd" | "popd") {
             self.cd_seen = true;
@@ -499,21 +499,18 @@ impl Walker<'_, '_> {
 /// `/dev/udp/…`), which open a connection whether read or written.
 fn network_path(target: &Arg) -> Option<&'static str> {
     const NETWORK: [&str; 2] = ["/dev/tcp/", "/dev/udp/"];
-    let known = match target.get() {
-        Some(v) => v.to_owned(),
+    let Some(known) = target.get() else {
         // The literal text before the first expansion or quote: only a prefix of the path.
-        None => {
-            let end = target
-                .raw
-                .find(['$', '`', '"', '\'', '\\', '*', '?', '[', '{'])
-                .unwrap_or(target.raw.len());
-            let prefix = &target.raw[..end];
-            return (prefix.is_empty()
-                || NETWORK
-                    .iter()
-                    .any(|n| n.starts_with(prefix) || prefix.starts_with(n)))
-            .then_some("may open a network connection (`/dev/tcp`, `/dev/udp`)");
-        }
+        let end = target
+            .raw
+            .find(['$', '`', '"', '\'', '\\', '*', '?', '[', '{'])
+            .unwrap_or(target.raw.len());
+        let prefix = &target.raw[..end];
+        return (prefix.is_empty()
+            || NETWORK
+                .iter()
+                .any(|n| n.starts_with(prefix) || prefix.starts_with(n)))
+        .then_some("may open a network connection (`/dev/tcp`, `/dev/udp`)");
     };
     let normal = crate::path_lookup::lexical_normalize(Path::new(&known));
     let normal = normal.to_string_lossy();

@@ -160,7 +160,6 @@ fn program_is_read_only(p: &str) -> Result<(), &'static str> {
                 i += 2;
                 continue;
             }
-            b'$' => prev = Prev::Operator,
             b'(' | b'[' => {
                 depth += 1;
                 prev = Prev::Operator;

@@ -304,14 +304,22 @@ fn config(rest: &[Arg]) -> Result<(), String> {
         }
         i += 1;
     }
-    let read = match (action, operands.as_slice()) {
-        (None, ["get", rest @ ..]) => rest.len() == 1,
-        (None, ["list"]) => true,
-        (Some("--list" | "-l"), []) => true,
-        (Some("--get" | "--get-all" | "--get-regexp"), [_] | [_, _]) => true,
-        (Some("--get-urlmatch" | "--get-color" | "--get-colorbool"), [_] | [_, _]) => true,
-        _ => false,
-    };
+    let read = matches!(
+        (action, operands.as_slice()),
+        (None, ["get", _] | ["list"])
+            | (Some("--list" | "-l"), [])
+            | (
+                Some(
+                    "--get"
+                        | "--get-all"
+                        | "--get-regexp"
+                        | "--get-urlmatch"
+                        | "--get-color"
+                        | "--get-colorbool"
+                ),
+                [_] | [_, _]
+            )
+    );
     if read {
         Ok(())
     } else {

@@ -125,15 +125,14 @@ fn runs_program(key: &str, value: &str) -> bool {
     );
     match (first, last) {
         // The engine sets GIT_PAGER, which wins over `core.pager`, but not over `pager.<cmd>`.
-        ("pager", _) => !boolean,
-        ("core", "fsmonitor") => !boolean,
-        ("core", "sshcommand" | "gitproxy" | "askpass" | "alternaterefscommand") => true,
-        ("diff", "external" | "textconv" | "command") => true,
+        ("pager", _) | ("core", "fsmonitor") => !boolean,
         ("filter", "clean" | "smudge" | "process") => !value.starts_with("git-lfs "),
-        ("gpg", "program") => true,
-        ("credential", "helper") => true,
-        ("include", "path") => true,
-        (s, "path") if s.starts_with("includeif") => true,
+        ("core", "sshcommand" | "gitproxy" | "askpass" | "alternaterefscommand")
+        | ("diff", "external" | "textconv" | "command")
+        | ("gpg", "program")
+        | ("credential", "helper")
+        | ("include", "path") => true,
+        (s, "path") => s.starts_with("includeif"),
         _ => false,
     }
 }
