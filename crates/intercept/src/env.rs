@@ -276,6 +276,9 @@ pub struct EnvRefusal {
     pub invalid: Vec<String>,
     /// Keys refused under an allowlist because they are not known to be inert.
     pub not_inert: Vec<String>,
+    /// Keys whose value holds an expansion in a subscript (`a[$(id)]`): a shell evaluating the
+    /// variable as arithmetic (`$((KEY))`) runs it.
+    pub code_values: Vec<String>,
 }
 
 impl EnvRefusal {
@@ -303,6 +306,16 @@ impl EnvRefusal {
                 "the environment variables {} are refused: they change what the command runs",
                 many.iter().map(named).collect::<Vec<_>>().join(", ")
             )),
+        }
+        if !self.code_values.is_empty() {
+            parts.push(format!(
+                "values that run a command when a shell evaluates them as arithmetic: {}",
+                self.code_values
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
         }
         if !self.not_inert.is_empty() {
             parts.push(format!(
@@ -351,6 +364,11 @@ impl EnvPolicy {
     pub fn check_request(&self, env: &BTreeMap<String, String>) -> Result<(), EnvRefusal> {
         let mut blocked = Vec::new();
         let mut invalid = Vec::new();
+        let code_values: Vec<String> = env
+            .iter()
+            .filter(|(_, v)| crate::argv::code_in_subscript(v))
+            .map(|(k, _)| k.clone())
+            .collect();
         for key in env.keys() {
             let trimmed = key.trim();
             if !is_portable_key(trimmed) {
@@ -369,13 +387,14 @@ impl EnvPolicy {
         blocked.sort();
         blocked.dedup();
         invalid.sort();
-        if blocked.is_empty() && invalid.is_empty() {
+        if blocked.is_empty() && invalid.is_empty() && code_values.is_empty() {
             Ok(())
         } else {
             Err(EnvRefusal {
                 blocked,
                 invalid,
                 not_inert: Vec::new(),
+                code_values,
             })
         }
     }
@@ -388,6 +407,7 @@ impl EnvPolicy {
                 blocked: Vec::new(),
                 invalid: Vec::new(),
                 not_inert: Vec::new(),
+                code_values: Vec::new(),
             },
             Err(r) => r,
         };
@@ -397,7 +417,11 @@ impl EnvPolicy {
                 refusal.not_inert.push(k.to_owned());
             }
         }
-        if refusal.blocked.is_empty() && refusal.invalid.is_empty() && refusal.not_inert.is_empty() {
+        if refusal.blocked.is_empty()
+            && refusal.invalid.is_empty()
+            && refusal.not_inert.is_empty()
+            && refusal.code_values.is_empty()
+        {
             Ok(())
         } else {
             Err(refusal)

@@ -143,3 +143,55 @@ fn configured_values_are_redacted() {
         "token=[REDACTED:MY_SERVICE_KEY]; again [REDACTED:MY_SERVICE_KEY]"
     );
 }
+
+#[test]
+fn code_loading_keys_and_code_values_are_refused_with_the_reason() {
+    let p = EnvPolicy::default();
+    for key in [
+        "PYTHONUSERBASE",
+        "RUSTC",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER",
+        "OPENSSL_CONF",
+        "OPENSSL_MODULES",
+        "GIT_TRACE",
+        "CURL_HOME",
+        "WGETRC",
+        "SSH_ASKPASS",
+        "KRB5_CONFIG",
+        "LOCPATH",
+        "NLSPATH",
+        "TERMINFO_DIRS",
+        "XDG_CONFIG_DIRS",
+        "BASH_XTRACEFD",
+    ] {
+        let err = p.check_request(&env(&[(key, "/tmp/x")])).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains(key) && text.contains('('), "{key}: {text}");
+    }
+    let err = p
+        .check_request(&env(&[("CI", "a[$(touch /tmp/p)]")]))
+        .unwrap_err();
+    assert_eq!(err.code_values, ["CI"]);
+    assert!(
+        p.check_request(&env(&[("CI", "1"), ("PYTHONUNBUFFERED", "1")]))
+            .is_ok()
+    );
+}
+
+#[test]
+fn an_allowlist_takes_only_inert_keys_and_the_ones_the_user_allows() {
+    let p = EnvPolicy::new(&EnvConfig {
+        allow: vec!["MY_APP_MODE".into()],
+        ..EnvConfig::default()
+    });
+    assert!(
+        p.check_request_allowlisted(&env(&[("LANG", "C"), ("LC_ALL", "C"), ("MY_APP_MODE", "x")]))
+            .is_ok()
+    );
+    let err = p
+        .check_request_allowlisted(&env(&[("FOO", "1"), ("TZ", "UTC")]))
+        .unwrap_err();
+    assert_eq!(err.not_inert, ["FOO"]);
+    assert!(err.to_string().contains("`FOO`"));
+}

@@ -102,20 +102,7 @@ pub(crate) fn judge(
         notices.extend(refused.iter().map(ToString::to_string));
         p
     });
-    // Under an allowlist a request may set only keys known to be inert (or allowed in `[env]`):
-    // others need a person, like a command no rule allows.
-    let env_miss = policy
-        .as_ref()
-        .filter(|p| p.security() == shellgate_intercept::Security::Allowlist)
-        .and_then(|p| {
-            let refusal = env.policy.check_request_allowlisted(&call.params.env).err()?;
-            let (rule, reason) = (ENV_RULE.to_owned(), refusal.to_string());
-            Some(if p.ask() == shellgate_intercept::AskMode::Off {
-                Verdict::deny(rule, reason)
-            } else {
-                Verdict::Ask { rule, reason }
-            })
-        });
+    let env_miss = allowlist_env_miss(policy.as_ref(), env, call);
     let judgement = policy.as_ref().map(|p| p.judge(call.normalized, call.ctx));
     let own = judgement.as_ref().map_or(Verdict::Allow, |j| j.verdict.clone());
     let other = custom.inspect(call.normalized, call.ctx);
@@ -225,4 +212,17 @@ fn blocked(message: String, rule: String, suggested_tool: Option<String>, cwd: S
         suggested_tool,
     });
     result
+}
+
+/// Under an allowlist a request may set only keys known to be inert (or allowed in `[env]`):
+/// others need a person, like a command no rule allows.
+fn allowlist_env_miss(policy: Option<&Policy>, env: &EnvGate, call: &Call<'_>) -> Option<Verdict> {
+    let p = policy.filter(|p| p.security() == shellgate_intercept::Security::Allowlist)?;
+    let refusal = env.policy.check_request_allowlisted(&call.params.env).err()?;
+    let (rule, reason) = (ENV_RULE.to_owned(), refusal.to_string());
+    Some(if p.ask() == shellgate_intercept::AskMode::Off {
+        Verdict::deny(rule, reason)
+    } else {
+        Verdict::Ask { rule, reason }
+    })
 }
