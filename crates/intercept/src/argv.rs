@@ -47,7 +47,6 @@ impl Arg {
     }
 
     /// Whether the argument is, or could be, an option word.
-    #[cfg(test)]
     pub fn option_like(&self) -> bool {
         match &self.value {
             Some(v) => v.starts_with('-') && v.len() > 1,

@@ -72,6 +72,7 @@ mod env_classes;
 mod error;
 mod getopt;
 mod judgement;
+mod meaning;
 mod path_lookup;
 mod pattern;
 mod policy;

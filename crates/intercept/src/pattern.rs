@@ -27,6 +27,8 @@ pub(crate) struct Pattern {
     args: Vec<Token>,
     /// A trailing `*`: any remaining arguments.
     rest: bool,
+    /// The rule in canonical form, for a program with an option table (see `meaning`).
+    meaning: Option<crate::meaning::Canonical>,
 }
 
 #[derive(Debug, Clone)]
@@ -178,12 +180,102 @@ impl Pattern {
                 args.push(Token::Alts(alternatives(w, *quoted).map_err(bad)?));
             }
         }
+        let meaning = rule_meaning(&head, &args);
         Ok(Self {
             source: source.to_owned(),
             head,
             args,
             rest,
+            meaning,
         })
+    }
+
+    /// Whether `argv` means what the pattern says, however spelled: canonical options for a
+    /// program with a table, git's subcommand after its global options.
+    pub fn matches_meaning(&self, argv: &[Arg], lookup: &PathLookup, cwd: Option<&Path>) -> bool {
+        self.meaning_match(argv, lookup, cwd, false)
+    }
+
+    /// Whether `argv` could mean what the pattern says once its run-time words are known
+    /// (`git $x`, `$g push`, `rm $o dir`).
+    pub fn could_match(&self, argv: &[Arg], lookup: &PathLookup, cwd: Option<&Path>) -> bool {
+        self.meaning_match(argv, lookup, cwd, true)
+    }
+
+    fn meaning_match(&self, argv: &[Arg], lookup: &PathLookup, cwd: Option<&Path>, possibly: bool) -> bool {
+        use crate::meaning::{canonical, uncertain, without_git_globals};
+        let Some((cmd, args)) = argv.split_first() else {
+            return false;
+        };
+        match cmd.get() {
+            Some(name) if !(possibly && uncertain(cmd)) => {
+                if !self.head_matches(name, lookup, cwd) {
+                    return false;
+                }
+            }
+            // A program only known at run time could be this one.
+            _ => return possibly,
+        }
+        if basename(cmd.get().unwrap_or_default()) == "git"
+            && let Some(stripped) = without_git_globals(argv)
+        {
+            return self.words_match(&stripped[1..], possibly);
+        }
+        let Some(rule) = &self.meaning else {
+            return self.words_match(args, possibly);
+        };
+        let Some(table) = crate::meaning::table(basename(cmd.get().unwrap_or_default())) else {
+            return false;
+        };
+        let words: Vec<Option<&str>> = args
+            .iter()
+            .map(|a| if uncertain(a) { None } else { a.get() })
+            .collect();
+        // A word only known at run time may hold options when unquoted (it may split into several)
+        // or when more words follow it; a last quoted `"$f"` is one operand.
+        let may_be_options =
+            |i: usize| args[i].option_like() && (!args[i].raw.starts_with('"') || i + 1 < args.len());
+        let c = canonical(table, &words, &may_be_options);
+        let options = if self.rest {
+            rule.options.is_subset(&c.options)
+        } else {
+            rule.options == c.options
+        };
+        let unknown = c.operands.iter().any(Option::is_none);
+        let count = if self.rest || (possibly && unknown) {
+            c.operands.len() >= rule.operands.len() || (possibly && unknown)
+        } else {
+            c.operands.len() == rule.operands.len()
+        };
+        let operands = rule.operands.iter().zip(&c.operands).all(|(r, o)| match (r, o) {
+            (Some(r), Some(o)) => crate::pattern::glob_match(r.as_bytes(), o.as_bytes(), false),
+            (_, None) => possibly,
+            (None, _) => true,
+        });
+        (options || (possibly && c.open)) && count && operands
+    }
+
+    /// The pattern's argument tokens against `args` positionally; `possibly`: a word only known at
+    /// run time matches anything, and may stand for any number of words.
+    fn words_match(&self, args: &[Arg], possibly: bool) -> bool {
+        let unknown = possibly && args.iter().any(crate::meaning::uncertain);
+        let count = args.len() >= self.args.len() && (self.rest || args.len() == self.args.len());
+        if !count && !unknown {
+            return false;
+        }
+        for (tok, arg) in self.args.iter().zip(args) {
+            if possibly && crate::meaning::uncertain(arg) {
+                return true;
+            }
+            let ok = match tok {
+                Token::Any => true,
+                Token::Alts(alts) => arg.get().is_some_and(|v| alts.iter().any(|g| g.matches(v))),
+            };
+            if !ok {
+                return false;
+            }
+        }
+        count || unknown
     }
 
     /// The literal command names this pattern can match, when they are all plain names (used to
@@ -257,7 +349,8 @@ impl Pattern {
                         return false;
                     }
                     match (lookup.command_path(name, cwd), lookup.resolve(base)) {
-                        (Some(given), Some(resolved)) => given == resolved,
+                        // `/bin/rm` is `/usr/bin/rm` where `/bin` links there.
+                        (Some(given), Some(resolved)) => given == resolved || same_file(&given, &resolved),
                         _ => false,
                     }
                 } else {
@@ -272,6 +365,32 @@ impl Pattern {
                 })
                 .unwrap_or(false),
         }
+    }
+}
+
+/// The canonical form of a rule for a program with an option table, when every word is literal.
+fn rule_meaning(head: &Head, args: &[Token]) -> Option<crate::meaning::Canonical> {
+    let Head::Names(names) = head else { return None };
+    let [name] = names.as_slice() else { return None };
+    let table = crate::meaning::table(&name.text).filter(|_| !name.wild)?;
+    let words: Vec<Option<&str>> = args
+        .iter()
+        .map(|t| match t {
+            Token::Alts(alts) if alts.len() == 1 => Some(alts[0].text.as_str()),
+            _ => None,
+        })
+        .collect();
+    if words.iter().any(Option::is_none) {
+        return None;
+    }
+    Some(crate::meaning::canonical(table, &words, &|_| false))
+}
+
+/// Whether two paths name the same file once links are followed.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
     }
 }
 

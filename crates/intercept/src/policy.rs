@@ -498,25 +498,8 @@ impl Policy {
                 )),
             );
         }
-        if let SegmentKind::Run(inv) = &seg.kind {
-            let lookup = &self.inner.lookup;
-            let hit = self
-                .inner
-                .deny
-                .find(&inv.argv, inv.open_ended, lookup, cwd, &[])
-                .or_else(|| self.inner.deny.find(&inv.written, false, lookup, cwd, &[]));
-            if let Some(p) = hit {
-                return finding(
-                    Decision::Deny,
-                    Basis::DenyRule,
-                    &p.source,
-                    Some(format!(
-                        "`{}` matches the deny rule `{}`",
-                        render(&inv.argv),
-                        p.source
-                    )),
-                );
-            }
+        if let Some(f) = self.deny_finding(seg, cwd) {
+            return f;
         }
         if let Some(why) = &seg.danger {
             return finding(
@@ -545,6 +528,55 @@ impl Policy {
             ),
             SegmentKind::Run(inv) => self.judge_invocation(inv, cwd),
         }
+    }
+
+    /// A deny rule the segment meets, by spelling or by meaning; one it could meet once its run-time
+    /// words are known asks.
+    fn deny_finding(&self, seg: &Segment, cwd: Option<&Path>) -> Option<Finding> {
+        let lookup = &self.inner.lookup;
+        let deny = &self.inner.deny;
+        let argv = match &seg.kind {
+            SegmentKind::Run(inv) => {
+                let hit = deny
+                    .find(&inv.argv, inv.open_ended, lookup, cwd, &[])
+                    .or_else(|| deny.find(&inv.written, false, lookup, cwd, &[]))
+                    .or_else(|| {
+                        deny.patterns
+                            .iter()
+                            .find(|p| p.matches_meaning(&inv.argv, lookup, cwd))
+                    });
+                if let Some(p) = hit {
+                    return Some(Finding {
+                        decision: Decision::Deny,
+                        basis: Basis::DenyRule,
+                        rule: Some(p.source.clone()),
+                        reason: Some(format!(
+                            "`{}` matches the deny rule `{}`",
+                            render(&inv.argv),
+                            p.source
+                        )),
+                        suggested_tool: None,
+                    });
+                }
+                &inv.argv
+            }
+            _ => seg.uncertain.as_ref()?,
+        };
+        let p = deny.patterns.iter().find(|p| p.could_match(argv, lookup, cwd))?;
+        let word = argv
+            .iter()
+            .find(|a| crate::meaning::uncertain(a))
+            .map_or_else(|| render(argv), |a| a.raw.clone());
+        Some(Finding {
+            decision: self.ask_or_deny(),
+            basis: Basis::DenyRule,
+            rule: Some(p.source.clone()),
+            reason: Some(format!(
+                "`{word}` is only known when it runs and could make `{}` match the deny rule `{}`",
+                seg.text, p.source
+            )),
+            suggested_tool: None,
+        })
     }
 
     fn judge_invocation(&self, inv: &Invocation, cwd: Option<&Path>) -> Finding {

@@ -10,6 +10,7 @@
 
 mod expansions;
 mod inert;
+mod runners;
 mod session;
 mod wrappers;
 
@@ -37,6 +38,9 @@ pub(crate) struct Segment {
     pub danger: Option<String>,
     /// Why it drives the engine's own administration (SPEC I-5), if it does.
     pub control: Option<String>,
+    /// For a command whose name is only known at run time: its words, so deny rules can ask
+    /// whether it could be one they name.
+    pub uncertain: Option<Vec<Arg>>,
 }
 
 /// What a segment is.
@@ -106,6 +110,7 @@ pub(crate) fn unjudgeable(text: &str, reason: impl Into<String>) -> Segment {
         kind: SegmentKind::Unjudgeable(reason.into()),
         danger: None,
         control: None,
+        uncertain: None,
     }
 }
 
@@ -134,6 +139,7 @@ impl Walker<'_, '_> {
             kind,
             danger: None,
             control: None,
+            uncertain: None,
         });
         self.out.len() - 1
     }
@@ -450,6 +456,7 @@ impl Walker<'_, '_> {
                 text,
                 format!("the command name `{}` is only known when it runs", first.raw),
             );
+            self.out[idx].uncertain = Some(inv.argv.clone());
             // `{rm,-rf,~}`: a brace list as the command expands to a command line.
             if let Some(mut expanded) = brace_list(&first.raw) {
                 expanded.extend(inv.argv[1..].iter().cloned());

@@ -36,7 +36,11 @@ pub(super) fn dispatch(w: &mut Walker<'_, '_>, text: &str, inv: Invocation, base
         "find" => find(w, text, &inv),
         "fd" | "fdfind" => fd(w, text, &inv),
         b if SHELLS.contains(&b) => shell(w, text, inv, stdin),
-        _ => w.record(text, inv),
+        _ => {
+            if let Err(inv) = super::runners::dispatch(w, text, inv, base) {
+                w.record(text, inv);
+            }
+        }
     }
 }
 
@@ -55,7 +59,7 @@ fn bare_wrapper(w: &mut Walker<'_, '_>, text: &str, inv: Invocation) {
 }
 
 /// Replace `inv.argv` by its tail starting at `from`, keeping everything else.
-fn inner(inv: &Invocation, from: usize) -> Invocation {
+pub(super) fn inner(inv: &Invocation, from: usize) -> Invocation {
     Invocation {
         argv: inv.argv[from..].to_vec(),
         written: inv.written.clone(),
@@ -709,7 +713,7 @@ fn shell(w: &mut Walker<'_, '_>, text: &str, inv: Invocation, stdin: Option<&str
 
 /// Judge a shell's script; under a privilege wrapper everything in it runs elevated (its login
 /// profile too), so no read-only profile applies there.
-fn nested_as(w: &mut Walker<'_, '_>, body: &str, text: &str, elevated: bool) {
+pub(super) fn nested_as(w: &mut Walker<'_, '_>, body: &str, text: &str, elevated: bool) {
     let outer = w.elevated;
     w.elevated |= elevated;
     w.nested(body, text);

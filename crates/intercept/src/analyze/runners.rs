@@ -1,0 +1,198 @@
+//! Programs that run a command given to them (`watch`, `script -c`, `flock`, `setsid`, `ionice`,
+//! `chrt`, `unshare`, `parallel`, `systemd-run`, `chroot`): the command is judged, and so is the
+//! runner itself, which a rule must allow (unlike `timeout` or `nice`, several of these change
+//! where or as whom the command runs). Their options are skipped leniently: any word starting with
+//! `-` is an option, and the listed ones take a value.
+
+use super::wrappers::{inner, nested_as};
+use super::{Invocation, Walker};
+use crate::argv::Arg;
+
+/// Handle `inv` when its program is a runner; `Err(inv)` gives it back otherwise.
+pub(super) fn dispatch(
+    w: &mut Walker<'_, '_>,
+    text: &str,
+    inv: Invocation,
+    base: &str,
+) -> Result<(), Invocation> {
+    let (valued_short, valued_long): (&str, &[&str]) = match base {
+        "setsid" => ("", &[]),
+        "ionice" => ("cnpPu", &["class", "classdata", "pid", "pgid", "uid"]),
+        "chrt" => ("TPD", &["sched-runtime", "sched-period", "sched-deadline"]),
+        "unshare" => (
+            "RwSGl",
+            &[
+                "propagation",
+                "setgroups",
+                "root",
+                "wd",
+                "setuid",
+                "setgid",
+                "map-user",
+                "map-group",
+                "map-users",
+                "map-groups",
+            ],
+        ),
+        "systemd-run" => (
+            "puEMH",
+            &[
+                "property",
+                "unit",
+                "description",
+                "slice",
+                "setenv",
+                "uid",
+                "gid",
+                "nice",
+                "working-directory",
+                "machine",
+                "host",
+                "on-active",
+                "on-boot",
+                "on-startup",
+                "on-unit-active",
+                "on-unit-inactive",
+                "on-calendar",
+                "path-property",
+                "socket-property",
+                "timer-property",
+                "service-type",
+                "expand-environment",
+            ],
+        ),
+        "chroot" => ("", &["userspec", "groups"]),
+        "flock" => ("wE", &["timeout", "conflict-exit-code"]),
+        "watch" => ("nq", &["interval", "equexit"]),
+        "script" => (
+            "TIOBmEo",
+            &[
+                "log-timing",
+                "log-in",
+                "log-out",
+                "log-io",
+                "logging-format",
+                "echo",
+                "output-limit",
+            ],
+        ),
+        "parallel" => (
+            "jSNnIPaC",
+            &[
+                "jobs",
+                "sshlogin",
+                "max-args",
+                "delay",
+                "timeout",
+                "joblog",
+                "results",
+                "colsep",
+                "arg-file",
+                "tmpdir",
+                "max-procs",
+                "sshloginfile",
+            ],
+        ),
+        _ => return Err(inv),
+    };
+    // The runner itself needs a rule.
+    w.record(text, inv.clone());
+    let mut i = skip_options(&inv.argv, valued_short, valued_long);
+    let argv = &inv.argv;
+    match base {
+        // A priority, a new root or a lock file comes before the command.
+        "chrt" if argv.iter().any(|a| a.is("-p") || a.is("--pid")) => return Ok(()),
+        "chrt" | "chroot" => i += 1,
+        "flock" => {
+            if let Some(cmd) = command_option(&argv[(i + 1).min(argv.len())..], &["-c", "--command"]) {
+                return run_string(w, text, cmd, &inv);
+            }
+            i += 1;
+        }
+        "script" => {
+            return match command_option(&argv[1..], &["-c", "--command"]) {
+                Some(cmd) => run_string(w, text, cmd, &inv),
+                None => Ok(()),
+            };
+        }
+        "watch" if !argv[1..i].iter().any(|a| a.is("-x") || a.is("--exec")) => {
+            return run_words(w, text, &argv[i..], &inv);
+        }
+        "parallel" => {
+            let end = argv[i..]
+                .iter()
+                .position(|a| a.get().is_some_and(|v| v.starts_with(":::")))
+                .map_or(argv.len(), |p| p + i);
+            return run_words(w, text, &argv[i..end], &inv);
+        }
+        _ => {}
+    }
+    if i < argv.len() {
+        w.invoke(text, inner(&inv, i), None);
+    }
+    Ok(())
+}
+
+/// The index of the first word after the options.
+fn skip_options(argv: &[Arg], valued_short: &str, valued_long: &[&str]) -> usize {
+    let mut i = 1;
+    while let Some(v) = argv.get(i).and_then(Arg::get) {
+        if v == "--" {
+            return i + 1;
+        }
+        if !v.starts_with('-') || v == "-" {
+            break;
+        }
+        let takes_value = match v.strip_prefix("--") {
+            Some(long) => !long.contains('=') && valued_long.contains(&long),
+            None => v.chars().last().is_some_and(|c| valued_short.contains(c)),
+        };
+        i += if takes_value { 2 } else { 1 };
+    }
+    i
+}
+
+/// The value of `-c CMD` / `-qc CMD` / `--command=CMD` among `args`.
+fn command_option<'a>(args: &'a [Arg], names: &[&str]) -> Option<&'a Arg> {
+    for (k, a) in args.iter().enumerate() {
+        let v = a.get()?;
+        if let Some(value) = v.strip_prefix("--command=") {
+            let _ = value;
+            return Some(a);
+        }
+        let short_cluster = v.starts_with('-') && !v.starts_with("--") && v.ends_with('c');
+        if names.contains(&v) || short_cluster {
+            return args.get(k + 1);
+        }
+        if !v.starts_with('-') {
+            return None;
+        }
+    }
+    None
+}
+
+/// A command string the runner gives to a shell.
+fn run_string(w: &mut Walker<'_, '_>, text: &str, cmd: &Arg, inv: &Invocation) -> Result<(), Invocation> {
+    match cmd.get() {
+        Some(v) => {
+            let body = v.strip_prefix("--command=").unwrap_or(v).to_owned();
+            nested_as(w, &body, text, inv.elevated);
+        }
+        None => w.fail(
+            text,
+            format!("the command `{}` is only known when it runs", cmd.raw),
+        ),
+    }
+    Ok(())
+}
+
+/// Words the runner joins into one shell command (`watch git status`, `parallel git push :::`).
+fn run_words(w: &mut Walker<'_, '_>, text: &str, words: &[Arg], inv: &Invocation) -> Result<(), Invocation> {
+    if words.is_empty() {
+        w.fail(text, "the commands it runs are read from its input");
+        return Ok(());
+    }
+    let body: Vec<&str> = words.iter().map(|a| a.raw.as_str()).collect();
+    nested_as(w, &body.join(" "), text, inv.elevated);
+    Ok(())
+}
