@@ -39,6 +39,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<i32> {
         tool_names: config.tool_names.clone(),
         cwd: Some(config.cwd.clone()),
         session: None,
+        workspace: Some(config.cwd.clone()),
     };
     let judgement = policy.judge(&normalized, &ctx);
     if args.json {

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use shellgate_normalize::ast::{Command, FunctionDef, Redirect};
+use shellgate_normalize::ast::{Command, FunctionDef, List, Redirect, Terminator};
 use shellgate_normalize::visit::{self, Visitor};
 
 use crate::analyze::{Segment, SegmentKind};
@@ -46,7 +46,7 @@ fn is_interpreter(name: &str) -> bool {
 /// `workspace` is where the command starts; `here` where this part runs, when known.
 pub(crate) fn check(
     argv: &[Arg],
-    workspace: Option<&Path>,
+    (workspace, configured): (Option<&Path>, Option<&Path>),
     here: Option<&Path>,
     cd_seen: bool,
 ) -> Option<String> {
@@ -54,20 +54,33 @@ pub(crate) fn check(
     let args = &argv[1..];
     match name {
         "rm" => rm(args, here),
-        "find" => find_delete(args, workspace, here, cd_seen),
+        "find" => find_delete(args, (workspace, configured), here, cd_seen),
         "dd" => args.iter().find_map(|a| {
             let target = a.get()?.strip_prefix("of=")?;
             is_device(target).then(|| format!("`dd` writes to the device `{target}`"))
         }),
         "kill" => kill(args),
         "pkill" | "killall" => {
-            let hits = args.iter().any(|a| a.raw.to_ascii_lowercase().contains(ENGINE));
+            let hits = args.iter().any(|a| a.raw.to_ascii_lowercase().contains(ENGINE))
+                || crate::engine_signal::pattern_matches_engine(name, args);
             let everyone = args
                 .iter()
                 .any(|a| a.is("-u") || a.is("--user") || a.get().is_some_and(|v| v.starts_with("--user=")));
             (hits || everyone).then(|| format!("`{name}` would stop the engine itself"))
         }
         "killall5" => Some("`killall5` signals every process".into()),
+        "tee" | "cp" | "install" | "cat" | "pv"
+            if args.iter().any(|a| a.get().is_some_and(is_device) && !a.is("-")) =>
+        {
+            let t = args
+                .iter()
+                .find(|a| a.get().is_some_and(is_device))
+                .map_or("", |a| a.raw.as_str());
+            Some(format!("`{name}` writes to the device `{t}`"))
+        }
+        "source" | "." if args.first().is_some_and(Arg::runs_downloader) => {
+            Some("runs a script it downloads".into())
+        }
         "shutdown" | "reboot" | "halt" | "poweroff" => Some(format!("`{name}` stops the machine")),
         "wipefs" | "shred" if args.iter().any(|a| a.get().is_some_and(is_device)) => {
             Some(format!("`{name}` destroys a device"))
@@ -126,6 +139,15 @@ fn rm(args: &[Arg], here: Option<&Path>) -> Option<String> {
     if let Some(t) = targets.iter().find_map(|t| protected_target(t)) {
         return Some(format!("`rm -r` of `{t}` deletes a home or system directory"));
     }
+    if let Some(t) = targets
+        .iter()
+        .find(|t| t.is_dynamic() && could_be_root_or_home(&t.raw))
+    {
+        return Some(format!(
+            "`rm -r {}`: the target is only known when it runs and could be `/` or the home directory",
+            t.raw
+        ));
+    }
     // Everything in the current directory, when that is `/`, a top-level or the home directory.
     let here = here?;
     let everything = targets
@@ -140,6 +162,45 @@ fn rm(args: &[Arg], here: Option<&Path>) -> Option<String> {
             here.display()
         )
     })
+}
+
+/// Whether a target only known at run time could expand to `/` or the home directory: nothing
+/// after its last expansion pins it elsewhere (`$x`, `"$(echo ~)"`, `${DIR}/`, `"$d"/..`).
+fn could_be_root_or_home(raw: &str) -> bool {
+    let b = raw.as_bytes();
+    let mut end = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'$' if matches!(b.get(i + 1), Some(b'(' | b'{')) => {
+                let close = if b[i + 1] == b'(' { b')' } else { b'}' };
+                i = b
+                    .iter()
+                    .rposition(|&c| c == close)
+                    .map_or(b.len(), |p| p.max(i + 1))
+                    + 1;
+                end = i;
+            }
+            b'$' => {
+                i += 1;
+                while i < b.len()
+                    && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'@' | b'*' | b'#' | b'?'))
+                {
+                    i += 1;
+                }
+                end = i;
+            }
+            b'`' => {
+                i = b.iter().rposition(|&c| c == b'`').map_or(b.len(), |p| p.max(i)) + 1;
+                end = i;
+            }
+            _ => i += 1,
+        }
+    }
+    end > 0
+        && raw[end.min(raw.len())..]
+            .chars()
+            .all(|c| matches!(c, '/' | '.' | '"' | '\'' | '*'))
 }
 
 /// The raw text of `a` when it names `/`, a top-level directory, the home directory, the parent
@@ -163,15 +224,28 @@ fn protected_target(a: &Arg) -> Option<String> {
             break;
         }
     }
+    // `/usr/../etc` is `/etc`, `//` is `/`.
+    if t.starts_with('/') && !t.contains('$') {
+        t = lexical_normalize(Path::new(&t)).to_string_lossy().into_owned();
+    }
     let t = t.as_str();
     let top_level = t.starts_with('/') && !t[1..].contains('/');
-    let home = matches!(t, "~" | "$HOME") || (t.starts_with('~') && !t.contains('/'));
+    let home = matches!(t, "~" | "$HOME")
+        || (t.starts_with('~') && !t.contains('/'))
+        || (t.starts_with("${HOME") && t.ends_with('}') && !t.contains('/') || t.starts_with("${HOME:-/}"));
     let parent = t == ".." || t.ends_with("/..") || t == "*" && raw.starts_with('/');
     (t.is_empty() || t == "/" || t == "/*" || top_level || home || parent || t.starts_with("/*"))
         .then(|| raw.to_owned())
 }
 
-fn find_delete(args: &[Arg], cwd: Option<&Path>, here: Option<&Path>, cd_seen: bool) -> Option<String> {
+/// `find … -delete` judged against the workspace (`places.1`) from where it starts (`places.0`).
+fn find_delete(
+    args: &[Arg],
+    places: (Option<&Path>, Option<&Path>),
+    here: Option<&Path>,
+    cd_seen: bool,
+) -> Option<String> {
+    let (cwd, workspace) = places;
     if !args.iter().any(|a| a.is("-delete")) {
         return None;
     }
@@ -195,7 +269,7 @@ fn find_delete(args: &[Arg], cwd: Option<&Path>, here: Option<&Path>, cd_seen: b
                 if abs.components().count() <= 2 || home.as_deref() == Some(abs.as_path()) {
                     return true;
                 }
-                !abs.starts_with(lexical_normalize(cwd))
+                !abs.starts_with(lexical_normalize(workspace.unwrap_or(cwd)))
             }
             _ => p.is_absolute() || v.split('/').any(|c| c == ".."),
         }
@@ -227,7 +301,9 @@ fn kill(args: &[Arg]) -> Option<String> {
             }
             None => {
                 // `$$` is the command's own shell, behind a guard process: not the engine.
-                raw.contains("PPID") || raw.to_ascii_lowercase().contains(ENGINE)
+                raw.contains("PPID")
+                    || raw.to_ascii_lowercase().contains(ENGINE)
+                    || crate::engine_signal::lookup_finds_engine(raw)
             }
         };
         hit.then(|| format!("`kill {}` would stop the engine itself", a.raw))
@@ -282,6 +358,33 @@ pub(crate) fn pipe_to_interpreter(out: &mut [Segment], stage_starts: &[usize]) {
     }
 }
 
+/// An endless loop that starts a process in the background on every turn (`while true; do bash
+/// & done`): it fills the process table like a fork bomb.
+pub(crate) fn endless_spawner(condition: &List, body: &List, until: bool) -> bool {
+    let always = match condition.items.as_slice() {
+        [item] if item.and_or.rest.is_empty() => match item.and_or.first.commands.as_slice() {
+            [c] => c
+                .as_simple()
+                .and_then(shellgate_normalize::ast::SimpleCommand::static_argv)
+                .is_some_and(|argv| {
+                    let words: Vec<&str> = argv.iter().map(String::as_str).collect();
+                    if until {
+                        words == ["false"]
+                    } else {
+                        matches!(words.as_slice(), ["true" | ":"] | ["[", "1", "]"] | ["test", "1"])
+                    }
+                }),
+            _ => false,
+        },
+        _ => false,
+    };
+    always
+        && body
+            .items
+            .iter()
+            .any(|i| i.terminator == Some(Terminator::Background))
+}
+
 /// `:(){ :|:& };:` and its renamed variants: a function that starts itself more than once at a
 /// time.
 pub(crate) fn is_fork_bomb(f: &FunctionDef) -> bool {
@@ -329,7 +432,7 @@ mod tests {
     fn dangerous(s: &str) -> bool {
         check(
             &args(s),
-            Some(Path::new("/work/ws")),
+            (Some(Path::new("/work/ws")), None),
             Some(Path::new("/work/ws")),
             false,
         )
@@ -374,18 +477,37 @@ mod tests {
         assert!(!dangerous("find . -name '*.o' -delete"));
         assert!(!dangerous("find -name x -delete"));
         assert!(!dangerous("find /work/ws/sub -delete"));
-        assert!(check(&args("find . -delete"), Some(Path::new("/w")), None, true).is_some());
+        assert!(check(&args("find . -delete"), (Some(Path::new("/w")), None), None, true).is_some());
         assert!(
             check(
                 &args("find . -delete"),
-                Some(Path::new("/w")),
+                (Some(Path::new("/w")), None),
                 Some(Path::new("/w/sub")),
                 true
             )
             .is_none()
         );
-        assert!(check(&args("rm -rf *"), None, Some(Path::new("/")), false).is_some());
-        assert!(check(&args("rm -rf *"), None, Some(Path::new("/work/ws/build")), false).is_none());
+        assert!(check(&args("rm -rf *"), (None, None), Some(Path::new("/")), false).is_some());
+        assert!(
+            check(
+                &args("rm -rf *"),
+                (None, None),
+                Some(Path::new("/work/ws/build")),
+                false
+            )
+            .is_none()
+        );
+        // Judged against the configured workspace, wherever the command starts.
+        let from_usr = (Some(Path::new("/usr/share")), Some(Path::new("/work/ws")));
+        assert!(
+            check(
+                &args("find . -delete"),
+                from_usr,
+                Some(Path::new("/usr/share")),
+                false
+            )
+            .is_some()
+        );
     }
 
     #[test]

@@ -67,6 +67,7 @@ mod chain;
 mod config;
 mod control;
 mod danger;
+mod engine_signal;
 mod env;
 mod env_classes;
 mod error;

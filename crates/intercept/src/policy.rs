@@ -441,6 +441,7 @@ impl Policy {
             cwd,
             is_command_name: &is_command_name,
             session: ctx.session.as_deref(),
+            workspace: ctx.workspace.as_deref(),
         };
         let segments = match &cmd.tree {
             Ok(script) => analyze::analyze(script, &cmd.script, &opts),

@@ -15,6 +15,9 @@ pub struct Context {
     /// The persistent session the command runs in, when it does: its functions and aliases are
     /// judged where they are used, its variables where arithmetic reads them.
     pub session: Option<std::sync::Arc<crate::SessionView>>,
+    /// The configured workspace: deleting outside it is dangerous wherever the command starts
+    /// (`None`: where it starts).
+    pub workspace: Option<PathBuf>,
 }
 
 /// The judgement of a command, with the rule that made it.

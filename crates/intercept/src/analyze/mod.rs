@@ -82,6 +82,8 @@ pub(crate) struct Options<'a> {
     pub is_command_name: &'a dyn Fn(&str) -> bool,
     /// The session the command runs in, if any.
     pub session: Option<&'a crate::SessionView>,
+    /// The configured workspace, when it differs from where the command starts.
+    pub workspace: Option<&'a Path>,
 }
 
 /// Analyse `script` (spans index `src`).
@@ -217,8 +219,19 @@ impl Walker<'_, '_> {
                 }
             }
             CompoundKind::While { condition, body } | CompoundKind::Until { condition, body } => {
+                let start = self.out.len();
                 self.list(condition, src);
                 self.list(body, src);
+                let until = matches!(cc.kind, CompoundKind::Until { .. });
+                if danger::endless_spawner(condition, body, until) {
+                    let why = "an endless loop starts a process in the background on every turn".to_owned();
+                    if let Some(seg) = self.out.get_mut(start) {
+                        seg.danger.get_or_insert(why);
+                    } else {
+                        let idx = self.push(cc.span.slice(src), SegmentKind::Inert);
+                        self.out[idx].danger = Some(why);
+                    }
+                }
             }
             CompoundKind::For {
                 words,
@@ -460,8 +473,12 @@ impl Walker<'_, '_> {
             // `{rm,-rf,~}`: a brace list as the command expands to a command line.
             if let Some(mut expanded) = brace_list(&first.raw) {
                 expanded.extend(inv.argv[1..].iter().cloned());
-                self.out[idx].danger =
-                    danger::check(&expanded, self.opts.cwd, self.here.as_deref(), self.cd_seen);
+                self.out[idx].danger = danger::check(
+                    &expanded,
+                    (self.opts.cwd, self.opts.workspace),
+                    self.here.as_deref(),
+                    self.cd_seen,
+                );
                 self.out[idx].control = control::check(&expanded, inv.open_ended);
             }
             return;
@@ -494,7 +511,12 @@ impl Walker<'_, '_> {
             self.push(text, kind);
             return;
         }
-        let danger = danger::check(&inv.argv, self.opts.cwd, self.here.as_deref(), self.cd_seen);
+        let danger = danger::check(
+            &inv.argv,
+            (self.opts.cwd, self.opts.workspace),
+            self.here.as_deref(),
+            self.cd_seen,
+        );
         let control = control::check(&inv.argv, inv.open_ended);
         let idx = self.push(text, SegmentKind::Run(inv));
         self.out[idx].danger = danger;

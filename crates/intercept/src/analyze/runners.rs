@@ -8,14 +8,14 @@ use super::wrappers::{inner, nested_as};
 use super::{Invocation, Walker};
 use crate::argv::Arg;
 
-/// Handle `inv` when its program is a runner; `Err(inv)` gives it back otherwise.
-pub(super) fn dispatch(
-    w: &mut Walker<'_, '_>,
-    text: &str,
-    inv: Invocation,
-    base: &str,
-) -> Result<(), Invocation> {
-    let (valued_short, valued_long): (&str, &[&str]) = match base {
+/// Whether `base` is a runner [`run`] handles.
+pub(super) fn is_runner(base: &str) -> bool {
+    options(base).is_some()
+}
+
+/// The options of a runner that take a value: (short letters, long names).
+fn options(base: &str) -> Option<(&'static str, &'static [&'static str])> {
+    Some(match base {
         "setsid" => ("", &[]),
         "ionice" => ("cnpPu", &["class", "classdata", "pid", "pgid", "uid"]),
         "chrt" => ("TPD", &["sched-runtime", "sched-period", "sched-deadline"]),
@@ -93,7 +93,14 @@ pub(super) fn dispatch(
                 "sshloginfile",
             ],
         ),
-        _ => return Err(inv),
+        _ => return None,
+    })
+}
+
+/// Judge a runner and the command it runs.
+pub(super) fn run(w: &mut Walker<'_, '_>, text: &str, inv: Invocation, base: &str) {
+    let Some((valued_short, valued_long)) = options(base) else {
+        return w.record(text, inv);
     };
     // The runner itself needs a rule.
     w.record(text, inv.clone());
@@ -101,7 +108,7 @@ pub(super) fn dispatch(
     let argv = &inv.argv;
     match base {
         // A priority, a new root or a lock file comes before the command.
-        "chrt" if argv.iter().any(|a| a.is("-p") || a.is("--pid")) => return Ok(()),
+        "chrt" if argv.iter().any(|a| a.is("-p") || a.is("--pid")) => return,
         "chrt" | "chroot" => i += 1,
         "flock" => {
             if let Some(cmd) = command_option(&argv[(i + 1).min(argv.len())..], &["-c", "--command"]) {
@@ -110,10 +117,10 @@ pub(super) fn dispatch(
             i += 1;
         }
         "script" => {
-            return match command_option(&argv[1..], &["-c", "--command"]) {
-                Some(cmd) => run_string(w, text, cmd, &inv),
-                None => Ok(()),
-            };
+            if let Some(cmd) = command_option(&argv[1..], &["-c", "--command"]) {
+                run_string(w, text, cmd, &inv);
+            }
+            return;
         }
         "watch" if !argv[1..i].iter().any(|a| a.is("-x") || a.is("--exec")) => {
             return run_words(w, text, &argv[i..], &inv);
@@ -130,7 +137,6 @@ pub(super) fn dispatch(
     if i < argv.len() {
         w.invoke(text, inner(&inv, i), None);
     }
-    Ok(())
 }
 
 /// The index of the first word after the options.
@@ -172,7 +178,7 @@ fn command_option<'a>(args: &'a [Arg], names: &[&str]) -> Option<&'a Arg> {
 }
 
 /// A command string the runner gives to a shell.
-fn run_string(w: &mut Walker<'_, '_>, text: &str, cmd: &Arg, inv: &Invocation) -> Result<(), Invocation> {
+fn run_string(w: &mut Walker<'_, '_>, text: &str, cmd: &Arg, inv: &Invocation) {
     match cmd.get() {
         Some(v) => {
             let body = v.strip_prefix("--command=").unwrap_or(v).to_owned();
@@ -183,16 +189,13 @@ fn run_string(w: &mut Walker<'_, '_>, text: &str, cmd: &Arg, inv: &Invocation) -
             format!("the command `{}` is only known when it runs", cmd.raw),
         ),
     }
-    Ok(())
 }
 
 /// Words the runner joins into one shell command (`watch git status`, `parallel git push :::`).
-fn run_words(w: &mut Walker<'_, '_>, text: &str, words: &[Arg], inv: &Invocation) -> Result<(), Invocation> {
+fn run_words(w: &mut Walker<'_, '_>, text: &str, words: &[Arg], inv: &Invocation) {
     if words.is_empty() {
-        w.fail(text, "the commands it runs are read from its input");
-        return Ok(());
+        return w.fail(text, "the commands it runs are read from its input");
     }
     let body: Vec<&str> = words.iter().map(|a| a.raw.as_str()).collect();
     nested_as(w, &body.join(" "), text, inv.elevated);
-    Ok(())
 }

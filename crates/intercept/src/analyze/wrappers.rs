@@ -36,11 +36,8 @@ pub(super) fn dispatch(w: &mut Walker<'_, '_>, text: &str, inv: Invocation, base
         "find" => find(w, text, &inv),
         "fd" | "fdfind" => fd(w, text, &inv),
         b if SHELLS.contains(&b) => shell(w, text, inv, stdin),
-        _ => {
-            if let Err(inv) = super::runners::dispatch(w, text, inv, base) {
-                w.record(text, inv);
-            }
-        }
+        b if super::runners::is_runner(b) => super::runners::run(w, text, inv, b),
+        _ => w.record(text, inv),
     }
 }
 
@@ -631,7 +628,8 @@ fn shell(w: &mut Walker<'_, '_>, text: &str, inv: Invocation, stdin: Option<&str
     let mut command_string = false;
     while let Some(a) = argv.get(i) {
         let Some(v) = a.get() else {
-            if a.may_be_option {
+            // After `-c` the next word is the command string, whatever it expands to.
+            if a.may_be_option && !command_string {
                 return w.fail(
                     text,
                     format!("the shell option `{}` is only known when it runs", a.raw),

@@ -191,6 +191,7 @@ impl BashTool {
             session: self
                 .session_name(params)
                 .map(|name| Arc::new(self.session_view(name))),
+            workspace: Some(self.config.cwd.clone()),
         };
         let call = crate::gate::Call {
             params,
