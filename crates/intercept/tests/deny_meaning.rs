@@ -157,3 +157,38 @@ fn dangerous_commands_by_meaning() {
         assert_eq!(decide(&[], c), Decision::Allow, "{c}");
     }
 }
+
+#[test]
+fn session_aliases_and_functions_meet_deny_rules_where_used() {
+    use shellgate_normalize::{Normalizer, StandardNormalizer};
+    let state = "#shellgate-state-functions\ngit () \n{ \n    command git \"$@\"\n}\nalias p='git push'\n";
+    let ctx = shellgate_intercept::Context {
+        cwd: Some(common::WORKSPACE.into()),
+        session: Some(std::sync::Arc::new(
+            shellgate_intercept::SessionView::from_saved_state(state),
+        )),
+        ..Default::default()
+    };
+    let judge = |c: &str| {
+        full(RULES)
+            .judge(&StandardNormalizer::default().normalize(c), &ctx)
+            .decision()
+    };
+    // Through the alias to the function, whose `"$@"` could be `push`.
+    assert_ne!(judge("p origin master"), Decision::Allow);
+    assert_ne!(judge("git push"), Decision::Allow);
+    assert_eq!(judge("ls"), Decision::Allow);
+    let alias_only = "#shellgate-state-functions\nalias p='git push'\n";
+    let ctx = shellgate_intercept::Context {
+        session: Some(std::sync::Arc::new(
+            shellgate_intercept::SessionView::from_saved_state(alias_only),
+        )),
+        ..ctx
+    };
+    let judge = |c: &str| {
+        full(RULES)
+            .judge(&StandardNormalizer::default().normalize(c), &ctx)
+            .decision()
+    };
+    assert_eq!(judge("p origin master"), Decision::Deny);
+}
