@@ -15,6 +15,9 @@ pub struct CheckArgs {
     /// Print the judgement as one JSON object: `{"decision", "rule", "reason", "segments"}`.
     #[arg(long)]
     json: bool,
+    /// Also print, per command, the canonical form deny rules are matched against.
+    #[arg(long)]
+    explain: bool,
     /// The command, usually one quoted argument (`-- 'ls | wc -l'`); several words are joined
     /// with spaces, so shell quoting inside them is lost.
     #[arg(
@@ -46,6 +49,11 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<i32> {
         println!("{}", serde_json::to_string(&judgement)?);
     } else {
         print!("{}", human(&judgement));
+    }
+    if args.explain && !args.json {
+        for argv in judgement.segments.iter().filter_map(|s| s.argv.as_ref()) {
+            println!("  matched as: {}", shellgate::intercept::canonical_form(argv));
+        }
     }
     Ok(judgement.decision().exit_code())
 }

@@ -91,6 +91,7 @@ pub use config::{
 pub use env::{EnvPolicy, EnvRefusal, redact};
 pub use error::{ConfigError, LooserRefused};
 pub use judgement::{Basis, Decision, Judgement, SegmentVerdict};
+pub use meaning::canonical_form;
 pub use policy::{Policy, PolicyBuilder, SAFE_PROFILE};
 pub use session_view::SessionView;
 pub use shellgate_normalize::Normalized;

@@ -263,6 +263,44 @@ pub(crate) fn uncertain(a: &Arg) -> bool {
     false
 }
 
+/// The form deny rules match `argv` in, for `shellgate check --explain`.
+pub fn canonical_form(argv: &[String]) -> String {
+    let args: Vec<Arg> = argv.iter().map(|a| Arg::literal(a)).collect();
+    let Some(name) = argv.first().map(|n| crate::argv::basename(n)) else {
+        return String::new();
+    };
+    if name == "git" {
+        let stripped = without_git_globals(&args).unwrap_or(args);
+        let words: Vec<&str> = stripped.iter().filter_map(Arg::get).collect();
+        return format!(
+            "git by its subcommand (global options skipped): {}",
+            words.join(" ")
+        );
+    }
+    let Some(t) = table(name) else {
+        return format!("`{name}` has no option table: rules match its words as written");
+    };
+    let words: Vec<Option<&str>> = argv[1..].iter().map(|a| Some(a.as_str())).collect();
+    let c = canonical(t, &words, &|_| false);
+    let options: Vec<String> = c
+        .options
+        .iter()
+        .map(|o| {
+            if o.starts_with("--") {
+                o.clone()
+            } else {
+                format!("-{o}")
+            }
+        })
+        .collect();
+    let operands: Vec<&str> = c.operands.iter().flatten().map(String::as_str).collect();
+    format!(
+        "{name} options [{}] operands [{}] (option order and spelling free)",
+        options.join(" "),
+        operands.join(" ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -300,6 +338,10 @@ mod tests {
             ["git", "push", "x"]
         );
         assert!(without_git_globals(&argv("git push")).is_none());
+        let form = |s: &str| canonical_form(&s.split_whitespace().map(str::to_owned).collect::<Vec<_>>());
+        assert_eq!(form("rm -fR --verbose x"), form("rm -v -r -f x"));
+        assert!(form("git -C . push").ends_with(": git push"));
+        assert!(form("tar xf a").contains("no option table"));
     }
 
     #[test]
