@@ -56,12 +56,19 @@ async fn safe_profile_attacks_are_blocked_and_do_nothing() {
     for attack in &attacks {
         assert_eq!(run(&tool, attack).await, ToolStatus::Blocked, "{attack}");
     }
-    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.file_name()).collect();
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
     assert_eq!(left, [std::ffi::OsString::from("f")], "an attack left a file");
     // A repository whose own configuration runs a program on `git status`.
     let repo = dir.join("repo");
     std::fs::create_dir_all(&repo).unwrap();
-    let init = std::process::Command::new("git").args(["init", "-q"]).current_dir(&repo).status();
+    let init = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&repo)
+        .status();
     if init.is_ok_and(|s| s.success()) {
         let hook = format!("touch {}", m("fsmonitor"));
         std::process::Command::new("git")
