@@ -103,7 +103,7 @@ fn forecast_with(termios: &Termios, bytes: &[u8]) -> InputForecast {
     let echoed = if local.contains(LocalFlags::ECHO) {
         bytes
             .iter()
-            .filter(|&&b| !(canonical && b == eof) && !signals.contains(&b))
+            .filter(|&&b| readable(b) && !(canonical && b == eof))
             .map(|&b| width(b))
             .sum()
     } else {

@@ -8,7 +8,6 @@ mod common;
 
 use std::os::unix::process::CommandExt as _;
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
 
 use common::*;
 use shellgate::{BashParams, CancellationToken, ProcessAction, ProcessParams, ProcessResult, Settled};
