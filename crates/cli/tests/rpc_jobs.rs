@@ -342,3 +342,52 @@ fn a_lifted_head_in_the_default_session_ends_its_producer_and_the_session_goes_o
     assert!(!r["notices"].to_string().contains("restarted"), "{r}");
     rpc.close();
 }
+
+#[test]
+fn a_poll_after_input_to_a_pty_repl_returns_its_answer_and_says_it_settled() {
+    if !have("python3") || !shellgate_pty_usable() {
+        return;
+    }
+    let mut rpc = Rpc::start();
+    let r = rpc.call(
+        "bash",
+        &json!({"command": "python3 -q -i", "background": true, "pty": true}),
+    );
+    let id = r["job_id"].as_str().unwrap().to_owned();
+    let mut seen = String::new();
+    for _ in 0..100 {
+        let r = rpc.process("poll", &id, &json!({"wait_ms": 500}));
+        seen.push_str(r["output"].as_str().unwrap_or(""));
+        if seen.trim_end().ends_with(">>>") && r["waiting_for_input"] == true {
+            break;
+        }
+    }
+    assert!(seen.trim_end().ends_with(">>>"), "{seen:?}");
+    let w = rpc.process("write", &id, &json!({"data": "6*7\n"}));
+    assert_eq!(w["is_error"], false, "{w}");
+    assert!(
+        w.get("settled").is_none(),
+        "a write without wait_ms does not wait: {w}"
+    );
+    let r = rpc.process("poll", &id, &json!({"wait_ms": 20000}));
+    let answered = r["output"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .any(|l| l.trim_end() == "42");
+    assert!(answered, "{r}");
+    assert_eq!(r["settled"], "waiting_for_input", "{r}");
+    let r = rpc.process("submit", &id, &json!({"data": "exit()", "wait_ms": 20000}));
+    assert_eq!(r["settled"], "exited", "{r}");
+    rpc.close();
+}
+
+/// Whether a pseudo-terminal can be opened here (a skip is a failure with SHELLGATE_REQUIRE_ALL=1).
+fn shellgate_pty_usable() -> bool {
+    let usable = std::path::Path::new("/dev/ptmx").exists();
+    assert!(
+        usable || std::env::var_os("SHELLGATE_REQUIRE_ALL").is_none_or(|v| v != "1"),
+        "SHELLGATE_REQUIRE_ALL=1 but no pseudo-terminal is available"
+    );
+    usable
+}

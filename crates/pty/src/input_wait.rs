@@ -1,5 +1,6 @@
 //! Is the program waiting for terminal input? Decided from the kernel, not guessed from prompts:
-//! the terminal's foreground process group is asleep in a read (or poll/select) of the terminal.
+//! the terminal's foreground process group is asleep in a read (or poll/select) of the terminal, or
+//! in an `epoll` wait whose interest list holds the terminal (event loops such as Node's).
 
 use std::fs;
 use std::path::Path;
@@ -101,6 +102,11 @@ fn activity(pid: i32, tty: &Path) -> Activity {
                 },
                 // Line editors (readline, Python's REPL) poll stdin before reading it.
                 SyscallKind::Poll if fd_is(pid, 0, tty) => Activity::ReadingTerminal,
+                // An event loop waits on all its descriptors at once; the terminal must be one.
+                SyscallKind::Epoll => match first_arg {
+                    Some(epfd) if epoll_watches(pid, epfd, tty) => Activity::ReadingTerminal,
+                    _ => Activity::Other,
+                },
                 _ => Activity::Other,
             };
         }
@@ -116,10 +122,23 @@ fn activity(pid: i32, tty: &Path) -> Activity {
     }
 }
 
+/// Whether the epoll instance `epfd` of `pid` watches a descriptor that is the terminal `tty`: its
+/// `fdinfo` lists every watched descriptor as a `tfd:` line.
+fn epoll_watches(pid: i32, epfd: u64, tty: &Path) -> bool {
+    let Ok(info) = fs::read_to_string(format!("/proc/{pid}/fdinfo/{epfd}")) else {
+        return false;
+    };
+    info.lines()
+        .filter_map(|line| line.strip_prefix("tfd:"))
+        .filter_map(|rest| rest.split_whitespace().next()?.parse::<u64>().ok())
+        .any(|fd| fd_is(pid, fd, tty))
+}
+
 #[derive(Debug, PartialEq, Eq)]
 enum SyscallKind {
     Read,
     Poll,
+    Epoll,
     Other,
 }
 
@@ -133,6 +152,13 @@ fn classify_syscall(number: i64) -> SyscallKind {
     #[cfg(target_arch = "x86_64")]
     if number == libc::SYS_select || number == libc::SYS_poll {
         return SyscallKind::Poll;
+    }
+    if number == libc::SYS_epoll_pwait || number == libc::SYS_epoll_pwait2 {
+        return SyscallKind::Epoll;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if number == libc::SYS_epoll_wait {
+        return SyscallKind::Epoll;
     }
     SyscallKind::Other
 }
@@ -162,6 +188,7 @@ mod tests {
     fn syscall_classes() {
         assert_eq!(classify_syscall(libc::SYS_read), SyscallKind::Read);
         assert_eq!(classify_syscall(libc::SYS_ppoll), SyscallKind::Poll);
+        assert_eq!(classify_syscall(libc::SYS_epoll_pwait), SyscallKind::Epoll);
         assert_eq!(classify_syscall(libc::SYS_clock_nanosleep), SyscallKind::Other);
     }
 }

@@ -18,7 +18,8 @@
 //!
 //! Interactive use goes through [`PtyProcess`]: spawn, read the output stream, send keys, look at
 //! the [`screen`](PtyProcess::screen), ask whether it is [waiting for
-//! input](PtyProcess::waiting_for_input), wait or kill.
+//! input](PtyProcess::waiting_for_input) or how much of its input is [unread](PtyProcess::unread_input),
+//! wait or kill.
 //!
 //! Transcript-only terminals ([`PtyOptions::emulate_screen`] off) run with output post-processing
 //! off (`stty -opost`): the kernel's `\n` → `\r\n` rewriting, the costliest part of its output path,
@@ -29,6 +30,7 @@
 
 mod error;
 mod executor;
+mod input_queue;
 mod input_wait;
 pub mod keys;
 mod kill;
@@ -44,6 +46,7 @@ use std::sync::OnceLock;
 
 pub use error::PtyError;
 pub use executor::PtyExecutor;
+pub use input_queue::{InputForecast, unread_bytes};
 pub use keys::{KeyError, KeyModes, KeySpec};
 pub use nix::sys::signal::Signal;
 pub use process::{ExitInfo, PtyOptions, PtyOutput, PtyProcess};

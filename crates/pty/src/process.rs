@@ -28,6 +28,7 @@ use shellgate_executor::{LaunchSpec, signal_name};
 use tokio::sync::{mpsc, watch};
 
 use crate::error::PtyError;
+use crate::input_queue::InputForecast;
 use crate::input_wait::foreground_waiting_for_input;
 use crate::keys::{KeyModes, KeySpec, encode_keys, paste_bytes};
 use crate::kill::{signal_tree, tree_alive};
@@ -586,6 +587,24 @@ impl PtyProcess {
         };
         let tree = self.tree.members().into_iter().map(|p| p.pid as i32);
         foreground_waiting_for_input(pgrp.as_raw(), self.tty.as_deref()?, tree)
+    }
+
+    /// Input written to the terminal that the program has not read yet (complete lines only, in
+    /// canonical mode). `None` when the terminal cannot be asked (closed, not openable).
+    pub fn unread_input(&self) -> Option<usize> {
+        crate::input_queue::terminal_unread(self.tty.as_deref()?)
+    }
+
+    /// What the terminal will make of `bytes` written as input now: whether they give the program
+    /// something to read, and how much of them it echoes. `None` when the terminal cannot be asked
+    /// or a write is in progress (the caller must not wait for it).
+    pub fn forecast_input(&self, bytes: &[u8]) -> Option<InputForecast> {
+        let writer = match self.shared.writer.try_lock() {
+            Ok(writer) => writer,
+            Err(std::sync::TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return None,
+        };
+        crate::input_queue::forecast(&*writer, bytes)
     }
 
     /// Whether the terminal currently turns the program's `\n` into `\r\n` (output

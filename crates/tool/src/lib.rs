@@ -48,7 +48,7 @@ pub use gate::{ELEVATED_RULE, ENV_RULE, INTERACTIVE_RULE};
 pub use jobs::{JobConfig, JobExit, JobInfo, JobRegistry, JobStatus};
 pub use live::{DEFAULT_LIVE_CAPACITY, LiveFeed, LiveSink, LiveText};
 pub use params::BashParams;
-pub use process::{ProcessAction, ProcessParams, ProcessResult, ProcessTool};
+pub use process::{ProcessAction, ProcessParams, ProcessResult, ProcessTool, QUIET_FACTOR, Settled};
 pub use remote::{ClientFile, HostFile, HostsConfig, HostsFile, NamedHost, SshFile};
 pub use result::{Approval, Blocked, ResultError, ToolResult, ToolStatus, truncation_notice};
 pub use sandboxing::{ModeSetting, SANDBOX_ERROR, SANDBOX_UNAVAILABLE, SandboxConfig, SandboxFile};

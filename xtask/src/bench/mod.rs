@@ -12,6 +12,7 @@ mod mcp;
 mod parse;
 mod peers;
 mod pty;
+mod repl_answer;
 mod sandbox;
 
 pub use pty::pty_works;
@@ -124,6 +125,8 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
     if options.wants("jobs") {
         let t = Instant::now();
         timed(jobs::run(&mut ctx), t);
+        let t = Instant::now();
+        timed(repl_answer::run(&mut ctx), t);
     }
     if options.wants("pty") {
         let t = Instant::now();

@@ -117,7 +117,8 @@ pub fn process_description(config: &ToolConfig) -> String {
     format!(
         "Inspect and control the background jobs that `{BASH}` started (`background` or `yield_ms`) \
          and the persistent shell sessions. Actions: `list`; `poll` (output since the last poll, \
-         waiting up to `wait_ms` ≤ {max_wait} ms for new output or the exit); `log` (lines by \
+         waiting up to `wait_ms` ≤ {max_wait} ms for new output or the exit; after input, for the \
+         program's answer: `settled` is `waiting_for_input`, `exited`, `quiet` or `timeout`); `log` (lines by \
          `offset`/`limit`, default the last {log_lines}); `write` (`data` to stdin, `eof` closes it); \
          `send_keys`, `submit`, `paste` (terminals); `kill` (SIGINT, then SIGTERM, then SIGKILL to \
          the whole process tree, or the given `signal`); `remove`; `clear`; `screen` and `resize` \

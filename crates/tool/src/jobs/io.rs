@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use shellgate_executor::{ProcessHandle, Signal};
-use shellgate_pty::{KeySpec, PtyProcess, ScreenSnapshot, TermSize};
+use shellgate_pty::{InputForecast, KeySpec, PtyProcess, ScreenSnapshot, TermSize};
 use tokio::io::AsyncWriteExt;
 use tokio::process::ChildStdin;
 
@@ -204,6 +204,43 @@ impl JobIo {
                 let link = stdin_link.as_deref()?;
                 super::input_wait::reading_pipe(handle.tree().members().into_iter().map(|p| p.pid), link)
             }
+        }
+    }
+
+    /// Pids of the job's process tree now (none for a detached run: it takes no input).
+    pub fn tree_pids(&self) -> Vec<u32> {
+        let members = match self {
+            Self::Pipe { handle, .. } => handle.tree().members(),
+            Self::Pty(p) => p.tree().members(),
+            Self::Detached { .. } => Vec::new(),
+        };
+        members.into_iter().map(|p| p.pid).collect()
+    }
+
+    /// Input written but not read yet: the terminal's unread input, or the bytes in the stdin pipe.
+    /// `None` when that cannot be told (closed, or a write to the pipe is in progress).
+    pub fn unread_input(&self) -> Option<usize> {
+        match self {
+            Self::Pty(p) => p.unread_input(),
+            Self::Pipe { stdin, .. } => {
+                let guard = stdin.try_lock().ok()?;
+                shellgate_pty::unread_bytes(std::os::fd::AsFd::as_fd(guard.as_ref()?)).ok()
+            }
+            Self::Detached { .. } => None,
+        }
+    }
+
+    /// What writing `bytes` now will do: whether the program gets something to read, and how much
+    /// of it the terminal echoes. A pipe passes everything on and echoes nothing. `None` when it
+    /// cannot be told.
+    pub fn forecast_input(&self, bytes: &[u8]) -> Option<InputForecast> {
+        match self {
+            Self::Pty(p) => p.forecast_input(bytes),
+            Self::Pipe { .. } => Some(InputForecast {
+                reaches_program: !bytes.is_empty(),
+                echoed: 0,
+            }),
+            Self::Detached { .. } => None,
         }
     }
 }

@@ -101,6 +101,8 @@ pub(crate) struct JobState {
     pub notices: Vec<String>,
     /// Consecutive polls that found no new output (for the `retry_in_ms` hint).
     pub empty_polls: u32,
+    /// Input sent that the program has not answered yet (the next poll waits for its answer).
+    pub pending_input: Option<super::PendingInput>,
     /// Lines and bytes of the command's whole stream, when a `head` limit keeps only part of it in
     /// `output`.
     pub stream: Option<(u64, u64)>,
@@ -197,6 +199,7 @@ impl Job {
                 last_used: now,
                 notices: Vec::new(),
                 empty_polls: 0,
+                pending_input: None,
                 stream: None,
                 output_stopped: false,
                 pipeline_status: Vec::new(),

@@ -18,8 +18,10 @@
 mod backend;
 mod input_wait;
 mod io;
+mod io_counts;
 mod job;
 mod output;
+mod pending_input;
 mod registry;
 mod slug;
 pub(crate) mod start;
@@ -34,8 +36,10 @@ use shellgate_sink::{ArtifactStore, WindowConfig};
 pub(crate) use backend::OutputPlan;
 pub(crate) use backend::sleep_until_opt;
 pub(crate) use io::JobIo;
+pub(crate) use io_counts::TreeIo;
 pub(crate) use job::Job;
 pub use job::{JobExit, JobInfo, JobStatus};
+pub(crate) use pending_input::PendingInput;
 pub use registry::JobRegistry;
 pub(crate) use registry::wait_until_ended;
 pub use slug::new_job_id;
@@ -81,7 +85,9 @@ pub struct JobConfig {
     pub max_poll_wait: Duration,
     /// A waiting poll (or input action) that saw new output returns once a line ended or no new byte
     /// came for this long (at most ten times this after the first new byte); zero returns at the
-    /// first byte.
+    /// first byte. After input the wait is for the program's answer instead (the settle rule of
+    /// [`Settled`](crate::Settled)), where ten times this without output ends the wait when the
+    /// kernel cannot tell whether the program waits for input.
     pub poll_settle: Duration,
     /// Most output bytes one poll returns (the newest part when more is pending).
     pub poll_max_bytes: usize,

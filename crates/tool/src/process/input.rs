@@ -67,6 +67,7 @@ impl ProcessTool {
         let Some(io) = job.io() else {
             return ProcessResult::error(action, Some(&job.id), format!("Job {} has no process.", job.id));
         };
+        super::settle::note_input(job, bytes);
         match io.write(bytes, eof, self.registry.config().write_timeout).await {
             Ok(n) => {
                 let mut result = Self::status_result(job, action);
@@ -89,6 +90,11 @@ impl ProcessTool {
             return ProcessResult::error(action, Some(&job.id), "No key data provided.");
         }
         if job.pty {
+            // The keys' bytes depend on the terminal's modes; their pipe form tells the same about
+            // line ends and signal characters.
+            if let Ok(bytes) = encode_keys_for_pipe(&specs) {
+                super::settle::note_input(job, &bytes);
+            }
             let sent = match job.io() {
                 Some(io) => io.send_keys(specs).await,
                 None => None,
@@ -135,6 +141,7 @@ impl ProcessTool {
                     format!("Job {} is not running.", job.id),
                 );
             }
+            super::settle::note_input(job, text.as_bytes());
             let pasted = match job.io() {
                 Some(io) => io.paste(text).await,
                 None => None,

@@ -34,6 +34,7 @@ mod params;
 mod poll;
 mod result;
 mod sessions;
+mod settle;
 mod terminal;
 
 use std::sync::Arc;
@@ -44,6 +45,7 @@ use crate::jobs::{Job, JobRegistry, JobStatus};
 
 pub use params::{ProcessAction, ProcessParams};
 pub use result::{ProcessResult, SessionSummary};
+pub use settle::{QUIET_FACTOR, Settled};
 
 /// The `process` tool over one [`JobRegistry`] (and the persistent sessions, when given).
 #[derive(Debug, Clone, Default)]

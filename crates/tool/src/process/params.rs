@@ -51,8 +51,10 @@ pub struct ProcessParams {
     /// `poll`: read from this stream position instead of the last poll's cursor.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub since: Option<u64>,
-    /// `poll`: wait up to this many milliseconds (≤ 120000) for new output or the exit. `write`,
-    /// `send_keys`, `submit`, `paste`: after sending, wait the same way and return the new output too.
+    /// `poll`: wait up to this many milliseconds (≤ 120000) for new output or the exit; after input,
+    /// for the program's answer (it waits for input again). `write`, `send_keys`, `submit`, `paste`:
+    /// after sending, wait the same way and return the answer too. The result's `settled` says what
+    /// ended the wait.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wait_ms: Option<u64>,
     /// `log`: first line, 0-based.

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use super::{ProcessAction, ProcessResult, ProcessTool};
+use super::{ProcessAction, ProcessResult, ProcessTool, Settled};
 use crate::jobs::{Job, JobIo, JobStatus};
 
 impl ProcessTool {
@@ -19,9 +19,11 @@ impl ProcessTool {
             }
             since.unwrap_or(st.cursor)
         };
-        if waiting {
-            wait_for_news(job, changes, from, deadline, config.poll_settle).await;
-        }
+        let settled = if waiting {
+            Some(super::settle::wait(job, changes, from, deadline, config.poll_settle).await)
+        } else {
+            None
+        };
         let mut st = job.state();
         if waiting {
             st.waiters -= 1;
@@ -52,6 +54,11 @@ impl ProcessTool {
         if waiting_for_input == Some(true) {
             notices.push("The job is waiting for input: use write, send_keys, submit or paste.".to_owned());
         }
+        if settled == Some(Settled::Timeout) && !done && st.pending_input.is_some() {
+            notices.push(
+                "wait_ms passed before the program answered its input: poll again for the rest.".to_owned(),
+            );
+        }
         let message = if done {
             // This response reports the exit, so no notification is sent for it.
             st.exit_claimed = true;
@@ -75,6 +82,7 @@ impl ProcessTool {
             output: Some(read.text),
             cursor: Some(read.end),
             waiting_for_input,
+            settled,
             first_line: None,
             total_lines: Some(st.output.total_lines()),
             jobs: None,
@@ -117,46 +125,6 @@ impl ProcessTool {
         result.first_line = Some(read.first);
         result.total_lines = Some(read.total_lines);
         result
-    }
-}
-
-/// Wait until `job` has news after stream position `from`, has ended, or `deadline` passed. The caller
-/// skips this without a wait: the timer would round an immediate answer up to its next tick.
-async fn wait_for_news(
-    job: &Job,
-    mut changes: tokio::sync::watch::Receiver<u64>,
-    from: u64,
-    deadline: tokio::time::Instant,
-    settle: Duration,
-) {
-    // Once news arrived, the answer waits for it to settle: a line ended, or no new byte for the
-    // quiet period (one `print` can arrive as several writes), within a bound.
-    let mut settle_end: Option<tokio::time::Instant> = None;
-    let mut quiet_end: Option<tokio::time::Instant> = None;
-    loop {
-        {
-            let st = job.state();
-            let done = st.status != JobStatus::Running;
-            if done {
-                break;
-            }
-            if st.output.read_since(from, 1, false).end > from {
-                let now = tokio::time::Instant::now();
-                if settle.is_zero() || st.output.ends_line() {
-                    break;
-                }
-                let bound = *settle_end.get_or_insert(now + settle * 10);
-                if now >= bound {
-                    break;
-                }
-                quiet_end = Some((now + settle).min(bound));
-            }
-        }
-        tokio::select! {
-            changed = changes.changed() => if changed.is_err() { break },
-            () = tokio::time::sleep_until(deadline) => break,
-            () = crate::jobs::sleep_until_opt(quiet_end), if quiet_end.is_some() => break,
-        }
     }
 }
 

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use shellgate_executor::SessionInfo;
 
-use super::ProcessAction;
+use super::{ProcessAction, Settled};
 use crate::jobs::{JobInfo, JobStatus};
 
 /// The answer of the `process` tool. Failures (unknown job, closed stdin) are results with `is_error`.
@@ -35,6 +35,11 @@ pub struct ProcessResult {
     pub cursor: Option<u64>,
     /// Whether the job is blocked waiting for input, where that is known.
     pub waiting_for_input: Option<bool>,
+    /// `poll` (and an input action with `wait_ms`) that waited: what ended the wait — the program
+    /// answered and waits for input again, it exited, its output went quiet where the kernel cannot
+    /// tell whether it waits, or `wait_ms` passed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled: Option<Settled>,
     /// `log`: index of the first line returned (0-based).
     pub first_line: Option<u64>,
     /// `log`/`poll`: lines in the job's whole output so far.

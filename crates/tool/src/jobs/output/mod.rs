@@ -80,7 +80,6 @@ impl JobOutput {
     }
 
     /// Bytes in the whole stream so far.
-    #[cfg(test)]
     pub fn total_bytes(&self) -> u64 {
         self.total
     }
