@@ -1,0 +1,272 @@
+//! The network by name: a sandbox whose only way out is the engine's proxy. Attacks first — every
+//! way around the lists fails, is reported, and never reaches the server (which counts requests) —
+//! then the tools that should work: curl, python's urllib, `pip download`, `git clone` over http.
+//!
+//! Names lead to the loopback server through the proxy's static `hosts`; the server listens on
+//! every address, so a direct connect to this machine's other address would reach it if the
+//! sandbox had any route there.
+
+mod common;
+
+use std::net::IpAddr;
+use std::path::Path;
+use std::process::Command;
+
+use common::static_server::StaticServer;
+use common::{HELPER, Run, available, collector, landlock_available, run, scratch, workspace_policy};
+use shellgate_sandbox::{Denial, ProxyPolicy, SandboxLayer, SandboxPolicy};
+
+fn usable() -> bool {
+    landlock_available() && available(which("curl"), "curl is not installed")
+}
+
+fn which(program: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Rules allowing `allowed`, refusing `denied`, with every name in `names` leading to `ip`.
+fn proxy(allowed: &[&str], denied: &[&str], names: &[&str], ip: &str, allow_local: bool) -> ProxyPolicy {
+    let mut proxy = ProxyPolicy::allowing(allowed.iter().copied());
+    proxy.denied_domains = denied.iter().map(|d| (*d).to_owned()).collect();
+    for name in names {
+        proxy.hosts.insert((*name).to_owned(), ip.parse().unwrap());
+    }
+    proxy.allow_local_addresses = allow_local;
+    proxy
+}
+
+/// Run `script` with `sh -c` in a workspace-write sandbox reaching out through `proxy`, with the
+/// engine's supervisor and a collector around it; the launch layer sets the proxy variables.
+fn run_proxied(workspace: &Path, proxy: ProxyPolicy, script: &str) -> Run {
+    let mut policy: SandboxPolicy = workspace_policy(workspace).with_proxy(proxy);
+    policy.denial_supervisor = Some(shellgate_sandbox::denial_supervisor().expect("denial supervisor"));
+    let spec = SandboxLayer::new(HELPER, policy).wrap(shellgate_executor::LaunchSpec::new(
+        "sh",
+        ["-c", script],
+        workspace,
+    ));
+    let mut command = Command::new(&spec.program);
+    command.args(&spec.args).current_dir(&spec.cwd).envs(&spec.env);
+    let run = run(command, &[], collector());
+    eprintln!("stdout: {}\nstderr: {}", run.stdout(), run.stderr());
+    run
+}
+
+fn denials(run: &Run) -> Vec<Denial> {
+    run.report.as_ref().map(|r| r.denials.clone()).unwrap_or_default()
+}
+
+fn has_denial(run: &Run, address: &str, reason: &str) -> bool {
+    denials(run)
+        .iter()
+        .any(|d| d.address.as_deref() == Some(address) && d.reason.as_deref() == Some(reason))
+}
+
+/// An address of this machine other than loopback, where the server also listens.
+fn outside_address() -> Option<IpAddr> {
+    let socket = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
+    socket.connect("192.0.2.1:9").ok()?;
+    let ip = socket.local_addr().ok()?.ip();
+    (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip)
+}
+
+fn served_root() -> tempfile::TempDir {
+    let root = scratch();
+    std::fs::write(root.path().join("hello.txt"), "hello through the proxy\n").unwrap();
+    root
+}
+
+#[test]
+fn names_outside_the_lists_and_denied_spellings_never_reach_the_server() {
+    if !usable() {
+        return;
+    }
+    let (root, workspace) = (served_root(), scratch());
+    let server = StaticServer::start(root.path());
+    let port = server.port;
+    let names = ["pkg.test", "other.test", "bad.ok.test", "good.ok.test", "ok.test"];
+    let rules = proxy(
+        &["pkg.test:1", "*.ok.test"],
+        &["bad.ok.test"],
+        &names,
+        "127.0.0.1",
+        true,
+    );
+    let script = format!(
+        "for url in http://other.test:{port}/hello.txt http://BAD.ok.test.:{port}/hello.txt \
+         http://ok.test:{port}/hello.txt http://pkg.test:{port}/hello.txt; do \
+           curl -sS -o /dev/null -w '%{{http_code}}\\n' \"$url\"; done; \
+         curl -sS -p -o /dev/null https://other.test:{port}/ || echo tunnel-refused; \
+         curl -sS --proxy socks5h://127.0.0.1:3128 http://bad.ok.test:{port}/hello.txt || echo socks-refused"
+    );
+    let run = run_proxied(workspace.path(), rules, &script);
+    let stdout = run.stdout();
+    assert_eq!(stdout.matches("403").count(), 4, "{stdout}");
+    assert!(
+        stdout.contains("tunnel-refused") && stdout.contains("socks-refused"),
+        "{stdout}"
+    );
+    assert_eq!(server.requests(), 0, "a refused request reached the server");
+    if run.report.is_none() {
+        return;
+    }
+    assert!(
+        has_denial(&run, &format!("other.test:{port}"), "domain not allowed"),
+        "{:?}",
+        denials(&run)
+    );
+    assert!(
+        has_denial(&run, &format!("bad.ok.test:{port}"), "denied domain"),
+        "{:?}",
+        denials(&run)
+    );
+    assert!(
+        has_denial(&run, &format!("ok.test:{port}"), "domain not allowed"),
+        "{:?}",
+        denials(&run)
+    );
+    assert!(
+        has_denial(&run, &format!("pkg.test:{port}"), "domain not allowed"),
+        "{:?}",
+        denials(&run)
+    );
+    let bad = denials(&run)
+        .into_iter()
+        .find(|d| d.address.as_deref() == Some(&format!("bad.ok.test:{port}")))
+        .unwrap();
+    assert_eq!(bad.count, 2, "the curl and the SOCKS request");
+    assert!(run.report.as_ref().unwrap().network.is_empty());
+}
+
+#[test]
+fn programs_that_ignore_the_proxy_have_no_route() {
+    if !usable() || !available(which("python3"), "python3 is not installed") {
+        return;
+    }
+    let (root, workspace) = (served_root(), scratch());
+    let server = StaticServer::start(root.path());
+    let port = server.port;
+    let outside = outside_address();
+    let target = outside.map_or_else(|| "127.0.0.1".to_owned(), |ip| ip.to_string());
+    let rules = proxy(&["pkg.test"], &[], &["pkg.test"], "127.0.0.1", true);
+    let script = format!(
+        "curl -sS --noproxy '*' http://127.0.0.1:{port}/hello.txt || echo loopback-refused; \
+         curl -sS --noproxy '*' http://{target}:{port}/hello.txt || echo direct-refused; \
+         python3 -c '
+import socket
+for kind, name in ((socket.SOCK_STREAM, \"tcp\"), (socket.SOCK_DGRAM, \"udp\")):
+    s = socket.socket(socket.AF_INET, kind)
+    s.settimeout(5)
+    try:
+        s.connect((\"{target}\", {port}))
+        s.send(b\"GET /hello.txt HTTP/1.0\\r\\n\\r\\n\")
+        print(name, \"got\", s.recv(100))
+    except OSError as e:
+        print(name, \"refused\", e)
+try:
+    socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b\"x\", (\"{target}\", {port}))
+    print(\"sendto went\")
+except OSError as e:
+    print(\"sendto refused\", e)
+'"
+    );
+    let run = run_proxied(workspace.path(), rules, &script);
+    let stdout = run.stdout();
+    for line in [
+        "loopback-refused",
+        "direct-refused",
+        "tcp refused",
+        "udp refused",
+        "sendto refused",
+    ] {
+        assert!(stdout.contains(line), "{line}: {stdout}");
+    }
+    assert_eq!(server.requests(), 0, "a direct connection reached the server");
+    if run.report.is_none() || outside.is_none() {
+        return;
+    }
+    let address = format!("{target}:{port}");
+    let direct = denials(&run).into_iter().find(|d| {
+        d.address.as_deref() == Some(address.as_str()) && d.reason.as_deref() == Some("direct connection")
+    });
+    // curl, the TCP socket and the UDP one each tried.
+    assert!(direct.is_some_and(|d| d.count >= 3), "{:?}", denials(&run));
+}
+
+#[test]
+fn a_listed_name_leading_to_a_local_address_is_refused() {
+    if !usable() {
+        return;
+    }
+    let (root, workspace) = (served_root(), scratch());
+    let server = StaticServer::start(root.path());
+    let port = server.port;
+    let mut rules = proxy(
+        &["pkg.test", "meta.test", "[::ffff:127.0.0.1]"],
+        &[],
+        &["pkg.test"],
+        "127.0.0.1",
+        false,
+    );
+    rules
+        .hosts
+        .insert("meta.test".into(), "169.254.169.254".parse().unwrap());
+    let script = format!(
+        "for url in http://pkg.test:{port}/hello.txt http://meta.test/latest/meta-data/ \
+         'http://[::ffff:127.0.0.1]:{port}/hello.txt'; do \
+           curl -sS -o /dev/null -w '%{{http_code}}\\n' \"$url\"; done"
+    );
+    let run = run_proxied(workspace.path(), rules, &script);
+    assert_eq!(run.stdout().matches("403").count(), 3, "{}", run.stdout());
+    assert_eq!(server.requests(), 0, "a local address was reached");
+    if run.report.is_none() {
+        return;
+    }
+    for address in [
+        format!("pkg.test:{port}"),
+        "meta.test:80".to_owned(),
+        format!("[::ffff:127.0.0.1]:{port}"),
+    ] {
+        assert!(
+            has_denial(&run, &address, "resolves to a local address"),
+            "{address}: {:?}",
+            denials(&run)
+        );
+    }
+}
+
+#[test]
+fn an_allowed_name_is_fetched_by_curl_python_and_socks() {
+    if !usable() || !available(which("python3"), "python3 is not installed") {
+        return;
+    }
+    let (root, workspace) = (served_root(), scratch());
+    let server = StaticServer::start(root.path());
+    let port = server.port;
+    let rules = proxy(&["pkg.test"], &[], &["pkg.test"], "127.0.0.1", true);
+    let url = format!("http://pkg.test:{port}/hello.txt");
+    let script = format!(
+        "curl -sS {url}; curl -sS --proxy socks5h://127.0.0.1:3128 {url}; \
+         python3 -c 'import urllib.request; print(urllib.request.urlopen(\"{url}\").read().decode(), end=\"\")'"
+    );
+    let run = run_proxied(workspace.path(), rules, &script);
+    assert_eq!(
+        run.stdout().matches("hello through the proxy").count(),
+        3,
+        "{}",
+        run.stdout()
+    );
+    assert_eq!(server.requests(), 3);
+    let Some(report) = &run.report else { return };
+    assert!(report.denials.is_empty(), "{:?}", report.denials);
+    let traffic = &report.network;
+    assert_eq!(traffic.len(), 1, "{traffic:?}");
+    assert_eq!((traffic[0].host.as_str(), traffic[0].port), ("pkg.test", port));
+    assert!(
+        traffic[0].bytes_in >= 3 * 24 && traffic[0].bytes_out > 0,
+        "{traffic:?}"
+    );
+}
