@@ -41,7 +41,10 @@ fn proxy(allowed: &[&str], denied: &[&str], names: &[&str], ip: &str, allow_loca
 /// Run `script` with `sh -c` in a workspace-write sandbox reaching out through `proxy`, with the
 /// engine's supervisor and a collector around it; the launch layer sets the proxy variables.
 fn run_proxied(workspace: &Path, proxy: ProxyPolicy, script: &str) -> Run {
-    let mut policy: SandboxPolicy = workspace_policy(workspace).with_proxy(proxy);
+    run_with_policy(workspace_policy(workspace).with_proxy(proxy), workspace, script)
+}
+
+fn run_with_policy(mut policy: SandboxPolicy, workspace: &Path, script: &str) -> Run {
     policy.denial_supervisor = Some(shellgate_sandbox::denial_supervisor().expect("denial supervisor"));
     let spec = SandboxLayer::new(HELPER, policy).wrap(shellgate_executor::LaunchSpec::new(
         "sh",
@@ -269,4 +272,108 @@ fn an_allowed_name_is_fetched_by_curl_python_and_socks() {
         traffic[0].bytes_in >= 3 * 24 && traffic[0].bytes_out > 0,
         "{traffic:?}"
     );
+}
+
+/// A simple index (PEP 503) holding one wheel, built with python's `zipfile`.
+fn simple_index(root: &Path) {
+    let dir = root.join("simple/demo-pkg");
+    std::fs::create_dir_all(&dir).unwrap();
+    let wheel = "demo_pkg-1.0-py3-none-any.whl";
+    let build = format!(
+        "import zipfile\n\
+         z = zipfile.ZipFile('{}', 'w')\n\
+         z.writestr('demo_pkg/__init__.py', 'VALUE = 1\\n')\n\
+         z.writestr('demo_pkg-1.0.dist-info/METADATA', 'Metadata-Version: 2.1\\nName: demo-pkg\\nVersion: 1.0\\n')\n\
+         z.writestr('demo_pkg-1.0.dist-info/WHEEL', 'Wheel-Version: 1.0\\nGenerator: test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n')\n\
+         z.writestr('demo_pkg-1.0.dist-info/RECORD', '')\n\
+         z.close()\n",
+        dir.join(wheel).display()
+    );
+    let status = Command::new("python3").args(["-c", &build]).status().unwrap();
+    assert!(status.success());
+    std::fs::write(
+        dir.join("index.html"),
+        format!("<html><body><a href=\"{wheel}\">{wheel}</a></body></html>\n"),
+    )
+    .unwrap();
+}
+
+#[test]
+fn pip_downloads_from_an_allowed_index() {
+    let pip = Command::new("python3")
+        .args(["-m", "pip", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !usable() || !available(pip, "python3 -m pip is not installed") {
+        return;
+    }
+    let (root, workspace) = (served_root(), scratch());
+    simple_index(root.path());
+    let server = StaticServer::start(root.path());
+    let rules = proxy(&["pkg.test"], &[], &["pkg.test"], "127.0.0.1", true);
+    let script = format!(
+        "python3 -m pip download --no-deps --no-cache-dir --disable-pip-version-check \
+         --trusted-host pkg.test --index-url http://pkg.test:{}/simple/ -d wheels demo-pkg",
+        server.port
+    );
+    let run = run_proxied(workspace.path(), rules, &script);
+    assert!(run.output.status.success(), "{}", run.stderr());
+    assert!(
+        workspace
+            .path()
+            .join("wheels/demo_pkg-1.0-py3-none-any.whl")
+            .is_file()
+    );
+    // The index page and the wheel.
+    assert_eq!(server.requests(), 2);
+}
+
+#[test]
+fn git_clones_over_http_from_an_allowed_host() {
+    if !usable() || !available(which("git"), "git is not installed") {
+        return;
+    }
+    let (root, workspace) = (served_root(), scratch());
+    let git = |dir: &Path, args: &[&str]| {
+        let out = Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "init.defaultBranch=main",
+            ])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let source = root.path().join("source");
+    std::fs::create_dir_all(&source).unwrap();
+    git(&source, &["init", "-q"]);
+    std::fs::write(source.join("README"), "cloned through the proxy\n").unwrap();
+    git(&source, &["add", "README"]);
+    git(&source, &["commit", "-qm", "first"]);
+    git(root.path(), &["clone", "-q", "--bare", "source", "repo.git"]);
+    // Dumb HTTP: the bare repository served as files.
+    git(&root.path().join("repo.git"), &["update-server-info"]);
+    let server = StaticServer::start(root.path());
+    let rules = proxy(&["pkg.test"], &[], &["pkg.test"], "127.0.0.1", true);
+    let script = format!(
+        "git clone -q http://pkg.test:{}/repo.git clone && cat clone/README",
+        server.port
+    );
+    // A new repository is refused where `.git` is a protected name: this workspace protects none.
+    let mut policy = workspace_policy(workspace.path()).with_proxy(rules);
+    policy.protected_names.clear();
+    let run = run_with_policy(policy, workspace.path(), &script);
+    assert!(run.output.status.success(), "{}", run.stderr());
+    assert_eq!(run.stdout(), "cloned through the proxy\n");
+    assert!(server.requests() >= 3, "{}", server.requests());
 }

@@ -51,7 +51,9 @@ pub use params::BashParams;
 pub use process::{ProcessAction, ProcessParams, ProcessResult, ProcessTool};
 pub use remote::{ClientFile, HostFile, HostsConfig, HostsFile, NamedHost, SshFile};
 pub use result::{Approval, Blocked, ResultError, ToolResult, ToolStatus, truncation_notice};
-pub use sandboxing::{ModeSetting, SANDBOX_ERROR, SANDBOX_UNAVAILABLE, SandboxConfig, SandboxFile};
+pub use sandboxing::{
+    ModeSetting, NetworkSetting, ProxyFile, SANDBOX_ERROR, SANDBOX_UNAVAILABLE, SandboxConfig, SandboxFile,
+};
 
 pub use shellgate_executor as executor;
 pub use shellgate_hosts as hosts;

@@ -150,6 +150,7 @@ pub(crate) fn shape(
         timeout_secs: timeout.as_secs(),
         error: None,
         sandbox_denied: None,
+        network: None,
         process_tracking: outcome.tracking,
     }
 }

@@ -58,8 +58,13 @@ fn answer(mut stream: TcpStream, root: &Path, counter: &AtomicUsize) {
         Ok(body) if safe => ("200 OK", body),
         _ => ("404 Not Found", b"not found\n".to_vec()),
     };
+    let kind = if file.extension().is_some_and(|e| e == "html") {
+        "text/html"
+    } else {
+        "application/octet-stream"
+    };
     let reply = format!(
-        "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     );
     let _ = stream.write_all(reply.as_bytes());

@@ -3,11 +3,11 @@
 use std::path::{Path, PathBuf};
 
 use shellgate_sandbox::{
-    DenialCollector, HelperImage, ResourceLimits, SandboxError, SandboxLayer, SandboxMode, SandboxPolicy,
-    check_kernel,
+    DenialCollector, HelperImage, ProxyPolicy, ResourceLimits, SandboxError, SandboxLayer, SandboxMode,
+    SandboxPolicy, check_kernel,
 };
 
-use super::config::{mode_name, strictness};
+use super::config::{NetworkSetting, mode_name, strictness};
 use super::{SANDBOX_UNAVAILABLE, SandboxConfig, SandboxRun};
 use crate::{ResultError, ToolResult, ToolStatus};
 
@@ -115,7 +115,17 @@ impl Sandboxing {
         policy
             .protected_paths
             .extend(self.config.engine_files.iter().cloned());
-        policy.network = self.config.network.unwrap_or(mode == SandboxMode::Full);
+        policy.network = match self.config.network {
+            None => mode == SandboxMode::Full,
+            Some(setting) => setting == NetworkSetting::On,
+        };
+        if self.config.network == Some(NetworkSetting::Proxy) {
+            let mut proxy = ProxyPolicy::allowing(self.config.allowed_domains.iter().cloned());
+            proxy.denied_domains.clone_from(&self.config.denied_domains);
+            proxy.hosts.clone_from(&self.config.proxy_hosts);
+            proxy.allow_local_addresses = self.config.allow_local_addresses;
+            policy = policy.with_proxy(proxy);
+        }
         policy.unix_sockets = self.config.unix_sockets;
         policy
             .unix_socket_paths
@@ -250,7 +260,7 @@ mod tests {
             mode: Some(SandboxMode::WorkspaceWrite),
             writable_roots: vec!["/cache".into()],
             protected_paths: vec!["/w/secrets".into()],
-            network: Some(true),
+            network: Some(NetworkSetting::On),
             ..SandboxConfig::default()
         };
         let policy = Sandboxing::new(&config, Path::new("/w"), Path::new("/r")).policy(SandboxMode::ReadOnly);

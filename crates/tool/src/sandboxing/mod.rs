@@ -27,7 +27,7 @@ mod denials;
 mod engine_files;
 mod run;
 
-pub use config::{ModeSetting, SandboxConfig, SandboxFile};
+pub use config::{ModeSetting, NetworkSetting, ProxyFile, SandboxConfig, SandboxFile};
 pub(crate) use decide::Sandboxing;
 pub(crate) use denials::DenialWatch;
 pub use engine_files::engine_files;
