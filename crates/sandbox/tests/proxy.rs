@@ -377,3 +377,132 @@ fn git_clones_over_http_from_an_allowed_host() {
     assert_eq!(run.stdout(), "cloned through the proxy\n");
     assert!(server.requests() >= 3, "{}", server.requests());
 }
+
+/// An HTTPS server (python's `http.server` behind `ssl`) with a throwaway certificate for
+/// `secure.test`, made with the openssl command; each answered request appends a byte to `count`.
+struct TlsServer {
+    child: std::process::Child,
+    port: u16,
+    count: std::path::PathBuf,
+    cert: std::path::PathBuf,
+}
+
+impl TlsServer {
+    fn start(dir: &Path) -> Self {
+        let (cert, key, count) = (dir.join("cert.pem"), dir.join("key.pem"), dir.join("count"));
+        let made = Command::new("openssl")
+            .args([
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-days",
+                "1",
+                "-subj",
+                "/CN=secure.test",
+            ])
+            .args(["-addext", "subjectAltName=DNS:secure.test", "-keyout"])
+            .arg(&key)
+            .arg("-out")
+            .arg(&cert)
+            .output()
+            .unwrap();
+        assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+        let script = format!(
+            "import http.server, ssl, sys\n\
+             class H(http.server.BaseHTTPRequestHandler):\n\
+             \x20   def do_GET(self):\n\
+             \x20       open('{count}', 'a').write('x')\n\
+             \x20       body = b'secure hello\\n'\n\
+             \x20       self.send_response(200)\n\
+             \x20       self.send_header('Content-Length', str(len(body)))\n\
+             \x20       self.end_headers()\n\
+             \x20       self.wfile.write(body)\n\
+             \x20   def log_message(self, *args):\n\
+             \x20       pass\n\
+             server = http.server.HTTPServer(('127.0.0.1', 0), H)\n\
+             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)\n\
+             context.load_cert_chain('{cert}', '{key}')\n\
+             server.socket = context.wrap_socket(server.socket, server_side=True)\n\
+             print(server.server_address[1], flush=True)\n\
+             server.serve_forever()\n",
+            count = count.display(),
+            cert = cert.display(),
+            key = key.display(),
+        );
+        let mut child = Command::new("python3")
+            .args(["-c", &script])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        let port = line.trim().parse().expect("the server's port");
+        Self {
+            child,
+            port,
+            count,
+            cert,
+        }
+    }
+
+    fn requests(&self) -> usize {
+        std::fs::read_to_string(&self.count).map_or(0, |c| c.len())
+    }
+}
+
+impl Drop for TlsServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn https_goes_through_a_connect_tunnel_to_allowed_names_only() {
+    if !usable()
+        || !available(which("openssl"), "openssl is not installed")
+        || !available(which("python3"), "python3 is not installed")
+    {
+        return;
+    }
+    let (dir, workspace) = (scratch(), scratch());
+    let server = TlsServer::start(dir.path());
+    let port = server.port;
+    let rules = proxy(
+        &["secure.test"],
+        &[],
+        &["secure.test", "other.test"],
+        "127.0.0.1",
+        true,
+    );
+    let cert = server.cert.display();
+    let script = format!(
+        "curl -sS --cacert {cert} https://secure.test:{port}/; \
+         python3 -c 'import ssl, urllib.request; \
+print(urllib.request.urlopen(\"https://secure.test:{port}/\", context=ssl.create_default_context(cafile=\"{cert}\")).read().decode(), end=\"\")'; \
+         curl -sS --cacert {cert} https://other.test:{port}/ || echo other-refused"
+    );
+    let run = run_proxied(workspace.path(), rules, &script);
+    assert_eq!(
+        run.stdout().matches("secure hello").count(),
+        2,
+        "{}",
+        run.stdout()
+    );
+    assert!(run.stdout().contains("other-refused"), "{}", run.stdout());
+    assert_eq!(server.requests(), 2, "only the allowed name's requests arrived");
+    let Some(report) = &run.report else { return };
+    assert!(
+        has_denial(&run, &format!("other.test:{port}"), "domain not allowed"),
+        "{:?}",
+        report.denials
+    );
+    assert_eq!(report.network.len(), 1, "{:?}", report.network);
+    assert_eq!(report.network[0].host, "secure.test");
+}
