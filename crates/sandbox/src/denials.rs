@@ -94,14 +94,14 @@ pub(crate) const DIRECT_CONNECTION: &str = "net.connect_direct";
 /// The reason a blocker stands for, where it names one.
 fn reason_of(blockers: &[String]) -> Option<String> {
     blockers.iter().find_map(|b| {
-        Some(match b.as_str() {
+        let reason = match b.as_str() {
             PROXY_NOT_ALLOWED => "domain not allowed",
             PROXY_DENIED_DOMAIN => "denied domain",
             PROXY_LOCAL_ADDRESS => "resolves to a local address",
             DIRECT_CONNECTION => "direct connection",
             _ => return None,
-        })
-        .map(str::to_owned)
+        };
+        Some(reason.to_owned())
     })
 }
 

@@ -79,12 +79,13 @@ fn own_addresses() -> Vec<IpAddr> {
             // SAFETY: `ifa_addr` points at a socket address of the family it names.
             let family = i32::from(unsafe { (*node.ifa_addr).sa_family });
             if family == libc::AF_INET {
-                // SAFETY: an AF_INET address is a `sockaddr_in`.
-                let v4 = unsafe { &*node.ifa_addr.cast::<libc::sockaddr_in>() };
+                // SAFETY: an AF_INET address is a `sockaddr_in` (read unaligned: the list only
+                // promises a `sockaddr`'s alignment).
+                let v4 = unsafe { node.ifa_addr.cast::<libc::sockaddr_in>().read_unaligned() };
                 out.push(IpAddr::V4(Ipv4Addr::from(u32::from_be(v4.sin_addr.s_addr))));
             } else if family == libc::AF_INET6 {
                 // SAFETY: an AF_INET6 address is a `sockaddr_in6`.
-                let v6 = unsafe { &*node.ifa_addr.cast::<libc::sockaddr_in6>() };
+                let v6 = unsafe { node.ifa_addr.cast::<libc::sockaddr_in6>().read_unaligned() };
                 out.push(IpAddr::V6(Ipv6Addr::from(v6.sin6_addr.s6_addr)));
             }
         }
