@@ -55,21 +55,29 @@ struct Rpc {
     stdin: std::process::ChildStdin,
     lines: std::io::Lines<BufReader<std::process::ChildStdout>>,
     next_id: u64,
-    _root: PathBuf,
+    root: PathBuf,
 }
 
 impl Rpc {
     fn start(config: &str) -> Self {
-        let _ = shellgate_sandbox::enable_kernel_audit();
         let root = scratch();
+        std::fs::write(root.join("shellgate.toml"), config).unwrap();
+        Self::start_at(root)
+    }
+
+    /// A server over `root` (its workspace, home and configuration), again after another.
+    fn start_at(root: PathBuf) -> Self {
+        let _ = shellgate_sandbox::enable_kernel_audit();
         let (workspace, home) = (root.join("ws"), root.join("home"));
         for dir in [&workspace, &home] {
             std::fs::create_dir_all(dir).unwrap();
         }
-        std::fs::write(root.join("shellgate.toml"), config).unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_shellgate"))
             .current_dir(&workspace)
             .env("HOME", &home)
+            .env("XDG_CONFIG_HOME", root.join("xdg"))
+            .env("XDG_RUNTIME_DIR", root.join("runtime"))
+            .env_remove("SHELLGATE_APPROVALS_FILE")
             .env_remove("TMPDIR")
             .env("SHELLGATE_ARTIFACT_DIR", root.join("artifacts"))
             .arg("rpc")
@@ -86,7 +94,7 @@ impl Rpc {
             stdin,
             lines,
             next_id: 1,
-            _root: root,
+            root,
         }
     }
 
@@ -204,4 +212,67 @@ fn a_name_leading_to_a_local_address_is_refused_by_default() {
     let entry = json!({"kind": "network", "address": format!("pkg.test:{port}"), "reason": "resolves to a local address", "count": 1});
     assert!(v["sandbox_denied"].as_array().unwrap().contains(&entry), "{v}");
     assert_eq!(requests.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn a_person_allows_a_refused_destination_always_and_the_next_runs_reach_it() {
+    if !usable() {
+        return;
+    }
+    let (port, requests) = counting_server();
+    let config = format!(
+        "[policy]\nsecurity = \"full\"\nask = \"on-miss\"\n{}",
+        config(true)
+    );
+    let mut rpc = Rpc::start(&config);
+    std::fs::create_dir_all(rpc.root.join("runtime")).unwrap();
+    let fetch = |rpc: &mut Rpc, host: &str| {
+        rpc.bash(&json!({"command": format!("curl -sS -o /dev/null -w '%{{http_code}}\\n' http://{host}:{port}/")}))
+    };
+    let first = fetch(&mut rpc, "other.test");
+    assert!(output(&first).contains("403"), "{first}");
+    let offered = &first["network_approvals"][0];
+    assert_eq!(offered["address"], format!("other.test:{port}"), "{first}");
+    let id = offered["short_id"].as_str().unwrap().to_owned();
+    assert!(
+        first["notices"]
+            .to_string()
+            .contains(&format!("approve {id} allow-always")),
+        "{first}"
+    );
+    // A denied domain is never offered.
+    let denied = fetch(&mut rpc, "bad.ok.test");
+    assert!(denied.get("network_approvals").is_none(), "{denied}");
+
+    let once = rpc.call("approve", &json!({"id": id, "decision": "allow-once"}));
+    assert_eq!(once["status"], "blocked", "{once}");
+    assert!(output(&once).contains("still pending"), "{once}");
+    let always = rpc.call("approve", &json!({"id": id, "decision": "allow-always"}));
+    assert_eq!(always["status"], "completed", "{always}");
+    assert!(
+        output(&always).contains(&format!("other.test:{port} is allowed always")),
+        "{always}"
+    );
+    assert_eq!(requests.load(Ordering::SeqCst), 0, "approving ran nothing");
+    let stored = std::fs::read_to_string(rpc.root.join("xdg/shellgate/approvals.toml")).unwrap();
+    assert!(
+        stored.contains(&format!("address = \"other.test:{port}\"")),
+        "{stored}"
+    );
+
+    let again = fetch(&mut rpc, "other.test");
+    assert!(output(&again).contains("200"), "{again}");
+    assert_eq!(requests.load(Ordering::SeqCst), 1);
+    // Exactly that host and port: another port of it is still refused.
+    let other_port =
+        rpc.bash(&json!({"command": "curl -sS -o /dev/null -w '%{http_code}\\n' http://other.test:1/"}));
+    assert!(output(&other_port).contains("403"), "{other_port}");
+
+    // The next server reads it from the approvals file.
+    let root = rpc.root.clone();
+    drop(rpc);
+    let mut next = Rpc::start_at(root);
+    let later = fetch(&mut next, "other.test");
+    assert!(output(&later).contains("200"), "{later}");
+    assert_eq!(requests.load(Ordering::SeqCst), 2);
 }

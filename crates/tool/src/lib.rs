@@ -39,6 +39,7 @@ mod shape;
 
 pub use approvals::{ApprovalBroker, ApprovalDecision, ApprovalsConfig};
 pub use bash::BashTool;
+pub use bash::domain_approvals::NetworkApproval;
 pub use config::{DEFAULT_SESSION, NO_SESSION, ToolConfig, default_policy};
 pub use file_config::{
     ConfigError, FileConfig, LoadedConfig, PROJECT_CONFIG, default_config_paths, is_trusted,

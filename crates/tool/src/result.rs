@@ -116,6 +116,10 @@ pub struct ToolResult {
     /// when it reached any).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<Vec<shellgate_sandbox::Traffic>>,
+    /// Destinations the sandbox's proxy refused as not allowed, each pending a person's
+    /// `allow-always` (only with asking on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network_approvals: Option<Vec<crate::NetworkApproval>>,
     /// How the run's processes were found and stopped: `cgroup` (a cgroup of its own, which no
     /// process of it can leave from the sandbox) or `marker` (its marker, session and group).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -154,6 +158,7 @@ impl ToolResult {
             error: None,
             sandbox_denied: None,
             network: None,
+            network_approvals: None,
             process_tracking: None,
         }
     }

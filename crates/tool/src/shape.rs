@@ -151,6 +151,7 @@ pub(crate) fn shape(
         error: None,
         sandbox_denied: None,
         network: None,
+        network_approvals: None,
         process_tracking: outcome.tracking,
     }
 }

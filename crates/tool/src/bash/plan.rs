@@ -64,7 +64,12 @@ impl BashTool {
         let requested_cwd = params.cwd.as_deref().or(normalized.cwd.as_deref());
         let sandbox = self
             .sandboxing
-            .decide(params.sandbox, params.host.as_deref(), &mut notices)
+            .decide_with_domains(
+                params.sandbox,
+                params.host.as_deref(),
+                &self.approvals.domains(),
+                &mut notices,
+            )
             // An elevated run (granted above) runs outside the sandbox (SPEC X-4); the host check stays.
             .map(|run| run.filter(|_| !params.elevated));
         let session_name = self.session_name(&params);

@@ -50,7 +50,10 @@ impl BashTool {
                 .flatten();
             match job {
                 Some(job) => watch.finish_when_job_ends(&mut result, &job),
-                None => watch.finish(&mut result, &[]).await,
+                None => {
+                    watch.finish(&mut result, &[]).await;
+                    self.offer_domain_approvals(&mut result, &plan.params, &plan.cwd);
+                }
             }
         }
         result
@@ -122,6 +125,7 @@ impl BashTool {
         if let Some(watch) = watch {
             let shells: Vec<u32> = shell_before.into_iter().collect();
             watch.finish(&mut result, &shells).await;
+            self.offer_domain_approvals(&mut result, &plan.params, &plan.cwd);
         }
         result
     }

@@ -45,10 +45,23 @@ impl Sandboxing {
 
     /// The sandbox of a call with these `sandbox` and `host` parameters: `Ok(None)` unsandboxed,
     /// `Err` a call that must not run (an unsupported host, a sandbox the kernel cannot enforce).
+    #[cfg(test)]
     pub(crate) fn decide(
         &self,
         sandbox: Option<SandboxMode>,
         host: Option<&str>,
+        notices: &mut Vec<String>,
+    ) -> Result<Option<SandboxRun>, Box<ToolResult>> {
+        self.decide_with_domains(sandbox, host, &[], notices)
+    }
+
+    /// [`Sandboxing::decide`], with `approved_domains` (`host:port`, allowed always by a person)
+    /// reachable besides `allowed_domains` where the network is `"proxy"`.
+    pub(crate) fn decide_with_domains(
+        &self,
+        sandbox: Option<SandboxMode>,
+        host: Option<&str>,
+        approved_domains: &[String],
         notices: &mut Vec<String>,
     ) -> Result<Option<SandboxRun>, Box<ToolResult>> {
         let configured = match host {
@@ -78,7 +91,10 @@ impl Sandboxing {
             None => configured,
         };
         let Some(mode) = mode else { return Ok(None) };
-        let policy = self.policy(mode);
+        let mut policy = self.policy(mode);
+        if let Some(proxy) = &mut policy.proxy {
+            proxy.allowed_domains.extend(approved_domains.iter().cloned());
+        }
         let limits_chosen = !policy.limits.is_empty() && policy.limits != ResourceLimits::sandbox_defaults();
         if mode == SandboxMode::Full && policy.network && !limits_chosen && policy.min_landlock_abi.is_none()
         {

@@ -47,7 +47,23 @@ impl SandboxRun {
             sandbox: self.layer.clone(),
             runtime_dir: self.runtime_dir.clone(),
         };
-        key.layers = NamedLayers::new(format!("sandbox:{}", self.mode), LayerStack::new().with(layer));
+        // Keys compare layers by this id: proxy rules that changed (a destination a person allowed)
+        // get a shell of their own, started with them.
+        let rules = self
+            .layer
+            .policy
+            .proxy
+            .as_ref()
+            .map_or_else(String::new, |proxy| {
+                use std::hash::{Hash as _, Hasher as _};
+                let mut hasher = std::collections::hash_map::DefaultHasher::new();
+                serde_json::to_string(proxy).unwrap_or_default().hash(&mut hasher);
+                format!(":proxy-{:016x}", hasher.finish())
+            });
+        key.layers = NamedLayers::new(
+            format!("sandbox:{}{rules}", self.mode),
+            LayerStack::new().with(layer),
+        );
     }
 }
 
