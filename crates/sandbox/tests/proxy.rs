@@ -506,3 +506,30 @@ print(urllib.request.urlopen(\"https://secure.test:{port}/\", context=ssl.create
     assert_eq!(report.network.len(), 1, "{:?}", report.network);
     assert_eq!(report.network[0].host, "secure.test");
 }
+
+#[test]
+fn a_forwarded_response_tells_the_client_not_to_reuse_the_connection() {
+    if !usable() || !available(which("python3"), "python3 is not installed") {
+        return;
+    }
+    let (root, workspace) = (served_root(), scratch());
+    let server = StaticServer::start(root.path());
+    let port = server.port;
+    // A request on a reused proxy connection would go to the host already connected, whatever it
+    // names: the client is told to open a new one.
+    let rules = proxy(&["pkg.test"], &[], &["pkg.test", "other.test"], "127.0.0.1", true);
+    let script = format!(
+        "python3 -c '
+import socket
+s = socket.create_connection((\"127.0.0.1\", 3128))
+s.sendall(b\"GET http://pkg.test:{port}/hello.txt HTTP/1.1\\r\\nHost: pkg.test\\r\\nConnection: keep-alive\\r\\n\\r\\n\")
+first = b\"\"
+while b\"through the proxy\" not in first:
+    first += s.recv(1000)
+print(\"closes\" if b\"Connection: close\" in first else \"keeps\")
+'"
+    );
+    let run = run_proxied(workspace.path(), rules, &script);
+    assert_eq!(run.stdout().trim(), "closes", "{}", run.stderr());
+    assert_eq!(server.requests(), 1);
+}

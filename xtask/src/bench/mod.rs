@@ -13,6 +13,7 @@ mod parse;
 mod peers;
 mod pty;
 mod sandbox;
+mod sandbox_proxy;
 
 pub use pty::pty_works;
 mod throughput;
@@ -136,6 +137,8 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
     if options.wants("sandbox") {
         let t = Instant::now();
         timed(sandbox::run(&mut ctx), t);
+        let t = Instant::now();
+        timed(sandbox_proxy::run(&mut ctx), t);
     }
     if options.wants("hosts") {
         let t = Instant::now();

@@ -70,6 +70,29 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
 }
 
+/// A forwarded request's response, once `bytes` hold its whole head: the head with its connection
+/// headers replaced by `Connection: close`, followed by whatever came after it. A client must
+/// not send its next request on this connection: it would go to the host already connected,
+/// whatever host the request names.
+pub fn closing_response_head(bytes: &[u8]) -> Option<Vec<u8>> {
+    let end = find(bytes, b"\r\n\r\n")?;
+    let head = String::from_utf8_lossy(&bytes[..end]);
+    let mut out = String::with_capacity(end + 32);
+    for (i, line) in head.split("\r\n").enumerate() {
+        let name = line.split(':').next().unwrap_or_default().trim();
+        let dropped = ["connection", "keep-alive", "proxy-connection"];
+        if i > 0 && dropped.iter().any(|d| name.eq_ignore_ascii_case(d)) {
+            continue;
+        }
+        out.push_str(line);
+        out.push_str("\r\n");
+    }
+    out.push_str("Connection: close\r\n\r\n");
+    let mut rewritten = out.into_bytes();
+    rewritten.extend_from_slice(&bytes[end + 4..]);
+    Some(rewritten)
+}
+
 /// Parse an HTTP head: `CONNECT host:port` or an absolute-form request.
 fn http(head: &[u8], rest: &[u8]) -> Result<Request, &'static str> {
     let text = std::str::from_utf8(head).map_err(|_| "the request head is not UTF-8")?;
@@ -280,6 +303,19 @@ mod tests {
         assert!(
             head.contains("Accept: */*\r\n") && head.ends_with("Connection: close\r\n\r\n"),
             "{head}"
+        );
+    }
+
+    #[test]
+    fn forwarded_responses_close_their_connection() {
+        assert_eq!(closing_response_head(b"HTTP/1.1 200 OK\r\nContent-Le"), None);
+        let rewritten = closing_response_head(
+            b"HTTP/1.1 200 OK\r\nKeep-Alive: timeout=5\r\nContent-Length: 2\r\nconnection: keep-alive\r\n\r\nok",
+        )
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(rewritten).unwrap(),
+            "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
         );
     }
 

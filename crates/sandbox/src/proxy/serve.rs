@@ -201,19 +201,46 @@ async fn relay(mut client: TcpStream, mut upstream: TcpStream, request: &Request
         .fetch_add(request.first_bytes.len() as u64, Ordering::Relaxed);
     let (mut client_read, mut client_write) = client.split();
     let (mut upstream_read, mut upstream_write) = upstream.split();
+    let forwarded = request.protocol == Protocol::Forward;
     let _ = tokio::join!(
-        pump(&mut client_read, &mut upstream_write, &flow.bytes_out),
-        pump(&mut upstream_read, &mut client_write, &flow.bytes_in),
+        pump(&mut client_read, &mut upstream_write, &flow.bytes_out, false),
+        pump(&mut upstream_read, &mut client_write, &flow.bytes_in, forwarded),
     );
 }
 
-/// Copy until end of file, then pass the end on.
+/// Copy until end of file, then pass the end on. With `response_head`, the head of the HTTP
+/// response that comes first is rewritten to close the connection (see
+/// [`request::closing_response_head`]).
 async fn pump(
     from: &mut tokio::net::tcp::ReadHalf<'_>,
     to: &mut tokio::net::tcp::WriteHalf<'_>,
     counter: &AtomicU64,
+    response_head: bool,
 ) -> std::io::Result<()> {
     let mut buf = vec![0u8; BUFFER];
+    if response_head {
+        let mut head = Vec::new();
+        loop {
+            let n = from.read(&mut buf).await?;
+            if n == 0 {
+                to.write_all(&head).await?;
+                counter.fetch_add(head.len() as u64, Ordering::Relaxed);
+                return to.shutdown().await;
+            }
+            head.extend_from_slice(&buf[..n]);
+            if let Some(rewritten) = request::closing_response_head(&head) {
+                to.write_all(&rewritten).await?;
+                counter.fetch_add(head.len() as u64, Ordering::Relaxed);
+                break;
+            }
+            if head.len() > 64 * 1024 {
+                // Not a response head this proxy can read: passed on as it is.
+                to.write_all(&head).await?;
+                counter.fetch_add(head.len() as u64, Ordering::Relaxed);
+                break;
+            }
+        }
+    }
     loop {
         let n = from.read(&mut buf).await?;
         if n == 0 {

@@ -63,8 +63,10 @@ fn answer(mut stream: TcpStream, root: &Path, counter: &AtomicUsize) {
     } else {
         "application/octet-stream"
     };
+    // No `Connection: close`: what a client is told about reusing its proxy connection comes from
+    // the proxy. (The connection is closed after one answer all the same.)
     let reply = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nKeep-Alive: timeout=5\r\n\r\n",
         body.len()
     );
     let _ = stream.write_all(reply.as_bytes());
