@@ -276,3 +276,42 @@ fn a_person_allows_a_refused_destination_always_and_the_next_runs_reach_it() {
     assert!(output(&later).contains("200"), "{later}");
     assert_eq!(requests.load(Ordering::SeqCst), 2);
 }
+
+#[test]
+fn a_call_narrows_the_allowed_domains_and_never_widens_them() {
+    if !usable() {
+        return;
+    }
+    let (port, requests) = counting_server();
+    let mut rpc = Rpc::start(&config(true));
+    let fetch = |rpc: &mut Rpc, host: &str, domains: Value| {
+        rpc.bash(&json!({
+            "command": format!("curl -sS -o /dev/null -w '%{{http_code}}\\n' http://{host}:{port}/"),
+            "allowed_domains": domains,
+        }))
+    };
+    let kept = fetch(&mut rpc, "pkg.test", json!(["pkg.test"]));
+    assert!(output(&kept).contains("200"), "{kept}");
+    let narrowed = fetch(&mut rpc, "pkg.test", json!(["*.ok.test"]));
+    assert!(output(&narrowed).contains("403"), "{narrowed}");
+    let widened = fetch(&mut rpc, "other.test", json!(["other.test"]));
+    assert!(output(&widened).contains("403"), "not widened: {widened}");
+    let entry = json!({"kind": "network", "address": format!("other.test:{port}"), "reason": "domain not allowed", "count": 1});
+    assert!(
+        widened["sandbox_denied"].as_array().unwrap().contains(&entry),
+        "{widened}"
+    );
+    // The session's own calls keep the configured list.
+    let plain = fetch(&mut rpc, "pkg.test", Value::Null);
+    assert!(output(&plain).contains("200"), "{plain}");
+    assert_eq!(requests.load(Ordering::SeqCst), 2);
+    let malformed = fetch(&mut rpc, "pkg.test", json!(["a..b"]));
+    assert_eq!(malformed["status"], "failed_to_start", "{malformed}");
+
+    // Unsandboxed, the network cannot be narrowed: the call does not run.
+    let mut open = Rpc::start("");
+    let refused = fetch(&mut open, "pkg.test", json!(["pkg.test"]));
+    assert_eq!(refused["status"], "failed_to_start", "{refused}");
+    assert_eq!(refused["error"]["kind"], "sandbox_unavailable", "{refused}");
+    assert_eq!(requests.load(Ordering::SeqCst), 2);
+}

@@ -198,6 +198,10 @@ pub struct ProxyPolicy {
     /// machine's own address.
     #[serde(default)]
     pub allow_local_addresses: bool,
+    /// A narrower list one request asked for (same patterns): a destination must then match it
+    /// too. It never widens `allowed_domains`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub narrowed_to: Option<Vec<String>>,
 }
 
 fn default_proxy_port() -> u16 {
@@ -213,6 +217,7 @@ impl ProxyPolicy {
             denied_domains: Vec::new(),
             hosts: BTreeMap::new(),
             allow_local_addresses: false,
+            narrowed_to: None,
         }
     }
 

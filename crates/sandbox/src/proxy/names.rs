@@ -120,6 +120,8 @@ pub enum Listed {
 pub struct DomainRules {
     allowed: Vec<Pattern>,
     denied: Vec<Pattern>,
+    /// A request's narrower list, which a destination must match too.
+    narrowed: Option<Vec<Pattern>>,
     hosts: Vec<(String, IpAddr)>,
     /// Local addresses are reachable.
     pub allow_local_addresses: bool,
@@ -145,6 +147,7 @@ impl DomainRules {
         Ok(Self {
             allowed: compile(&policy.allowed_domains)?,
             denied: compile(&policy.denied_domains)?,
+            narrowed: policy.narrowed_to.as_deref().map(compile).transpose()?,
             hosts,
             allow_local_addresses: policy.allow_local_addresses,
         })
@@ -157,7 +160,12 @@ impl DomainRules {
         };
         if self.denied.iter().any(|p| p.matches(&name, port)) {
             Listed::Denied
-        } else if self.allowed.iter().any(|p| p.matches(&name, port)) {
+        } else if self.allowed.iter().any(|p| p.matches(&name, port))
+            && self
+                .narrowed
+                .as_ref()
+                .is_none_or(|narrowed| narrowed.iter().any(|p| p.matches(&name, port)))
+        {
             Listed::Allowed
         } else {
             Listed::NotAllowed
@@ -203,6 +211,22 @@ mod tests {
         assert_eq!(rules.judge("api.github.com", 22), Listed::Allowed);
         assert_eq!(rules.judge("GitHub.com.", 443), Listed::Allowed);
         assert_eq!(rules.judge("github.com", 80), Listed::NotAllowed);
+    }
+
+    #[test]
+    fn a_narrower_list_tightens_and_never_widens() {
+        let mut policy = ProxyPolicy::allowing(["*.crates.io", "pypi.org"]);
+        policy.narrowed_to = Some(vec!["static.crates.io:443".into(), "evil.example".into()]);
+        let rules = DomainRules::new(&policy).unwrap();
+        assert_eq!(rules.judge("static.crates.io", 443), Listed::Allowed);
+        assert_eq!(rules.judge("static.crates.io", 80), Listed::NotAllowed);
+        assert_eq!(rules.judge("index.crates.io", 443), Listed::NotAllowed);
+        assert_eq!(rules.judge("pypi.org", 443), Listed::NotAllowed);
+        assert_eq!(
+            rules.judge("evil.example", 443),
+            Listed::NotAllowed,
+            "not widened"
+        );
     }
 
     #[test]

@@ -33,9 +33,10 @@ pub struct NetworkApproval {
 
 impl BashTool {
     /// After a sandboxed run: with asking on, one pending approval per destination the proxy
-    /// refused as not allowed (a denied domain or a local address is never asked about).
+    /// refused as not allowed (a denied domain or a local address is never asked about, nor what
+    /// a call's own narrower `allowed_domains` left out).
     pub(super) fn offer_domain_approvals(&self, result: &mut ToolResult, params: &BashParams, cwd: &Path) {
-        if !self.approvals.asks() {
+        if !self.approvals.asks() || params.allowed_domains.is_some() {
             return;
         }
         let unlisted: Vec<String> = result

@@ -92,6 +92,9 @@ impl BashTool {
 
         self.admit(&params, &normalized, &cwd, approved, &mut notices)?;
         let mut sandbox = sandbox.map_err(|result| Box::new(self.env_gate.redacted(*result)))?;
+        if let Some(domains) = &params.allowed_domains {
+            self.narrow(sandbox.as_mut(), domains, &cwd)?;
+        }
         let watch = sandbox.as_mut().map(|run| {
             // The supervisor reports the run's denials and makes its Unix connects.
             run.use_supervisor();
@@ -207,6 +210,37 @@ impl BashTool {
 }
 
 /// Resolve and validate the working directory (SPEC E-4); `~` means the home directory.
+impl BashTool {
+    /// A call's `allowed_domains`: the sandbox's proxy reaches only those of the configured ones.
+    /// A call that cannot be narrowed (unsandboxed, or the network on) does not run: it asked for
+    /// less than it would get.
+    fn narrow(
+        &self,
+        sandbox: Option<&mut crate::sandboxing::SandboxRun>,
+        domains: &[String],
+        cwd: &Path,
+    ) -> Result<(), Box<ToolResult>> {
+        let refused = match sandbox {
+            Some(run) => run.narrow_domains(domains).err(),
+            None => Some(format!(
+                "{}; this call is not sandboxed",
+                crate::sandboxing::NARROWING_NEEDS_PROXY
+            )),
+        };
+        let Some(reason) = refused else { return Ok(()) };
+        let mut result = ToolResult::not_run(
+            ToolStatus::FailedToStart,
+            format!("The network cannot be narrowed as asked: {reason}. Nothing ran."),
+            cwd.display().to_string(),
+        );
+        result.error = Some(crate::ResultError {
+            kind: crate::SANDBOX_UNAVAILABLE.to_owned(),
+            reason,
+        });
+        Err(Box::new(self.env_gate.redacted(result)))
+    }
+}
+
 fn resolve_cwd(base: &Path, requested: Option<&str>) -> Result<PathBuf, String> {
     let home = || std::env::var_os("HOME").map(PathBuf::from);
     let requested = requested.map(|r| match r.strip_prefix("~/").or((r == "~").then_some("")) {
