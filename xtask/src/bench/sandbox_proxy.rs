@@ -85,8 +85,8 @@ pub fn run(ctx: &mut Ctx<'_>) -> Section {
         "true (fixed cost)".into(),
         micros(base_d),
         micros(base_p),
-        "".into(),
-        "".into(),
+        String::new(),
+        String::new(),
     ]);
     let small_urls = format!("http://127.0.0.1:{port}/small[1-{SMALL_REQUESTS}]");
     let small_named = format!("http://bench.test:{port}/small[1-{SMALL_REQUESTS}]");

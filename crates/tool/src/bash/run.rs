@@ -48,12 +48,11 @@ impl BashTool {
             let job = (result.status == ToolStatus::Running)
                 .then(|| result.job_id.as_deref().and_then(|id| self.jobs.get(id)))
                 .flatten();
-            match job {
-                Some(job) => watch.finish_when_job_ends(&mut result, &job),
-                None => {
-                    watch.finish(&mut result, &[]).await;
-                    self.offer_domain_approvals(&mut result, &plan.params, &plan.cwd);
-                }
+            if let Some(job) = job {
+                watch.finish_when_job_ends(&mut result, &job);
+            } else {
+                watch.finish(&mut result, &[]).await;
+                self.offer_domain_approvals(&mut result, &plan.params, &plan.cwd);
             }
         }
         result
