@@ -7,6 +7,7 @@ mod broker;
 mod rule;
 mod state;
 mod store;
+mod stored_domain;
 mod time;
 
 use std::path::PathBuf;

@@ -25,6 +25,9 @@ use std::time::SystemTime;
 use nix::fcntl::{Flock, FlockArg};
 use serde::{Deserialize, Serialize};
 
+pub use super::stored_domain::StoredDomain;
+use super::stored_domain::is_exact_address;
+
 /// The format version this engine reads and writes.
 pub const FORMAT_VERSION: u32 = 1;
 
@@ -90,20 +93,6 @@ impl StoredRule {
             .collect::<Vec<_>>()
             .join(" ")
     }
-}
-
-/// One destination a person allowed always for proxied sandboxes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct StoredDomain {
-    /// `host:port`, exactly (never a wildcard).
-    pub address: String,
-    /// When it was added (RFC 3339, UTC).
-    #[serde(default)]
-    pub added: String,
-    /// The command whose run met it.
-    #[serde(default)]
-    pub command: String,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -327,20 +316,6 @@ impl ApprovalsFile {
     }
 }
 
-/// `host:port` with a port and no wildcard: what a domain approval may hold.
-fn is_exact_address(address: &str) -> bool {
-    let Some((host, port)) = address.rsplit_once(':') else {
-        return false;
-    };
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    !host.is_empty()
-        && !host.contains('*')
-        && port.parse::<u16>().is_ok_and(|p| p != 0)
-        && host
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-._:".contains(c))
-}
-
 fn line_of(text: &str, key: &str) -> usize {
     text.lines()
         .position(|l| l.trim_start().starts_with(key))
@@ -378,26 +353,6 @@ mod tests {
         assert_eq!(file.revoke("echo 'a b'").unwrap().argv, argv(&["echo", "a b"]));
         assert_eq!(file.revoke("1").unwrap().argv, argv(&["ls", "-a"]));
         assert!(matches!(file.revoke("ls -a"), Err(StoreError::NoSuchRule(_))));
-    }
-
-    #[test]
-    fn domains_are_stored_exactly_next_to_the_rules() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = ApprovalsFile::new(dir.path().join("approvals.toml"));
-        file.add(&[argv(&["ls"])], "ls").unwrap();
-        assert!(file.add_domain("pypi.org:443", "pip install x").unwrap());
-        assert!(!file.add_domain("pypi.org:443", "again").unwrap());
-        for wide in ["*.pypi.org:443", "pypi.org", "pypi.org:0", "a b:1"] {
-            assert!(file.add_domain(wide, "x").is_err(), "{wide}");
-        }
-        let domains = file.load_domains().unwrap();
-        assert_eq!(domains.len(), 1);
-        assert_eq!(domains[0].address, "pypi.org:443");
-        assert_eq!(file.load().unwrap().len(), 1, "the rules stay");
-        let text = fs::read_to_string(file.path()).unwrap();
-        assert!(text.contains("[[domain]]"), "{text}");
-        fs::write(file.path(), "version = 1\n[[domain]]\naddress = \"*.evil:443\"\n").unwrap();
-        assert!(file.load().unwrap_err().to_string().contains("line 2"));
     }
 
     #[test]
