@@ -25,6 +25,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::os::fd::OwnedFd;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::Instant;
 
@@ -61,8 +62,109 @@ pub struct Denial {
     /// `host:port` of a denied connect (`*:port` for a bind).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub address: Option<String>,
+    /// Why, where the cause is more than the access itself: for the proxy's refusals `domain not
+    /// allowed`, `denied domain`, `resolves to a local address`; `direct connection` for a connect
+    /// that went around the proxy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     /// How many denials were merged into this entry.
     pub count: u32,
+}
+
+/// Traffic of a sandbox through the engine's proxy to one destination.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Traffic {
+    /// The destination's name as checked (normalised).
+    pub host: String,
+    /// Its port.
+    pub port: u16,
+    /// Bytes from the destination to the sandbox.
+    pub bytes_in: u64,
+    /// Bytes from the sandbox to the destination.
+    pub bytes_out: u64,
+}
+
+/// Blockers of the proxy's refusals and of connects that went around it (see [`reason_of`]).
+pub(crate) const PROXY_NOT_ALLOWED: &str = "net.proxy_not_allowed";
+pub(crate) const PROXY_DENIED_DOMAIN: &str = "net.proxy_denied_domain";
+pub(crate) const PROXY_LOCAL_ADDRESS: &str = "net.proxy_local_address";
+pub(crate) const DIRECT_CONNECTION: &str = "net.connect_direct";
+
+/// The reason a blocker stands for, where it names one.
+fn reason_of(blockers: &[String]) -> Option<String> {
+    blockers.iter().find_map(|b| {
+        let reason = match b.as_str() {
+            PROXY_NOT_ALLOWED => "domain not allowed",
+            PROXY_DENIED_DOMAIN => "denied domain",
+            PROXY_LOCAL_ADDRESS => "resolves to a local address",
+            DIRECT_CONNECTION => "direct connection",
+            _ => return None,
+        };
+        Some(reason.to_owned())
+    })
+}
+
+/// The byte counters of one proxied connection, updated while it runs.
+#[derive(Debug, Default)]
+pub(crate) struct Flow {
+    pub bytes_in: AtomicU64,
+    pub bytes_out: AtomicU64,
+}
+
+/// One proxied connection as collectors hold it.
+#[derive(Debug, Clone)]
+struct FlowRecord {
+    domain: u64,
+    host: String,
+    port: u16,
+    flow: Arc<Flow>,
+}
+
+/// The proxy connected a sandbox to `host:port`: the returned counters are read when a collector
+/// finishes.
+pub(crate) fn proxied_connection(domain: u64, host: &str, port: u16) -> Arc<Flow> {
+    let flow = Arc::new(Flow::default());
+    let record = FlowRecord {
+        domain,
+        host: host.to_owned(),
+        port,
+        flow: Arc::clone(&flow),
+    };
+    let hub = Hub::global();
+    let mut state = hub.state.lock().expect("denial hub lock");
+    for flows in state.flows.values_mut() {
+        if flows.len() < MAX_RECORDS {
+            flows.push(record.clone());
+        }
+    }
+    flow
+}
+
+/// Traffic of `flows`, one entry per destination in order of first connection.
+fn summarize<'a>(flows: impl Iterator<Item = &'a FlowRecord>) -> Vec<Traffic> {
+    let mut out: Vec<Traffic> = Vec::new();
+    for record in flows {
+        let (bytes_in, bytes_out) = (
+            record.flow.bytes_in.load(Ordering::Relaxed),
+            record.flow.bytes_out.load(Ordering::Relaxed),
+        );
+        if let Some(existing) = out
+            .iter_mut()
+            .find(|t| t.host == record.host && t.port == record.port)
+        {
+            existing.bytes_in += bytes_in;
+            existing.bytes_out += bytes_out;
+        } else {
+            out.push(Traffic {
+                host: record.host.clone(),
+                port: record.port,
+                bytes_in,
+                bytes_out,
+            });
+        }
+    }
+    out
 }
 
 /// What a collector saw for one run.
@@ -71,6 +173,8 @@ pub struct Denial {
 pub struct DenialReport {
     /// The denials, merged by (kind, path, address), in order of first occurrence.
     pub denials: Vec<Denial>,
+    /// Destinations reached through the engine's proxy, with their bytes.
+    pub network: Vec<Traffic>,
     /// `false` when the kernel or the socket dropped records, or the barrier did not arrive in
     /// time: the list may then be short.
     pub complete: bool,
@@ -163,6 +267,7 @@ impl DenialCollector {
             state.next_id += 1;
             let id = state.next_id;
             state.collectors.insert(id, Vec::new());
+            state.flows.insert(id, Vec::new());
             id
         };
         Ok(Self {
@@ -201,6 +306,7 @@ impl DenialCollector {
         };
         let mut state = self.hub.state.lock().expect("denial hub lock");
         let records = state.collectors.remove(&self.id).unwrap_or_default();
+        let flows = state.flows.remove(&self.id).unwrap_or_default();
         let ours: HashSet<u64> = state
             .domains
             .iter()
@@ -219,6 +325,7 @@ impl DenialCollector {
         let lost = self.lost_at_start.is_some_and(|at_start| lost_now != at_start);
         DenialReport {
             denials: merge(records.iter().filter(|r| ours.contains(&r.domain))),
+            network: summarize(flows.iter().filter(|f| ours.contains(&f.domain))),
             complete: arrived && !overflowed && !lost && records.len() < MAX_RECORDS,
         }
     }
@@ -228,6 +335,7 @@ impl Drop for DenialCollector {
     fn drop(&mut self) {
         if let Ok(mut state) = self.hub.state.lock() {
             state.collectors.remove(&self.id);
+            state.flows.remove(&self.id);
             state.prune();
         }
     }
@@ -288,16 +396,17 @@ fn merge<'a>(records: impl Iterator<Item = &'a AccessRecord>) -> Vec<Denial> {
     let mut out: Vec<Denial> = Vec::new();
     for record in records {
         let kind = kind_of(&record.blockers);
-        if let Some(existing) = out
-            .iter_mut()
-            .find(|d| d.kind == kind && d.path == record.path && d.address == record.address)
-        {
+        let reason = reason_of(&record.blockers);
+        if let Some(existing) = out.iter_mut().find(|d| {
+            d.kind == kind && d.path == record.path && d.address == record.address && d.reason == reason
+        }) {
             existing.count = existing.count.saturating_add(1);
         } else {
             out.push(Denial {
                 kind,
                 path: record.path.clone(),
                 address: record.address.clone(),
+                reason,
                 count: 1,
             });
         }
@@ -324,6 +433,8 @@ struct MonitorState {
     domains: HashMap<u64, DomainRecord>,
     /// Open collectors and the access records they have seen.
     collectors: HashMap<u64, Vec<AccessRecord>>,
+    /// Open collectors and the proxied connections they have seen.
+    flows: HashMap<u64, Vec<FlowRecord>>,
     /// Barrier texts that arrived and are not yet claimed.
     markers: HashSet<String>,
     /// Domains that ended while collectors were open; forgotten once none is.
@@ -517,11 +628,35 @@ mod tests {
             kind: DenialKind::Network,
             path: None,
             address: Some("127.0.0.1:80".to_owned()),
+            reason: None,
             count: 1,
         };
         assert_eq!(
             serde_json::to_string(&denial).unwrap(),
             r#"{"kind":"network","address":"127.0.0.1:80","count":1}"#
+        );
+    }
+
+    #[test]
+    fn proxy_refusals_carry_their_reason_and_merge_by_it() {
+        let records = [
+            record(1, &[PROXY_NOT_ALLOWED], None, Some("a.example:443")),
+            record(1, &[PROXY_NOT_ALLOWED], None, Some("a.example:443")),
+            record(1, &[PROXY_DENIED_DOMAIN], None, Some("a.example:443")),
+            record(1, &[DIRECT_CONNECTION], None, Some("10.0.0.1:80")),
+        ];
+        let merged = merge(records.iter());
+        let shown: Vec<(DenialKind, Option<&str>, u32)> = merged
+            .iter()
+            .map(|d| (d.kind, d.reason.as_deref(), d.count))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (DenialKind::Network, Some("domain not allowed"), 2),
+                (DenialKind::Network, Some("denied domain"), 1),
+                (DenialKind::Network, Some("direct connection"), 1),
+            ]
         );
     }
 

@@ -37,6 +37,9 @@ pub fn exec_sandboxed(policy: &SandboxPolicy, argv: &[OsString]) -> Result<Infal
             policy.workspace.display()
         )));
     }
+    if let Some(proxy) = &policy.proxy {
+        proxy.validate()?;
+    }
     let protected = crate::mounts::existing_protected_paths(policy);
     let expected = crate::namespaces::needed(policy, &protected);
     let supervised = supervise::compile_filter(policy, !protected.is_empty(), expected.network)?;
@@ -56,6 +59,7 @@ pub fn exec_sandboxed(policy: &SandboxPolicy, argv: &[OsString]) -> Result<Infal
         Err(e) if !policy.allow_degraded => return Err(e),
         Err(_) => (crate::namespaces::Isolation::default(), Vec::new()),
     };
+    let proxy_port = proxy_listener(policy, isolation, supervisor.is_some())?;
     let (parent, session) = (
         nix::unistd::getppid().as_raw().unsigned_abs(),
         nix::unistd::getsid(None).map_or(0, |sid| sid.as_raw().unsigned_abs()),
@@ -97,6 +101,7 @@ pub fn exec_sandboxed(policy: &SandboxPolicy, argv: &[OsString]) -> Result<Infal
         unix_sockets: policy.unix_socket_paths.clone(),
         has_diag: diag.is_some(),
         has_agent: agent.is_some(),
+        proxy: proxy_port.as_ref().and(policy.proxy.clone()),
     };
     let handed_over = match (supervisor, supervised.as_ref()) {
         (Some(connection), Some(program)) => hand_over(
@@ -107,6 +112,7 @@ pub fn exec_sandboxed(policy: &SandboxPolicy, argv: &[OsString]) -> Result<Infal
                 listener: None,
                 diag,
                 agent,
+                proxy: proxy_port,
             },
         )?,
         _ => false,
@@ -122,6 +128,32 @@ pub fn exec_sandboxed(policy: &SandboxPolicy, argv: &[OsString]) -> Result<Infal
         program: program.clone(),
         source: error,
     })
+}
+
+/// The proxy's port inside the sandbox's own network namespace, bound before anything inside can
+/// take it, for the engine to accept on. A policy with proxy rules needs the engine's supervisor
+/// (the port reaches the engine through it); without one the run is refused, unless degraded, when
+/// it goes on with no way out at all.
+fn proxy_listener(
+    policy: &SandboxPolicy,
+    isolation: crate::namespaces::Isolation,
+    supervised: bool,
+) -> Result<Option<OwnedFd>, SandboxError> {
+    let Some(proxy) = &policy.proxy else {
+        return Ok(None);
+    };
+    if !isolation.network || !supervised {
+        if policy.allow_degraded {
+            return Ok(None);
+        }
+        return Err(SandboxError::unavailable(
+            "the network by name needs the sandbox's own network namespace and the engine's denial \
+             supervisor",
+        ));
+    }
+    let listener = std::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, proxy.port))
+        .map_err(|e| SandboxError::unavailable(format!("cannot open the proxy port {}: {e}", proxy.port)))?;
+    Ok(Some(OwnedFd::from(listener)))
 }
 
 /// The directories the supervisor judges writable: what the mounts left writable, and the

@@ -52,12 +52,18 @@ impl SandboxLayer {
             pids_max: self.policy.limits.processes.filter(|&n| n > 0),
             memory_max: self.policy.limits.memory_bytes.filter(|&n| n > 0),
         };
-        LaunchSpec {
+        let mut spec = LaunchSpec {
             program: self.helper.to_string_lossy().into_owned(),
             args,
             cgroup_limits,
             ..spec
+        };
+        if let Some(proxy) = &self.policy.proxy {
+            for (name, value) in proxy.environment() {
+                spec = spec.with_env(name, value);
+            }
         }
+        spec
     }
 }
 

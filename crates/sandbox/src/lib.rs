@@ -62,12 +62,13 @@ mod layer;
 mod mounts;
 mod namespaces;
 mod policy;
+mod proxy;
 mod rlimits;
 mod seccomp_rules;
 mod supervise;
 
 pub use denials::{
-    Denial, DenialCollector, DenialKind, DenialReport, DenialReportingOff, denial_reporting_status,
+    Denial, DenialCollector, DenialKind, DenialReport, DenialReportingOff, Traffic, denial_reporting_status,
     enable_kernel_audit,
 };
 pub use error::SandboxError;
@@ -77,5 +78,5 @@ pub use helper_image::HelperImage;
 pub use kernel::landlock_abi;
 pub use landlock_rules::{AUDIT_LOG_ABI, NEWEST_ABI_USED, check_kernel, required_abi};
 pub use layer::SandboxLayer;
-pub use policy::{ResourceLimits, SandboxMode, SandboxPolicy, UnknownMode};
+pub use policy::{DEFAULT_PROXY_PORT, ProxyPolicy, ResourceLimits, SandboxMode, SandboxPolicy, UnknownMode};
 pub use supervise::denial_supervisor;

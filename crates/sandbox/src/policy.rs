@@ -1,6 +1,8 @@
 //! The sandbox policy: plain data, serialized to JSON for the helper's command line.
 
+use std::collections::BTreeMap;
 use std::fmt;
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
@@ -163,6 +165,94 @@ pub struct SandboxPolicy {
     /// refused, unreported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub denial_supervisor: Option<String>,
+    /// The network by name: with the network off, a loopback port inside the sandbox leads to the
+    /// engine's proxy, which reaches only the destinations these rules allow. Needs the denial
+    /// supervisor (the port is handed to the engine with the rest of the sandbox).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proxy: Option<ProxyPolicy>,
+}
+
+/// The proxy port inside a sandbox's network namespace unless the policy names another (the
+/// namespace is the sandbox's own, so any port is free there).
+pub const DEFAULT_PROXY_PORT: u16 = 3128;
+
+/// What the engine's proxy lets a sandbox reach ([`SandboxPolicy::proxy`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ProxyPolicy {
+    /// The loopback port inside the sandbox where the proxy answers.
+    #[serde(default = "default_proxy_port")]
+    pub port: u16,
+    /// Destinations the command may reach: `host`, `*.suffix` (names below `suffix`, not `suffix`
+    /// itself), each with an optional `:port`.
+    #[serde(default)]
+    pub allowed_domains: Vec<String>,
+    /// Destinations refused even when `allowed_domains` lists them (same patterns).
+    #[serde(default)]
+    pub denied_domains: Vec<String>,
+    /// Names looked up here before DNS.
+    #[serde(default)]
+    pub hosts: BTreeMap<String, IpAddr>,
+    /// Whether an allowed name may lead to a loopback, link-local, private, metadata or this
+    /// machine's own address.
+    #[serde(default)]
+    pub allow_local_addresses: bool,
+    /// A narrower list one request asked for (same patterns): a destination must then match it
+    /// too. It never widens `allowed_domains`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub narrowed_to: Option<Vec<String>>,
+}
+
+fn default_proxy_port() -> u16 {
+    DEFAULT_PROXY_PORT
+}
+
+impl ProxyPolicy {
+    /// Rules allowing `allowed_domains` and nothing else, on the default port.
+    pub fn allowing(allowed_domains: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        Self {
+            port: DEFAULT_PROXY_PORT,
+            allowed_domains: allowed_domains.into_iter().map(Into::into).collect(),
+            denied_domains: Vec::new(),
+            hosts: BTreeMap::new(),
+            allow_local_addresses: false,
+            narrowed_to: None,
+        }
+    }
+
+    /// Check every pattern and name; the first malformed one is the error.
+    pub fn validate(&self) -> Result<(), SandboxError> {
+        crate::proxy::DomainRules::new(self)
+            .map(drop)
+            .map_err(SandboxError::InvalidPolicy)
+    }
+
+    /// The environment a proxied command gets: the proxy variables in upper and lower case and
+    /// those of npm, pip and git, all naming `http://127.0.0.1:<port>` (SOCKS5 for `ALL_PROXY`).
+    pub fn environment(&self) -> Vec<(String, String)> {
+        let http = format!("http://127.0.0.1:{}", self.port);
+        let socks = format!("socks5h://127.0.0.1:{}", self.port);
+        let no_proxy = "localhost,127.0.0.1,::1".to_owned();
+        let mut env = Vec::new();
+        for (name, value) in [
+            ("HTTP_PROXY", &http),
+            ("HTTPS_PROXY", &http),
+            ("ALL_PROXY", &socks),
+            ("NO_PROXY", &no_proxy),
+        ] {
+            env.push((name.to_owned(), value.clone()));
+            env.push((name.to_lowercase(), value.clone()));
+        }
+        for name in ["npm_config_proxy", "npm_config_https_proxy", "PIP_PROXY"] {
+            env.push((name.to_owned(), http.clone()));
+        }
+        // git reads `http.proxy` from these without a configuration file.
+        env.push(("GIT_CONFIG_COUNT".to_owned(), "1".to_owned()));
+        env.push(("GIT_CONFIG_KEY_0".to_owned(), "http.proxy".to_owned()));
+        env.push(("GIT_CONFIG_VALUE_0".to_owned(), http));
+        env
+    }
 }
 
 fn yes() -> bool {
@@ -194,7 +284,17 @@ impl SandboxPolicy {
             allow_degraded: false,
             min_landlock_abi: None,
             denial_supervisor: None,
+            proxy: None,
         }
+    }
+
+    /// Reach the network only through the engine's proxy, with these rules (the network itself is
+    /// then off).
+    #[must_use]
+    pub fn with_proxy(mut self, proxy: ProxyPolicy) -> Self {
+        self.network = false;
+        self.proxy = Some(proxy);
+        self
     }
 
     /// Set whether the network is allowed.

@@ -33,6 +33,7 @@ pub struct BashTool {
 }
 
 mod approve;
+pub(crate) mod domain_approvals;
 mod launch;
 mod plan;
 mod remote;

@@ -64,11 +64,16 @@ const ENV: &[(&str, Shape)] = &[
     ("allow", Shape::Value),
 ];
 
+const SANDBOX_PROXY: &[(&str, Shape)] = &[("hosts", Shape::Value), ("allow_local_addresses", Shape::Value)];
+
 const SANDBOX: &[(&str, Shape)] = &[
     ("mode", Shape::Value),
     ("writable_roots", Shape::Value),
     ("protected_paths", Shape::Value),
     ("network", Shape::Value),
+    ("allowed_domains", Shape::Value),
+    ("denied_domains", Shape::Value),
+    ("proxy", Shape::Table(SANDBOX_PROXY)),
     ("unix_sockets", Shape::Value),
     ("unix_socket_paths", Shape::Value),
     ("cpu_seconds", Shape::Value),

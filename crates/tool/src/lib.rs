@@ -39,6 +39,7 @@ mod shape;
 
 pub use approvals::{ApprovalBroker, ApprovalDecision, ApprovalsConfig};
 pub use bash::BashTool;
+pub use bash::domain_approvals::NetworkApproval;
 pub use config::{DEFAULT_SESSION, NO_SESSION, ToolConfig, default_policy};
 pub use file_config::{
     ConfigError, FileConfig, LoadedConfig, PROJECT_CONFIG, default_config_paths, is_trusted,
@@ -51,7 +52,9 @@ pub use params::BashParams;
 pub use process::{ProcessAction, ProcessParams, ProcessResult, ProcessTool, QUIET_FACTOR, Settled};
 pub use remote::{ClientFile, HostFile, HostsConfig, HostsFile, NamedHost, SshFile};
 pub use result::{Approval, Blocked, ResultError, ToolResult, ToolStatus, truncation_notice};
-pub use sandboxing::{ModeSetting, SANDBOX_ERROR, SANDBOX_UNAVAILABLE, SandboxConfig, SandboxFile};
+pub use sandboxing::{
+    ModeSetting, NetworkSetting, ProxyFile, SANDBOX_ERROR, SANDBOX_UNAVAILABLE, SandboxConfig, SandboxFile,
+};
 
 pub use shellgate_executor as executor;
 pub use shellgate_hosts as hosts;

@@ -69,6 +69,11 @@ pub struct BashParams {
     /// command runs in that host's persistent session (or once with `session: "none"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
+    /// With `[sandbox] network = "proxy"`: reach only these destinations (`host`, `*.suffix`,
+    /// optionally `:port`) of the configured `allowed_domains` for this call. Never widens them; in
+    /// a session the call gets a shell of its own with the narrower list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allowed_domains: Option<Vec<String>>,
 }
 
 fn sandbox_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {

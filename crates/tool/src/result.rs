@@ -112,6 +112,14 @@ pub struct ToolResult {
     /// for a sandboxed run whose denials could be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox_denied: Option<Vec<shellgate_sandbox::Denial>>,
+    /// Destinations a sandboxed run reached through the engine's proxy, with their bytes (only
+    /// when it reached any).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<Vec<shellgate_sandbox::Traffic>>,
+    /// Destinations the sandbox's proxy refused as not allowed, each pending a person's
+    /// `allow-always` (only with asking on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network_approvals: Option<Vec<crate::NetworkApproval>>,
     /// How the run's processes were found and stopped: `cgroup` (a cgroup of its own, which no
     /// process of it can leave from the sandbox) or `marker` (its marker, session and group).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -149,6 +157,8 @@ impl ToolResult {
             timeout_secs: 0,
             error: None,
             sandbox_denied: None,
+            network: None,
+            network_approvals: None,
             process_tracking: None,
         }
     }

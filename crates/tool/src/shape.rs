@@ -150,6 +150,8 @@ pub(crate) fn shape(
         timeout_secs: timeout.as_secs(),
         error: None,
         sandbox_denied: None,
+        network: None,
+        network_approvals: None,
         process_tracking: outcome.tracking,
     }
 }

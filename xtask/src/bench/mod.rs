@@ -14,6 +14,7 @@ mod peers;
 mod pty;
 mod repl_answer;
 mod sandbox;
+mod sandbox_proxy;
 
 pub use pty::pty_works;
 mod throughput;
@@ -139,6 +140,8 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
     if options.wants("sandbox") {
         let t = Instant::now();
         timed(sandbox::run(&mut ctx), t);
+        let t = Instant::now();
+        timed(sandbox_proxy::run(&mut ctx), t);
     }
     if options.wants("hosts") {
         let t = Instant::now();

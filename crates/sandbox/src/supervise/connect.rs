@@ -73,7 +73,7 @@ pub fn judge(
     };
     match socket_domain(&socket) {
         Some(libc::AF_UNIX) => {}
-        Some(libc::AF_INET | libc::AF_INET6) => return judge_inet(request),
+        Some(libc::AF_INET | libc::AF_INET6) => return judge_inet(request, rules.proxied),
         _ => return Verdict::Continue,
     }
     let length = usize::try_from(args[2])
@@ -111,8 +111,8 @@ pub fn judge(
 }
 
 /// An internet connect in a loopback-only namespace: reported when it aims elsewhere (it could
-/// not get there anyway).
-fn judge_inet(request: &libc::seccomp_notif) -> Verdict {
+/// not get there anyway) — as a direct connection where the proxy is the way out.
+fn judge_inet(request: &libc::seccomp_notif, proxied: bool) -> Verdict {
     let args = request.data.args;
     let length = usize::try_from(args[2]).unwrap_or(0).min(SOCKADDR_IN6_LEN);
     let Some(bytes) = Target::new(request.pid).bytes(args[1], length) else {
@@ -121,7 +121,11 @@ fn judge_inet(request: &libc::seccomp_notif) -> Verdict {
     match inet_address(&bytes) {
         Some(address) if !address.ip().is_loopback() && !address.ip().is_unspecified() => Verdict::Refuse {
             errno: libc::ENETUNREACH,
-            blocker: "net.connect_tcp",
+            blocker: if proxied {
+                denials::DIRECT_CONNECTION
+            } else {
+                "net.connect_tcp"
+            },
             path: None,
             address: Some(address.to_string()),
         },

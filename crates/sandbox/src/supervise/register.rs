@@ -53,6 +53,10 @@ pub struct Registration {
     /// Whether the sandbox's creation agent's socket follows ([`crate::agent`]).
     #[serde(default)]
     pub has_agent: bool,
+    /// The proxy's rules, when a listener of the sandbox's proxy port follows
+    /// ([`crate::SandboxPolicy::proxy`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proxy: Option<crate::ProxyPolicy>,
 }
 
 /// The descriptors a registration carries: the seccomp listener, and — for a sandbox with its own
@@ -66,6 +70,8 @@ pub struct Handover {
     pub diag: Option<OwnedFd>,
     /// The supervisor's end of the creation agent's socket.
     pub agent: Option<OwnedFd>,
+    /// The TCP listener on the proxy port inside the sandbox's network namespace.
+    pub proxy: Option<OwnedFd>,
 }
 
 /// The supervisor's address: an abstract socket name.
@@ -98,6 +104,7 @@ pub fn register(connection: &OwnedFd, registration: &Registration, handover: Han
     let mut fds = vec![listener.as_raw_fd()];
     fds.extend(handover.diag.as_ref().map(AsRawFd::as_raw_fd));
     fds.extend(handover.agent.as_ref().map(AsRawFd::as_raw_fd));
+    fds.extend(handover.proxy.as_ref().map(AsRawFd::as_raw_fd));
     socket::sendmsg::<()>(
         connection.as_raw_fd(),
         &[IoSlice::new(&json)],
@@ -118,7 +125,7 @@ pub fn receive(connection: &OwnedFd) -> Result<(Registration, Handover), String>
         return Err(format!("registration from uid {} refused", creds.uid()));
     }
     let mut buf = vec![0u8; MAX_MESSAGE];
-    let mut space = nix::cmsg_space!([RawFd; 3]);
+    let mut space = nix::cmsg_space!([RawFd; 4]);
     let (len, listener) = {
         let mut iov = [IoSliceMut::new(&mut buf)];
         let message = socket::recvmsg::<()>(
@@ -146,6 +153,11 @@ pub fn receive(connection: &OwnedFd) -> Result<(Registration, Handover), String>
     let listener = fds.next().ok_or("registration without a listener")?;
     let diag = if registration.has_diag { fds.next() } else { None };
     let agent = if registration.has_agent { fds.next() } else { None };
+    let proxy = if registration.proxy.is_some() {
+        fds.next()
+    } else {
+        None
+    };
     if registration.pid != 0 && creds.pid() > 0 && creds.pid().unsigned_abs() != registration.pid {
         return Err(format!(
             "registration for pid {} sent by pid {}",
@@ -159,6 +171,7 @@ pub fn receive(connection: &OwnedFd) -> Result<(Registration, Handover), String>
             listener: Some(listener),
             diag,
             agent,
+            proxy,
         },
     ))
 }

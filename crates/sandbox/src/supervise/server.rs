@@ -31,6 +31,8 @@ struct Sandbox {
     rules: Arc<Rules>,
     /// Where its creation calls are made again, when it has an agent.
     creations: Option<Creations>,
+    /// Its proxy port's accept loop (stopped when the sandbox ends).
+    _proxy: Option<crate::proxy::ProxyHandle>,
 }
 
 /// What the supervisor judges a sandbox's calls by (from its [`Registration`]).
@@ -46,6 +48,8 @@ pub(super) struct Rules {
     pub unix_sockets: Vec<PathBuf>,
     /// Whether it has its own loopback-only network (its connects are judged then).
     pub isolated_network: bool,
+    /// Whether its way out is the engine's proxy (a connect around it is a direct connection).
+    pub proxied: bool,
     /// The socket-diagnostics socket of that network namespace (without it, only the listed
     /// sockets can be reached).
     pub diag: Option<OwnedFd>,
@@ -167,6 +171,7 @@ fn take_registration(connection: &OwnedFd, domain: u64) -> Option<Sandbox> {
         listener,
         diag,
         agent,
+        proxy,
     } = handover;
     let listener = listener?;
     let Registration {
@@ -178,6 +183,7 @@ fn take_registration(connection: &OwnedFd, domain: u64) -> Option<Sandbox> {
         writable,
         isolated_network,
         unix_sockets,
+        proxy: proxy_policy,
         ..
     } = registration;
     // SAFETY: this request takes the flags as its argument, no pointer; older kernels refuse it
@@ -192,9 +198,17 @@ fn take_registration(connection: &OwnedFd, domain: u64) -> Option<Sandbox> {
     denials::supervised_sandbox_started(domain, pid, parent, session);
     let listener = Arc::new(listener);
     let creations = agent.and_then(|agent| Creations::start(Arc::clone(&listener), agent, domain));
+    // Without its accept loop the port stays closed: nothing gets out, connects are refused.
+    let proxy = match (proxy, &proxy_policy) {
+        (Some(port), Some(policy)) => crate::proxy::DomainRules::new(policy)
+            .ok()
+            .and_then(|rules| crate::proxy::serve(port, rules, domain)),
+        _ => None,
+    };
     Some(Sandbox {
         listener,
         creations,
+        _proxy: proxy,
         domain,
         rules: Arc::new(Rules {
             protected,
@@ -202,6 +216,7 @@ fn take_registration(connection: &OwnedFd, domain: u64) -> Option<Sandbox> {
             writable,
             unix_sockets,
             isolated_network,
+            proxied: proxy_policy.is_some(),
             diag,
         }),
     })

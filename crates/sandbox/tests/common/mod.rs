@@ -6,6 +6,8 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+pub mod static_server;
+
 use shellgate_sandbox::{DenialCollector, DenialReport, SandboxLayer, SandboxMode, SandboxPolicy};
 
 /// The helper binary built from this crate.

@@ -28,6 +28,9 @@ pub(crate) struct Pending {
     pub segments: Vec<SegmentVerdict>,
     pub always_approvable: bool,
     pub expires: SystemTime,
+    /// For a destination the sandbox's proxy refused (`host:port`): what `allow-always` allows.
+    /// The command already ran; approving it runs nothing.
+    pub domain: Option<String>,
 }
 
 /// What looking an id up found.
@@ -134,8 +137,51 @@ impl ApprovalBroker {
             segments,
             always_approvable,
             expires,
+            domain: None,
         });
         result
+    }
+
+    /// Keep a destination the proxy refused during a run of `params` pending; returns its ids
+    /// (full, short) and when it expires.
+    pub(crate) fn register_domain(
+        &self,
+        address: &str,
+        params: &BashParams,
+        cwd: PathBuf,
+    ) -> (String, String, SystemTime) {
+        let now = SystemTime::now();
+        let expires = now + self.expiry;
+        let mut state = self.lock();
+        expire(&mut state, now);
+        if let Some(p) = state
+            .pending
+            .iter()
+            .find(|p| p.domain.as_deref() == Some(address))
+        {
+            return (p.id.clone(), p.short_id.clone(), p.expires);
+        }
+        let (id, short_id) = loop {
+            let id = random_id();
+            let short = id[..8].to_owned();
+            if !state.pending.iter().any(|p| p.short_id == short) {
+                break (id, short);
+            }
+        };
+        while state.pending.len() >= self.max_pending {
+            state.pending.pop_front();
+        }
+        state.pending.push_back(Pending {
+            id: id.clone(),
+            short_id: short_id.clone(),
+            params: params.clone(),
+            cwd,
+            segments: Vec::new(),
+            always_approvable: true,
+            expires,
+            domain: Some(address.to_owned()),
+        });
+        (id, short_id, expires)
     }
 
     /// Take the pending approval `id` (full or short) out of the broker.

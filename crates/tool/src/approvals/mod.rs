@@ -7,6 +7,7 @@ mod broker;
 mod rule;
 mod state;
 mod store;
+mod stored_domain;
 mod time;
 
 use std::path::PathBuf;
@@ -15,11 +16,11 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-pub(crate) use broker::Lookup;
 pub use broker::{ApprovalBroker, DEFAULT_MAX_PENDING, fenced, one_line};
+pub(crate) use broker::{Lookup, Pending};
 pub use rule::{RuleRefusal, argv_pattern, rules_for};
 pub(crate) use state::ApprovalState;
-pub use store::{ApprovalsFile, StoreError, StoredRule, default_approvals_path};
+pub use store::{ApprovalsFile, StoreError, StoredDomain, StoredRule, default_approvals_path};
 pub use time::rfc3339;
 
 /// The environment variable naming the approvals file (instead of the default path).

@@ -16,6 +16,8 @@ pub(crate) struct ApprovalState {
     /// The configured policy, and the one with the persisted rules (`None` when there are none).
     base: Option<Policy>,
     live: Arc<RwLock<Live>>,
+    /// Destinations (`host:port`) a person allowed always for proxied sandboxes.
+    domains: Arc<RwLock<Vec<String>>>,
 }
 
 #[derive(Debug, Default)]
@@ -35,12 +37,17 @@ impl ApprovalState {
         if let Some(e) = &load_error {
             tracing::warn!("approvals file not used: {e}");
         }
+        let domains = match (&load_error, file.as_ref().map(ApprovalsFile::load_domains)) {
+            (None, Some(Ok(domains))) => domains.into_iter().map(|d| d.address).collect(),
+            _ => Vec::new(),
+        };
         let state = Self {
             broker: ApprovalBroker::new(config.expiry, config.max_pending),
             file,
             load_error,
             base: base.cloned(),
             live: Arc::default(),
+            domains: Arc::new(RwLock::new(domains)),
         };
         state.add_rules(&rules);
         state
@@ -50,6 +57,29 @@ impl ApprovalState {
     pub fn policy(&self) -> Option<Policy> {
         let live = self.live.read().unwrap_or_else(PoisonError::into_inner);
         live.policy.clone().or_else(|| self.base.clone())
+    }
+
+    /// The destinations allowed always, for the proxy's `allowed_domains`.
+    pub fn domains(&self) -> Vec<String> {
+        self.domains
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Allow `address` (`host:port`) from now on (in this tool).
+    pub fn add_domain(&self, address: &str) {
+        let mut domains = self.domains.write().unwrap_or_else(PoisonError::into_inner);
+        if !domains.iter().any(|d| d == address) {
+            domains.push(address.to_owned());
+        }
+    }
+
+    /// Whether a person is asked at all (the policy's `ask` is not `off`).
+    pub fn asks(&self) -> bool {
+        self.base
+            .as_ref()
+            .is_some_and(|p| p.policy_config().ask != shellgate_intercept::AskMode::Off)
     }
 
     /// Allow `argvs` exactly from now on (in this tool).

@@ -9,7 +9,9 @@
 //! command = "ls -a"
 //! ```
 //!
-//! Each `argv` allows exactly that command line (no further arguments). Writers take an
+//! Each `argv` allows exactly that command line (no further arguments). A `[[domain]]` entry
+//! (`address = "pypi.org:443"`) lets sandboxes whose network is `"proxy"` reach exactly that host
+//! and port besides their `allowed_domains` (`denied_domains` still wins). Writers take an
 //! exclusive lock on `approvals.toml.lock`, read the file, and replace it atomically (a temporary
 //! file renamed over it), so concurrent writers from several processes lose no rule. The file is
 //! created with mode 0600.
@@ -22,6 +24,9 @@ use std::time::SystemTime;
 
 use nix::fcntl::{Flock, FlockArg};
 use serde::{Deserialize, Serialize};
+
+pub use super::stored_domain::StoredDomain;
+use super::stored_domain::is_exact_address;
 
 /// The format version this engine reads and writes.
 pub const FORMAT_VERSION: u32 = 1;
@@ -90,12 +95,14 @@ impl StoredRule {
     }
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FileData {
     version: u32,
     #[serde(default, rename = "rule")]
     rules: Vec<StoredRule>,
+    #[serde(default, rename = "domain", skip_serializing_if = "Vec::is_empty")]
+    domains: Vec<StoredDomain>,
 }
 
 /// `$XDG_CONFIG_HOME/shellgate/approvals.toml`, else `~/.config/shellgate/approvals.toml`.
@@ -126,14 +133,23 @@ impl ApprovalsFile {
 
     /// Its rules (none when it does not exist).
     pub fn load(&self) -> Result<Vec<StoredRule>, StoreError> {
+        self.load_data().map(|data| data.rules)
+    }
+
+    /// The destinations allowed always (none when it does not exist).
+    pub fn load_domains(&self) -> Result<Vec<StoredDomain>, StoreError> {
+        self.load_data().map(|data| data.domains)
+    }
+
+    fn load_data(&self) -> Result<FileData, StoreError> {
         match fs::read_to_string(&self.path) {
             Ok(text) => self.parse(&text),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(FileData::default()),
             Err(source) => Err(self.io(source)),
         }
     }
 
-    fn parse(&self, text: &str) -> Result<Vec<StoredRule>, StoreError> {
+    fn parse(&self, text: &str) -> Result<FileData, StoreError> {
         let corrupt = |line: usize, message: String| StoreError::Corrupt {
             path: self.path.clone(),
             line,
@@ -166,12 +182,44 @@ impl ApprovalsFile {
                 .map_or(1, |(at, _)| text[..at].matches('\n').count() + 1);
             return Err(corrupt(line, "a rule's `argv` must name a program".into()));
         }
-        Ok(data.rules)
+        if let Some(i) = data.domains.iter().position(|d| !is_exact_address(&d.address)) {
+            let line = text
+                .match_indices("[[domain]]")
+                .nth(i)
+                .map_or(1, |(at, _)| text[..at].matches('\n').count() + 1);
+            return Err(corrupt(
+                line,
+                "a domain's `address` must be an exact host:port".into(),
+            ));
+        }
+        Ok(data)
+    }
+
+    /// Add `address` (`host:port`) to the destinations allowed always, under the lock. Returns
+    /// whether it was new.
+    pub fn add_domain(&self, address: &str, command: &str) -> Result<bool, StoreError> {
+        if !is_exact_address(address) {
+            return Err(self.io(std::io::Error::other(format!(
+                "{address:?} is not an exact host:port"
+            ))));
+        }
+        self.update(|data| {
+            if data.domains.iter().any(|d| d.address == address) {
+                return Ok(false);
+            }
+            data.domains.push(StoredDomain {
+                address: address.to_owned(),
+                added: super::rfc3339(SystemTime::now()),
+                command: command.to_owned(),
+            });
+            Ok(true)
+        })
     }
 
     /// Add `rules` (those not already present), under the lock. Returns the rules that were new.
     pub fn add(&self, argvs: &[Vec<String>], command: &str) -> Result<Vec<StoredRule>, StoreError> {
-        self.update(|rules| {
+        self.update(|data| {
+            let rules = &mut data.rules;
             let added = super::rfc3339(SystemTime::now());
             let mut new = Vec::new();
             for argv in argvs {
@@ -192,7 +240,8 @@ impl ApprovalsFile {
     /// Remove the rule written as `rule` (its argv as [`StoredRule::display`] shows it, or its
     /// 1-based position in `approvals list`). Returns the removed rule.
     pub fn revoke(&self, rule: &str) -> Result<StoredRule, StoreError> {
-        self.update(|rules| {
+        self.update(|data| {
+            let rules = &mut data.rules;
             let at = rule
                 .parse::<usize>()
                 .ok()
@@ -210,14 +259,15 @@ impl ApprovalsFile {
     /// Read, change and atomically replace the file while holding the lock.
     fn update<T>(
         &self,
-        change: impl FnOnce(&mut Vec<StoredRule>) -> Result<T, StoreError>,
+        change: impl FnOnce(&mut FileData) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         let dir = self.path.parent().unwrap_or(Path::new("."));
         fs::create_dir_all(dir).map_err(|e| self.io(e))?;
         let _lock = self.lock()?;
-        let mut rules = self.load()?;
-        let out = change(&mut rules)?;
-        self.write(&rules)?;
+        let mut data = self.load_data()?;
+        let out = change(&mut data)?;
+        data.version = FORMAT_VERSION;
+        self.write(&data)?;
         Ok(out)
     }
 
@@ -233,12 +283,8 @@ impl ApprovalsFile {
         Flock::lock(file, FlockArg::LockExclusive).map_err(|(_, errno)| self.io(errno.into()))
     }
 
-    fn write(&self, rules: &[StoredRule]) -> Result<(), StoreError> {
-        let data = FileData {
-            version: FORMAT_VERSION,
-            rules: rules.to_vec(),
-        };
-        let body = toml::to_string(&data).map_err(|e| self.io(std::io::Error::other(e.to_string())))?;
+    fn write(&self, data: &FileData) -> Result<(), StoreError> {
+        let body = toml::to_string(data).map_err(|e| self.io(std::io::Error::other(e.to_string())))?;
         let tmp = self
             .path
             .with_extension(format!("toml.tmp.{}", std::process::id()));

@@ -83,6 +83,9 @@ impl BashTool {
                 );
             }
         };
+        if let Some(address) = pending.domain.clone() {
+            return self.decide_domain(pending, &address, decision);
+        }
         let cwd = pending.cwd.display().to_string();
         match decision {
             ApprovalDecision::Deny => refusal(

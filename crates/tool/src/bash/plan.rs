@@ -81,7 +81,12 @@ impl BashTool {
         let requested_cwd = params.cwd.as_deref().or(normalized.cwd.as_deref());
         let sandbox = self
             .sandboxing
-            .decide(params.sandbox, params.host.as_deref(), &mut notices)
+            .decide_with_domains(
+                params.sandbox,
+                params.host.as_deref(),
+                &self.approvals.domains(),
+                &mut notices,
+            )
             // An elevated run (granted above) runs outside the sandbox (SPEC X-4); the host check stays.
             .map(|run| run.filter(|_| !params.elevated));
         let cwd = match resolve_cwd(&base, requested_cwd) {
@@ -100,6 +105,9 @@ impl BashTool {
 
         self.admit(&params, &normalized, &cwd, approved, &mut notices)?;
         let mut sandbox = sandbox.map_err(|result| Box::new(self.env_gate.redacted(*result)))?;
+        if let Some(domains) = &params.allowed_domains {
+            self.narrow(sandbox.as_mut(), domains, &cwd)?;
+        }
         let watch = sandbox.as_mut().map(|run| {
             // The supervisor reports the run's denials and makes its Unix connects.
             run.use_supervisor();
@@ -239,6 +247,37 @@ impl BashTool {
 }
 
 /// Resolve and validate the working directory (SPEC E-4); `~` means the home directory.
+impl BashTool {
+    /// A call's `allowed_domains`: the sandbox's proxy reaches only those of the configured ones.
+    /// A call that cannot be narrowed (unsandboxed, or the network on) does not run: it asked for
+    /// less than it would get.
+    fn narrow(
+        &self,
+        sandbox: Option<&mut crate::sandboxing::SandboxRun>,
+        domains: &[String],
+        cwd: &Path,
+    ) -> Result<(), Box<ToolResult>> {
+        let refused = match sandbox {
+            Some(run) => run.narrow_domains(domains).err(),
+            None => Some(format!(
+                "{}; this call is not sandboxed",
+                crate::sandboxing::NARROWING_NEEDS_PROXY
+            )),
+        };
+        let Some(reason) = refused else { return Ok(()) };
+        let mut result = ToolResult::not_run(
+            ToolStatus::FailedToStart,
+            format!("The network cannot be narrowed as asked: {reason}. Nothing ran."),
+            cwd.display().to_string(),
+        );
+        result.error = Some(crate::ResultError {
+            kind: crate::SANDBOX_UNAVAILABLE.to_owned(),
+            reason,
+        });
+        Err(Box::new(self.env_gate.redacted(result)))
+    }
+}
+
 fn resolve_cwd(base: &Path, requested: Option<&str>) -> Result<PathBuf, String> {
     let home = || std::env::var_os("HOME").map(PathBuf::from);
     let requested = requested.map(|r| match r.strip_prefix("~/").or((r == "~").then_some("")) {

@@ -48,9 +48,11 @@ impl BashTool {
             let job = (result.status == ToolStatus::Running)
                 .then(|| result.job_id.as_deref().and_then(|id| self.jobs.get(id)))
                 .flatten();
-            match job {
-                Some(job) => watch.finish_when_job_ends(&mut result, &job),
-                None => watch.finish(&mut result, &[]).await,
+            if let Some(job) = job {
+                watch.finish_when_job_ends(&mut result, &job);
+            } else {
+                watch.finish(&mut result, &[]).await;
+                self.offer_domain_approvals(&mut result, &plan.params, &plan.cwd);
             }
         }
         result
@@ -122,6 +124,7 @@ impl BashTool {
         if let Some(watch) = watch {
             let shells: Vec<u32> = shell_before.into_iter().collect();
             watch.finish(&mut result, &shells).await;
+            self.offer_domain_approvals(&mut result, &plan.params, &plan.cwd);
         }
         result
     }

@@ -156,8 +156,8 @@ fn tightening_sandbox(
         out.protected_paths = Some(merged);
         applied.push("sandbox.protected_paths");
     }
-    if wanted.network == Some(false) {
-        out.network = Some(false);
+    if wanted.network == Some(crate::NetworkSetting::Off) {
+        out.network = Some(crate::NetworkSetting::Off);
         applied.push("sandbox.network");
     }
     if wanted.unix_sockets == Some(false) {

@@ -1,5 +1,7 @@
 //! The `[sandbox]` settings: as the tool holds them and as a configuration file spells them.
 
+use std::collections::BTreeMap;
+use std::net::IpAddr;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
@@ -15,7 +17,16 @@ pub struct SandboxConfig {
     /// Paths that stay read-only inside writable roots (besides `.git` in each).
     pub protected_paths: Vec<PathBuf>,
     /// Network access; `None`: off in `read-only` and `workspace-write`, on in `full`.
-    pub network: Option<bool>,
+    pub network: Option<NetworkSetting>,
+    /// With `network = "proxy"`: the destinations the proxy lets through (`host`, `*.suffix`,
+    /// optionally `:port`).
+    pub allowed_domains: Vec<String>,
+    /// Destinations refused even when `allowed_domains` lists them.
+    pub denied_domains: Vec<String>,
+    /// `[sandbox.proxy] hosts`: names the proxy looks up here before DNS.
+    pub proxy_hosts: BTreeMap<String, IpAddr>,
+    /// `[sandbox.proxy] allow_local_addresses`: a listed name may lead to a local address.
+    pub allow_local_addresses: bool,
     /// Unix-domain sockets while the network is off (default on).
     pub unix_sockets: bool,
     /// Unix sockets outside the sandbox it may connect to while the network is off.
@@ -45,6 +56,10 @@ impl Default for SandboxConfig {
             writable_roots: Vec::new(),
             protected_paths: Vec::new(),
             network: None,
+            allowed_domains: Vec::new(),
+            denied_domains: Vec::new(),
+            proxy_hosts: BTreeMap::new(),
+            allow_local_addresses: false,
             unix_sockets: true,
             unix_socket_paths: Vec::new(),
             limits: ResourceLimits::sandbox_defaults(),
@@ -93,6 +108,56 @@ impl From<Option<SandboxMode>> for ModeSetting {
     }
 }
 
+/// `[sandbox] network`: `false`, `true` or `"proxy"` (only through the engine's proxy, to the
+/// destinations `allowed_domains` lists).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NetworkSetting {
+    /// No network (a loopback of the sandbox's own).
+    Off,
+    /// The machine's network.
+    On,
+    /// Only the engine's proxy.
+    Proxy,
+}
+
+impl Serialize for NetworkSetting {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Off => serializer.serialize_bool(false),
+            Self::On => serializer.serialize_bool(true),
+            Self::Proxy => serializer.serialize_str("proxy"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for NetworkSetting {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Spelled {
+            Flag(bool),
+            Word(String),
+        }
+        match Spelled::deserialize(deserializer)? {
+            Spelled::Flag(on) => Ok(if on { Self::On } else { Self::Off }),
+            Spelled::Word(word) if word == "proxy" => Ok(Self::Proxy),
+            Spelled::Word(word) => Err(serde::de::Error::custom(format!(
+                "unknown network setting {word:?}: expected false, true or \"proxy\""
+            ))),
+        }
+    }
+}
+
+/// `[sandbox.proxy]`: how the engine's proxy resolves names.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProxyFile {
+    /// Static names, looked up before DNS (`{ "registry.internal" = "10.1.2.3" }`).
+    pub hosts: Option<BTreeMap<String, IpAddr>>,
+    /// Whether a listed name may lead to a loopback, link-local, private or metadata address.
+    pub allow_local_addresses: Option<bool>,
+}
+
 /// The `[sandbox]` section of a configuration file; every key is optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -103,8 +168,14 @@ pub struct SandboxFile {
     pub writable_roots: Option<Vec<PathBuf>>,
     /// Paths that stay read-only inside writable roots.
     pub protected_paths: Option<Vec<PathBuf>>,
-    /// Network access in the sandbox.
-    pub network: Option<bool>,
+    /// Network access in the sandbox: `false`, `true` or `"proxy"`.
+    pub network: Option<NetworkSetting>,
+    /// Destinations the proxy lets through.
+    pub allowed_domains: Option<Vec<String>>,
+    /// Destinations the proxy refuses whatever `allowed_domains` says.
+    pub denied_domains: Option<Vec<String>>,
+    /// `[sandbox.proxy]`.
+    pub proxy: Option<ProxyFile>,
     /// Unix-domain sockets while the network is off.
     pub unix_sockets: Option<bool>,
     /// Unix sockets outside the sandbox it may connect to while the network is off.
@@ -142,6 +213,20 @@ impl SandboxFile {
         if self.network.is_some() {
             config.network = self.network;
         }
+        if let Some(domains) = &self.allowed_domains {
+            config.allowed_domains.clone_from(domains);
+        }
+        if let Some(domains) = &self.denied_domains {
+            config.denied_domains.clone_from(domains);
+        }
+        if let Some(proxy) = &self.proxy {
+            if let Some(hosts) = &proxy.hosts {
+                config.proxy_hosts.clone_from(hosts);
+            }
+            if let Some(allow) = proxy.allow_local_addresses {
+                config.allow_local_addresses = allow;
+            }
+        }
         if let Some(unix) = self.unix_sockets {
             config.unix_sockets = unix;
         }
@@ -176,6 +261,12 @@ impl SandboxFile {
             writable_roots: Some(config.writable_roots.clone()),
             protected_paths: Some(config.protected_paths.clone()),
             network: config.network,
+            allowed_domains: Some(config.allowed_domains.clone()),
+            denied_domains: Some(config.denied_domains.clone()),
+            proxy: Some(ProxyFile {
+                hosts: Some(config.proxy_hosts.clone()),
+                allow_local_addresses: Some(config.allow_local_addresses),
+            }),
             unix_sockets: Some(config.unix_sockets),
             unix_socket_paths: Some(config.unix_socket_paths.clone()),
             cpu_seconds: config.limits.cpu_seconds,
@@ -221,7 +312,10 @@ mod tests {
         let sandbox = &config.sandbox;
         assert_eq!(sandbox.mode, Some(SandboxMode::ReadOnly));
         assert_eq!(sandbox.writable_roots, [PathBuf::from("/c")]);
-        assert_eq!((sandbox.network, sandbox.unix_sockets), (Some(true), false));
+        assert_eq!(
+            (sandbox.network, sandbox.unix_sockets),
+            (Some(NetworkSetting::On), false)
+        );
         assert_eq!(sandbox.limits.cpu_seconds, Some(5));
         assert_eq!(sandbox.limits.address_space_bytes, Some(1024));
         assert_eq!(sandbox.limits.file_size_bytes, Some(7));
@@ -234,6 +328,32 @@ mod tests {
         let mut back = crate::ToolConfig::default();
         reparsed.apply(&mut back);
         assert_eq!(back.sandbox, config.sandbox);
+        let proxied = "[sandbox]\nmode = \"workspace-write\"\nnetwork = \"proxy\"\n\
+                       allowed_domains = [\"pypi.org\", \"*.crates.io\", \"github.com:443\"]\n\
+                       denied_domains = [\"uploads.github.com\"]\n[sandbox.proxy]\n\
+                       hosts = { \"registry.internal\" = \"10.1.2.3\" }\nallow_local_addresses = true\n";
+        let file = crate::FileConfig::parse(proxied, Path::new("p.toml")).unwrap();
+        let mut config = crate::ToolConfig::default();
+        file.apply(&mut config);
+        let sandbox = &config.sandbox;
+        assert_eq!(sandbox.network, Some(NetworkSetting::Proxy));
+        assert_eq!(
+            sandbox.allowed_domains,
+            ["pypi.org", "*.crates.io", "github.com:443"]
+        );
+        assert_eq!(sandbox.denied_domains, ["uploads.github.com"]);
+        assert_eq!(sandbox.proxy_hosts["registry.internal"].to_string(), "10.1.2.3");
+        assert!(sandbox.allow_local_addresses);
+        let again = crate::FileConfig::effective(&config).to_toml();
+        let mut back = crate::ToolConfig::default();
+        crate::FileConfig::parse(&again, Path::new("e.toml"))
+            .unwrap()
+            .apply(&mut back);
+        assert_eq!(back.sandbox, config.sandbox);
+        let err = crate::FileConfig::parse("[sandbox]\nnetwork = \"some\"\n", Path::new("s.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("some") && err.contains("proxy"), "{err}");
         let err = crate::FileConfig::parse("[sandbox]\nmode = \"on\"\n", Path::new("s.toml"))
             .unwrap_err()
             .to_string();

@@ -3,11 +3,11 @@
 use std::path::{Path, PathBuf};
 
 use shellgate_sandbox::{
-    DenialCollector, HelperImage, ResourceLimits, SandboxError, SandboxLayer, SandboxMode, SandboxPolicy,
-    check_kernel,
+    DenialCollector, HelperImage, ProxyPolicy, ResourceLimits, SandboxError, SandboxLayer, SandboxMode,
+    SandboxPolicy, check_kernel,
 };
 
-use super::config::{mode_name, strictness};
+use super::config::{NetworkSetting, mode_name, strictness};
 use super::{SANDBOX_UNAVAILABLE, SandboxConfig, SandboxRun};
 use crate::{ResultError, ToolResult, ToolStatus};
 
@@ -45,10 +45,23 @@ impl Sandboxing {
 
     /// The sandbox of a call with these `sandbox` and `host` parameters: `Ok(None)` unsandboxed,
     /// `Err` a call that must not run (an unsupported host, a sandbox the kernel cannot enforce).
+    #[cfg(test)]
     pub(crate) fn decide(
         &self,
         sandbox: Option<SandboxMode>,
         host: Option<&str>,
+        notices: &mut Vec<String>,
+    ) -> Result<Option<SandboxRun>, Box<ToolResult>> {
+        self.decide_with_domains(sandbox, host, &[], notices)
+    }
+
+    /// [`Sandboxing::decide`], with `approved_domains` (`host:port`, allowed always by a person)
+    /// reachable besides `allowed_domains` where the network is `"proxy"`.
+    pub(crate) fn decide_with_domains(
+        &self,
+        sandbox: Option<SandboxMode>,
+        host: Option<&str>,
+        approved_domains: &[String],
         notices: &mut Vec<String>,
     ) -> Result<Option<SandboxRun>, Box<ToolResult>> {
         let configured = match host {
@@ -78,7 +91,10 @@ impl Sandboxing {
             None => configured,
         };
         let Some(mode) = mode else { return Ok(None) };
-        let policy = self.policy(mode);
+        let mut policy = self.policy(mode);
+        if let Some(proxy) = &mut policy.proxy {
+            proxy.allowed_domains.extend(approved_domains.iter().cloned());
+        }
         let limits_chosen = !policy.limits.is_empty() && policy.limits != ResourceLimits::sandbox_defaults();
         if mode == SandboxMode::Full && policy.network && !limits_chosen && policy.min_landlock_abi.is_none()
         {
@@ -115,7 +131,17 @@ impl Sandboxing {
         policy
             .protected_paths
             .extend(self.config.engine_files.iter().cloned());
-        policy.network = self.config.network.unwrap_or(mode == SandboxMode::Full);
+        policy.network = match self.config.network {
+            None => mode == SandboxMode::Full,
+            Some(setting) => setting == NetworkSetting::On,
+        };
+        if self.config.network == Some(NetworkSetting::Proxy) {
+            let mut proxy = ProxyPolicy::allowing(self.config.allowed_domains.iter().cloned());
+            proxy.denied_domains.clone_from(&self.config.denied_domains);
+            proxy.hosts.clone_from(&self.config.proxy_hosts);
+            proxy.allow_local_addresses = self.config.allow_local_addresses;
+            policy = policy.with_proxy(proxy);
+        }
         policy.unix_sockets = self.config.unix_sockets;
         policy
             .unix_socket_paths
@@ -250,7 +276,7 @@ mod tests {
             mode: Some(SandboxMode::WorkspaceWrite),
             writable_roots: vec!["/cache".into()],
             protected_paths: vec!["/w/secrets".into()],
-            network: Some(true),
+            network: Some(NetworkSetting::On),
             ..SandboxConfig::default()
         };
         let policy = Sandboxing::new(&config, Path::new("/w"), Path::new("/r")).policy(SandboxMode::ReadOnly);

@@ -56,6 +56,9 @@ impl DenialWatch {
         };
         result.notices.extend(report_notices(&report));
         // A run that goes on as a job may still be denied things: an empty list would claim too much.
+        if !report.network.is_empty() {
+            result.network = Some(report.network);
+        }
         if result.status != ToolStatus::Running || !report.denials.is_empty() {
             result.sandbox_denied = Some(report.denials);
         }

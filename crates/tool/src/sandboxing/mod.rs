@@ -27,11 +27,11 @@ mod denials;
 mod engine_files;
 mod run;
 
-pub use config::{ModeSetting, SandboxConfig, SandboxFile};
+pub use config::{ModeSetting, NetworkSetting, ProxyFile, SandboxConfig, SandboxFile};
 pub(crate) use decide::Sandboxing;
 pub(crate) use denials::DenialWatch;
 pub use engine_files::engine_files;
-pub(crate) use run::SandboxRun;
+pub(crate) use run::{NARROWING_NEEDS_PROXY, SandboxRun};
 
 /// `error.kind` when the sandbox cannot be enforced.
 pub const SANDBOX_UNAVAILABLE: &str = "sandbox_unavailable";

@@ -15,11 +15,30 @@ pub(crate) struct SandboxRun {
     pub(super) runtime_dir: PathBuf,
 }
 
+/// Why a call's `allowed_domains` cannot narrow its sandbox's network.
+pub(crate) const NARROWING_NEEDS_PROXY: &str =
+    "allowed_domains narrows the network only where [sandbox] network = \"proxy\"";
+
 impl SandboxRun {
     /// Have the engine's supervisor report the run's denials and make its Unix connects (without
     /// it, the helper refuses Unix sockets outright while the network is off).
     pub(crate) fn use_supervisor(&mut self) {
         self.layer.policy.denial_supervisor = shellgate_sandbox::denial_supervisor().ok();
+    }
+
+    /// Reach only `domains` of the configured ones in this call. Refused where the sandbox's
+    /// network is on (it cannot be narrowed) or a pattern is malformed; with the network off
+    /// there is nothing to narrow.
+    pub(crate) fn narrow_domains(&mut self, domains: &[String]) -> Result<(), String> {
+        let policy = &mut self.layer.policy;
+        match &mut policy.proxy {
+            Some(proxy) => {
+                proxy.narrowed_to = Some(domains.to_vec());
+                proxy.validate().map_err(|e| e.to_string())
+            }
+            None if policy.network => Err(format!("{NARROWING_NEEDS_PROXY}; here the network is on")),
+            None => Ok(()),
+        }
     }
 
     /// Wrap a one-shot, terminal or job launch; `engine_root`, a directory of the engine's the
@@ -43,11 +62,36 @@ impl SandboxRun {
         if !self.configured {
             key.name = format!("{}@{}", key.name, self.mode);
         }
+        if self
+            .layer
+            .policy
+            .proxy
+            .as_ref()
+            .is_some_and(|p| p.narrowed_to.is_some())
+        {
+            key.name = format!("{}@narrowed", key.name);
+        }
         let layer = SessionShellLayer {
             sandbox: self.layer.clone(),
             runtime_dir: self.runtime_dir.clone(),
         };
-        key.layers = NamedLayers::new(format!("sandbox:{}", self.mode), LayerStack::new().with(layer));
+        // Keys compare layers by this id: proxy rules that changed (a destination a person allowed)
+        // get a shell of their own, started with them.
+        let rules = self
+            .layer
+            .policy
+            .proxy
+            .as_ref()
+            .map_or_else(String::new, |proxy| {
+                use std::hash::{Hash as _, Hasher as _};
+                let mut hasher = std::collections::hash_map::DefaultHasher::new();
+                serde_json::to_string(proxy).unwrap_or_default().hash(&mut hasher);
+                format!(":proxy-{:016x}", hasher.finish())
+            });
+        key.layers = NamedLayers::new(
+            format!("sandbox:{}{rules}", self.mode),
+            LayerStack::new().with(layer),
+        );
     }
 }
 
