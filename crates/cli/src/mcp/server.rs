@@ -1,18 +1,14 @@
-//! The MCP request handler: tools, resources, logging level.
+//! One MCP session's state and its tools: `bash` (with approvals asked through the client),
+//! `process`, `artifact`, `approve`. The protocol methods are in `handler`.
 
-use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-#[allow(deprecated, reason = "`logging/setLevel` is served for clients of 2025-11-25")]
-use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerConfig, Tool,
+    CallToolResponse, CallToolResult, ContentBlock, InputRequiredResult, InputResponses, Tool,
 };
 use rmcp::service::RequestContext;
-use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
+use rmcp::{ErrorData as McpError, Peer, RoleServer};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -22,16 +18,14 @@ use shellgate::{
     ToolResult, ToolStatus,
 };
 
-use super::artifacts::{self, ArtifactParams, ReadFailure};
+use super::approval_rounds::{self, ApprovalRounds};
+use super::artifacts::{self, ArtifactParams};
 use super::elicit;
-use super::logging::{self, LogFilter};
+use super::era;
+use super::logging::LogFilter;
 use super::notes::{PendingNotes, collapsed_tail};
 use super::progress::ProgressForwarder;
 use super::tools;
-
-/// The newest protocol revision this server implements (progress, logging and cancellation as
-/// notifications on the stdio session).
-const MAX_PROTOCOL: ProtocolVersion = ProtocolVersion::V_2025_11_25;
 
 /// Characters of a cancelled call's output kept in the note for the next result.
 const CANCELLED_TAIL_CHARS: usize = 200;
@@ -41,10 +35,28 @@ pub struct McpServer {
     tool: BashTool,
     process: ProcessTool,
     store: Result<Arc<ArtifactStore>, String>,
-    tools: Vec<Tool>,
+    pub(super) tools: Vec<Tool>,
     notes: PendingNotes,
-    /// What the client wants to hear (`logging/setLevel`).
-    log_filter: LogFilter,
+    /// What a handshake-era client wants to hear (`logging/setLevel`).
+    pub(super) log_filter: LogFilter,
+    /// Seals and redeems the state of approvals asked in `input_required` results (`None` when no
+    /// key could be drawn: modern clients then get `approval_pending`).
+    rounds: Option<ApprovalRounds>,
+}
+
+/// What a `tools/call` retry after `input_required` carries.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Retry<'a> {
+    /// The `requestState` echoed back.
+    pub state: Option<&'a str>,
+    /// The answers to the embedded input requests.
+    pub responses: Option<&'a InputResponses>,
+}
+
+impl Retry<'_> {
+    fn is_retry(&self) -> bool {
+        self.state.is_some() || self.responses.is_some()
+    }
 }
 
 impl McpServer {
@@ -68,6 +80,9 @@ impl McpServer {
             store,
             notes: PendingNotes::default(),
             log_filter: LogFilter::default(),
+            rounds: ApprovalRounds::new()
+                .inspect_err(|e| tracing::warn!(%e, "no key for approval request state"))
+                .ok(),
         }
     }
 
@@ -86,22 +101,39 @@ impl McpServer {
         self.log_filter.notice(peer, self.redacted(data)).await;
     }
 
-    async fn bash(&self, args: Value, context: &RequestContext<RoleServer>) -> CallToolResult {
+    /// A `bash` call. On protocol 2026-07-28 a command that needs a person answers
+    /// `input_required` (when the client can ask), and the retry carrying the answer resumes it.
+    pub(super) async fn bash(
+        &self,
+        args: Value,
+        retry: Retry<'_>,
+        context: &RequestContext<RoleServer>,
+    ) -> CallToolResponse {
+        if retry.is_retry() {
+            return self.resume_approval(&args, retry, context).await.into();
+        }
+        let asked_with = args.clone();
         let params: BashParams = match parse(tools::BASH, args) {
             Ok(p) => p,
-            Err(result) => return result,
+            Err(result) => return result.into(),
         };
         let command = params.command.clone();
-        let progress = context
-            .meta
-            .get_progress_token()
-            .map(|token| ProgressForwarder::start(context.peer.clone(), token));
+        let progress = progress_for(context);
         let cancel: CancellationToken = context.ct.clone();
         let feed = progress.as_ref().map(ProgressForwarder::feed);
         let mut result = self.tool.call_live(params, cancel.clone(), feed).await;
         if result.status == ToolStatus::ApprovalPending {
-            // The run a person approves streams its output to the same progress token.
-            result = self.ask_person(result, context, feed).await;
+            if era::is_modern(context) {
+                if let Some(asked) = self.ask_in_result(&asked_with, &result, context) {
+                    if let Some(progress) = progress {
+                        progress.finish().await;
+                    }
+                    return CallToolResponse::InputRequired(asked);
+                }
+            } else {
+                // The run a person approves streams its output to the same progress token.
+                result = self.ask_person(result, context, feed).await;
+            }
         }
         if let Some(progress) = progress {
             progress.finish().await;
@@ -112,6 +144,62 @@ impl McpServer {
         } else {
             result.notices.extend(self.notes.take(None));
         }
+        tool_result(&result.model_text(), &result, result.is_error).into()
+    }
+
+    /// The `input_required` result putting `pending`'s approval to the person, when the request
+    /// says the client can ask (form elicitation in its `_meta` capabilities) and the
+    /// configuration allows asking.
+    fn ask_in_result(
+        &self,
+        args: &Value,
+        pending: &ToolResult,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<InputRequiredResult> {
+        let ttl = self.tool.config().approvals.elicitation_timeout;
+        let rounds = self.rounds.as_ref()?;
+        let approval = pending.approval.as_ref()?;
+        let can_ask = elicit::supports_form(context.client_capabilities().as_ref());
+        (can_ask && !ttl.is_zero()).then(|| rounds.ask(tools::BASH, args, approval, ttl))
+    }
+
+    /// The retry of a call that answered `input_required`: the person's decision is applied to the
+    /// approval its sealed state names. A state that does not verify, was used before, or came
+    /// without an answer runs nothing.
+    async fn resume_approval(
+        &self,
+        args: &Value,
+        retry: Retry<'_>,
+        context: &RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let resumed = match &self.rounds {
+            Some(rounds) => rounds.resume(tools::BASH, args, retry.state, retry.responses),
+            None => Err(approval_rounds::Refused::Invalid(
+                "this server issues no request state".to_owned(),
+            )),
+        };
+        let (id, decision) = match resumed {
+            Ok(resumed) => resumed,
+            Err(refused) => {
+                tracing::warn!(%refused, "approval retry refused");
+                let text = format!(
+                    "Not run: {refused}. A pending approval stays pending; a person can still decide it \
+                     with `shellgate approve ID allow-once|allow-always|deny`."
+                );
+                let fields = json!({"status": "refused", "reason": refused.to_string()});
+                return tool_result(&text, &fields, true);
+            }
+        };
+        let progress = progress_for(context);
+        let feed = progress.as_ref().map(ProgressForwarder::feed);
+        let mut result = self
+            .tool
+            .approve_live(&id, decision, context.ct.clone(), feed)
+            .await;
+        if let Some(progress) = progress {
+            progress.finish().await;
+        }
+        result.notices.extend(self.notes.take(None));
         tool_result(&result.model_text(), &result, result.is_error)
     }
 
@@ -128,7 +216,7 @@ impl McpServer {
         let Some(approval) = pending.approval.as_ref() else {
             return pending;
         };
-        if timeout.is_zero() || !elicit::supports_form(&context.peer) {
+        if timeout.is_zero() || !elicit::supports_form(context.client_capabilities().as_ref()) {
             return pending;
         }
         let answer = tokio::select! {
@@ -175,7 +263,7 @@ impl McpServer {
         self.notify(peer, data).await;
     }
 
-    async fn process(&self, args: Value, context: &RequestContext<RoleServer>) -> CallToolResult {
+    pub(super) async fn process(&self, args: Value, context: &RequestContext<RoleServer>) -> CallToolResult {
         let params: ProcessParams = match parse(tools::PROCESS, args) {
             Ok(p) => p,
             Err(result) => return result,
@@ -193,7 +281,7 @@ impl McpServer {
         tool_result(&result.model_text(), &result, result.is_error)
     }
 
-    async fn approve(&self, args: Value) -> CallToolResult {
+    pub(super) async fn approve(&self, args: Value) -> CallToolResult {
         let params: tools::ApproveToolParams = match parse(tools::APPROVE, args) {
             Ok(p) => p,
             Err(result) => return result,
@@ -209,7 +297,7 @@ impl McpServer {
         tool_result(&result.model_text(), &result, result.is_error)
     }
 
-    fn artifact(&self, args: Value) -> CallToolResult {
+    pub(super) fn artifact(&self, args: Value) -> CallToolResult {
         let params: ArtifactParams = match parse(tools::ARTIFACT, args) {
             Ok(p) => p,
             Err(result) => return result,
@@ -225,11 +313,19 @@ impl McpServer {
         }
     }
 
-    fn store(&self) -> Result<&ArtifactStore, McpError> {
+    pub(super) fn store(&self) -> Result<&ArtifactStore, McpError> {
         self.store
             .as_deref()
             .map_err(|e| McpError::internal_error(e.clone(), None))
     }
+}
+
+/// Live output for the request's progress token, when it has one.
+fn progress_for(context: &RequestContext<RoleServer>) -> Option<ProgressForwarder> {
+    context
+        .meta
+        .get_progress_token()
+        .map(|token| ProgressForwarder::start(context.peer.clone(), token))
 }
 
 /// Parameters of `tool` from `args`; bad arguments are an error result the model can act on.
@@ -243,7 +339,7 @@ fn parse<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, CallToolResu
 
 impl McpServer {
     /// `value` with every configured secret value redacted from its text, whatever field holds it.
-    fn redacted<T: Serialize + serde::de::DeserializeOwned>(&self, value: T) -> T {
+    pub(super) fn redacted<T: Serialize + serde::de::DeserializeOwned>(&self, value: T) -> T {
         if !self.tool.redacts() {
             return value;
         }
@@ -264,107 +360,4 @@ fn tool_result(text: &str, fields: &impl Serialize, is_error: bool) -> CallToolR
     };
     result.structured_content = serde_json::to_value(fields).ok();
     result
-}
-
-/// The server's own name and version (never the SDK's).
-pub fn implementation() -> Implementation {
-    Implementation::new("shellgate", env!("CARGO_PKG_VERSION"))
-        .with_title("shellgate")
-        .with_description("Runs shell commands for a model: bounded output, artifacts, background jobs")
-}
-
-impl ServerHandler for McpServer {
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(logging::capabilities())
-            .with_server_info(implementation())
-            .with_protocol_version(MAX_PROTOCOL)
-            .with_instructions(
-                "Use `bash` to run shell commands, `process` to follow background jobs, and `artifact` \
-                 to read the full output of a truncated result.",
-            )
-    }
-
-    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(ProtocolVersion::known_up_to(&MAX_PROTOCOL))
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.tools.clone()))
-    }
-
-    fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.tools.iter().find(|t| t.name == name).cloned()
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, McpError> {
-        let args = Value::Object(request.arguments.unwrap_or_default());
-        let result = match request.name.as_ref() {
-            // Boxed: rmcp moves each request's future into its task several times, and the
-            // whole run of a command is many kilobytes of state.
-            tools::BASH => Box::pin(self.bash(args, &context)).await,
-            tools::PROCESS => self.process(args, &context).await,
-            tools::ARTIFACT => self.artifact(args),
-            tools::APPROVE if self.tool.config().approvals.mcp_approve_tool => self.approve(args).await,
-            other => {
-                let offered: Vec<&str> = self.tools.iter().map(|t| t.name.as_ref()).collect();
-                return Err(McpError::invalid_params(
-                    format!("unknown tool `{other}` ({})", offered.join(", ")),
-                    None,
-                ));
-            }
-        };
-        Ok(self.redacted(result).into())
-    }
-
-    async fn list_resources(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListResourcesResult, McpError> {
-        let listed = artifacts::resources(self.store()?).map_err(|e| McpError::internal_error(e, None))?;
-        Ok(ListResourcesResult::with_all_items(listed))
-    }
-
-    async fn list_resource_templates(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListResourceTemplatesResult, McpError> {
-        Ok(ListResourceTemplatesResult::with_all_items(vec![
-            artifacts::template(),
-        ]))
-    }
-
-    async fn read_resource(
-        &self,
-        request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ReadResourceResponse, McpError> {
-        match artifacts::read(self.store()?, &request.uri) {
-            Ok(contents) => Ok(self.redacted(ReadResourceResult::new(contents)).into()),
-            Err(ReadFailure::NotFound(message)) => Err(McpError::resource_not_found(
-                message,
-                Some(json!({"uri": request.uri})),
-            )),
-            Err(ReadFailure::Store(message)) => Err(McpError::internal_error(message, None)),
-        }
-    }
-
-    #[allow(deprecated, reason = "`logging/setLevel` is served for clients of 2025-11-25")]
-    async fn set_level(
-        &self,
-        request: SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<(), McpError> {
-        self.log_filter.set(request.level);
-        Ok(())
-    }
 }
