@@ -9,9 +9,10 @@ use std::borrow::Cow;
 #[allow(deprecated, reason = "`logging/setLevel` is served for clients of 2025-11-25")]
 use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, GetTaskParams, GetTaskResult, Implementation,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerConfig, Tool,
+    UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -141,4 +142,49 @@ impl ServerHandler for McpServer {
         self.log_filter.set(request.level);
         Ok(())
     }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        match self.task_state(&request.task_id).await {
+            Some(state) => Ok(GetTaskResult::new(state)),
+            None => Err(unknown_task(&request.task_id)),
+        }
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        if self.cancel_task(&request.task_id).await {
+            Ok(())
+        } else {
+            Err(unknown_task(&request.task_id))
+        }
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        // shellgate's tasks never ask for input; input to the job is `process write`.
+        Err(McpError::invalid_params(
+            format!(
+                "task {} has no input requests (write to its job with the `process` tool)",
+                request.task_id
+            ),
+            None,
+        ))
+    }
+}
+
+fn unknown_task(task_id: &str) -> McpError {
+    McpError::invalid_params(
+        format!("unknown task {task_id}"),
+        Some(json!({"taskId": task_id})),
+    )
 }

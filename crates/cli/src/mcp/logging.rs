@@ -15,12 +15,14 @@ use serde_json::Value;
 /// Name of the logger of shellgate's notifications.
 pub const LOGGER: &str = "shellgate";
 
-/// The server's capabilities: tools, resources (artifacts) and logging.
+/// The server's capabilities: tools, resources (artifacts), logging, and the tasks extension
+/// (used only for requests that declare it too).
 pub fn capabilities() -> ServerCapabilities {
     ServerCapabilities::builder()
         .enable_logging()
         .enable_resources()
         .enable_tools()
+        .enable_tasks()
         .build()
 }
 

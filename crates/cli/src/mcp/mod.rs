@@ -22,6 +22,7 @@ mod notes;
 mod progress;
 mod schema;
 mod server;
+mod tasks;
 mod tools;
 
 use std::path::Path;

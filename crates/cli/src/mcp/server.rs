@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolResponse, CallToolResult, ContentBlock, InputRequiredResult, InputResponses, Tool,
+    CallToolResponse, CallToolResult, ContentBlock, DetailedTask, InputRequiredResult, InputResponses, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, Peer, RoleServer};
@@ -25,6 +25,7 @@ use super::era;
 use super::logging::LogFilter;
 use super::notes::{PendingNotes, collapsed_tail};
 use super::progress::ProgressForwarder;
+use super::tasks::{self, Tasks};
 use super::tools;
 
 /// Characters of a cancelled call's output kept in the note for the next result.
@@ -42,6 +43,8 @@ pub struct McpServer {
     /// Seals and redeems the state of approvals asked in `input_required` results (`None` when no
     /// key could be drawn: modern clients then get `approval_pending`).
     rounds: Option<ApprovalRounds>,
+    /// Foreground runs that outlived `auto_yield_ms` for clients with the tasks extension.
+    tasks: Tasks,
 }
 
 /// What a `tools/call` retry after `input_required` carries.
@@ -83,6 +86,7 @@ impl McpServer {
             rounds: ApprovalRounds::new()
                 .inspect_err(|e| tracing::warn!(%e, "no key for approval request state"))
                 .ok(),
+            tasks: Tasks::default(),
         }
     }
 
@@ -118,6 +122,12 @@ impl McpServer {
             Err(result) => return result.into(),
         };
         let command = params.command.clone();
+        let may_become_task = !params.background
+            && params.yield_ms.is_none()
+            && era::is_modern(context)
+            && context
+                .client_capabilities()
+                .is_some_and(|caps| caps.supports_tasks());
         let progress = progress_for(context);
         let cancel: CancellationToken = context.ct.clone();
         let feed = progress.as_ref().map(ProgressForwarder::feed);
@@ -137,6 +147,13 @@ impl McpServer {
         }
         if let Some(progress) = progress {
             progress.finish().await;
+        }
+        if may_become_task
+            && result.status == ToolStatus::Running
+            && let Some(job_id) = result.job_id.as_deref()
+        {
+            let output = self.tool.redact_outgoing(&result.output);
+            return CallToolResponse::Task(self.tasks.create(job_id, &output));
         }
         if cancel.is_cancelled() && result.status == ToolStatus::Cancelled {
             // The client will not read this result: keep what the command printed where it will look.
@@ -201,6 +218,28 @@ impl McpServer {
         }
         result.notices.extend(self.notes.take(None));
         tool_result(&result.model_text(), &result, result.is_error)
+    }
+
+    /// The state of task `task_id` (`None`: no such task). Its job's exit is reported by the task,
+    /// so it is not noted again in the next result.
+    pub(super) async fn task_state(&self, task_id: &str) -> Option<DetailedTask> {
+        let finish = |polled: &ProcessResult, failed: bool| {
+            let result = self.redacted(tool_result(&polled.model_text(), polled, failed));
+            tasks::object(serde_json::to_value(result).unwrap_or_default())
+        };
+        let mut state = self.tasks.get(&self.process, task_id, &finish).await?;
+        if state.status().is_terminal() {
+            drop(self.notes.take(Some(task_id)));
+        }
+        if let Some(message) = state.task.status_message.take() {
+            state.task.status_message = Some(self.tool.redact_outgoing(&message));
+        }
+        Some(state)
+    }
+
+    /// Cancel task `task_id` (`false`: no such task).
+    pub(super) async fn cancel_task(&self, task_id: &str) -> bool {
+        self.tasks.cancel(&self.process, task_id).await
     }
 
     /// Put a pending approval to the person at the client (elicitation), when the client can ask
