@@ -10,9 +10,9 @@ use std::borrow::Cow;
 use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, GetTaskParams, GetTaskResult, Implementation,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerConfig, Tool,
-    UpdateTaskParams,
+    InitializeRequestParams, InitializeResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, ServerConfig, Tool, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -48,6 +48,25 @@ impl ServerHandler for McpServer {
                 "Use `bash` to run shell commands, `process` to follow background jobs, and `artifact` \
                  to read the full output of a truncated result.",
             )
+    }
+
+    /// The handshake, on a connection that opened with it. A connection whose first request came
+    /// without one speaks 2026-07-28 for good: a later `initialize` is refused rather than turning
+    /// it into a handshake-era connection halfway.
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, McpError> {
+        if context.peer.peer_info().is_none() {
+            return Err(McpError::invalid_request(
+                "this connection speaks protocol 2026-07-28 (its first request came without \
+                 `initialize`); open a new connection for the handshake",
+                None,
+            ));
+        }
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {

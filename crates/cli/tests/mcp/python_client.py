@@ -11,7 +11,7 @@ import sys
 import time
 
 import anyio
-from mcp import ClientSession, StdioServerParameters
+from mcp import Client, ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
 results = []
@@ -127,10 +127,30 @@ async def main(binary, work_dir):
             exits = [l for l in logs if isinstance(l.data, dict) and l.data.get("event") == "job_exited"]
             check("job_exit_notification", any(l.data.get("job_id") == job_id for l in exits), repr(logs))
 
+    await legacy_mode(server, work_dir)
     passed = sum(1 for _, ok in results if ok)
     failed = len(results) - passed
     print(f"{passed} passed, {failed} failed", flush=True)
     return failed
+
+
+async def legacy_mode(server, work_dir):
+    """The SDK's high-level `Client` forced onto the handshake (`mode="legacy"`)."""
+    asked = []
+
+    async def person(context, params):
+        asked.append(params)
+        return types.ElicitResult(action="accept", content={"decision": "allow-once"})
+
+    async with Client(server, mode="legacy", elicitation_callback=person) as client:
+        check("legacy_version", client.protocol_version == "2025-11-25", client.protocol_version)
+        check("legacy_server_info", client.server_info and client.server_info.name == "shellgate", repr(client.server_info))
+        failed = await client.call_tool("bash", {"command": "echo legacy; exit 4"})
+        check("legacy_is_error", failed.is_error and text_of(failed).startswith("legacy"), repr(failed))
+        marker = os.path.join(work_dir, "legacy-approved")
+        ran = await client.call_tool("bash", {"command": f"touch '{marker}'", "ask": "always"})
+        check("legacy_approval_asked", len(asked) == 1, repr(asked))
+        check("legacy_approval_ran", not ran.is_error and os.path.exists(marker), repr(ran))
 
 
 if __name__ == "__main__":
