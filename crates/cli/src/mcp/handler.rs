@@ -8,17 +8,24 @@ use std::borrow::Cow;
 
 #[allow(deprecated, reason = "`logging/setLevel` is served for clients of 2025-11-25")]
 use rmcp::model::SetLevelRequestParams;
+use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, GetTaskParams, GetTaskResult, Implementation,
     InitializeRequestParams, InitializeResult, ListResourceTemplatesResult, ListResourcesResult,
     ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
     ReadResourceResponse, ReadResourceResult, ServerConfig, Tool, UpdateTaskParams,
 };
-use rmcp::service::RequestContext;
+#[allow(
+    deprecated,
+    reason = "`resources/subscribe` is served for clients of 2025-11-25"
+)]
+use rmcp::model::{SubscribeRequestParams, UnsubscribeRequestParams};
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
 use super::artifacts::{self, ReadFailure};
+use super::job_resources;
 use super::logging;
 use super::server::{McpServer, Retry};
 use super::tools;
@@ -134,6 +141,7 @@ impl ServerHandler for McpServer {
     ) -> Result<ListResourceTemplatesResult, McpError> {
         Ok(ListResourceTemplatesResult::with_all_items(vec![
             artifacts::template(),
+            job_resources::template(),
         ]))
     }
 
@@ -142,6 +150,15 @@ impl ServerHandler for McpServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
+        if job_resources::job_id(&request.uri).is_some() {
+            return match self.read_job(&request.uri).await {
+                Some(contents) => Ok(ReadResourceResult::new(contents).into()),
+                None => Err(McpError::resource_not_found(
+                    format!("{} is not a job of this server", request.uri),
+                    Some(json!({"uri": request.uri})),
+                )),
+            };
+        }
         match artifacts::read(self.store()?, &request.uri) {
             Ok(contents) => Ok(self.redacted(ReadResourceResult::new(contents)).into()),
             Err(ReadFailure::NotFound(message)) => Err(McpError::resource_not_found(
@@ -159,6 +176,66 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         self.log_filter.set(request.level);
+        Ok(())
+    }
+
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        Some(job_resources::accepted(requested))
+    }
+
+    /// A 2026-07-28 client's `subscriptions/listen`: each end of a job it named is sent as a
+    /// resource update on the stream, until the client cancels it.
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        use tokio::sync::broadcast::error::RecvError;
+        let mut exits = self.tool().jobs().subscribe();
+        loop {
+            tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                exit = exits.recv() => match exit {
+                    Ok(exit) => {
+                        // A job the stream did not name is refused by the sink: nothing to do.
+                        let uri = job_resources::uri(&exit.job_id);
+                        let _ = context.sink().notify_resource_updated(uri).await;
+                    }
+                    Err(RecvError::Lagged(_)) => {}
+                    Err(RecvError::Closed) => return Ok(()),
+                },
+            }
+        }
+    }
+
+    #[allow(
+        deprecated,
+        reason = "`resources/subscribe` is served for clients of 2025-11-25"
+    )]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        if self.subscriptions.add(&request.uri) {
+            Ok(())
+        } else {
+            Err(McpError::invalid_params(
+                format!(
+                    "only job resources (job://<id>) can be subscribed to, not {}",
+                    request.uri
+                ),
+                None,
+            ))
+        }
+    }
+
+    #[allow(
+        deprecated,
+        reason = "`resources/unsubscribe` is served for clients of 2025-11-25"
+    )]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.subscriptions.remove(&request.uri);
         Ok(())
     }
 

@@ -21,6 +21,7 @@ pub fn capabilities() -> ServerCapabilities {
     ServerCapabilities::builder()
         .enable_logging()
         .enable_resources()
+        .enable_resources_subscribe()
         .enable_tools()
         .enable_tasks()
         .build()

@@ -17,6 +17,7 @@ mod artifacts;
 mod elicit;
 mod era;
 mod handler;
+mod job_resources;
 mod logging;
 mod notes;
 mod progress;
@@ -95,6 +96,7 @@ fn spawn_exit_notifier(
                     let mut data = serde_json::to_value(&exit).unwrap_or_else(|_| json!({}));
                     data["event"] = json!("job_exited");
                     server.notify(&peer, data).await;
+                    server.announce_subscribed(&peer, &exit.job_id).await;
                 }
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => break,

@@ -19,6 +19,7 @@ use shellgate::{
 use super::approval_rounds::ApprovalRounds;
 use super::artifacts::{self, ArtifactParams};
 use super::era;
+use super::job_resources::{self, Subscriptions};
 use super::logging::LogFilter;
 use super::notes::{PendingNotes, collapsed_tail};
 use super::progress::ProgressForwarder;
@@ -44,6 +45,8 @@ pub struct McpServer {
     rounds: Option<ApprovalRounds>,
     /// Foreground runs that outlived `auto_yield_ms` for clients with the tasks extension.
     tasks: Tasks,
+    /// The `job://` resources a handshake-era client subscribed to.
+    pub(super) subscriptions: Subscriptions,
 }
 
 /// What a `tools/call` retry after `input_required` carries.
@@ -86,6 +89,7 @@ impl McpServer {
                 .inspect_err(|e| tracing::warn!(%e, "no key for approval request state"))
                 .ok(),
             tasks: Tasks::default(),
+            subscriptions: Subscriptions::default(),
         }
     }
 
@@ -178,6 +182,23 @@ impl McpServer {
             state.task.status_message = Some(self.tool.redact_outgoing(&message));
         }
         Some(state)
+    }
+
+    /// Tell a handshake-era client that subscribed to `job://<job_id>` that the job changed.
+    pub async fn announce_subscribed(&self, peer: &Peer<RoleServer>, job_id: &str) {
+        let uri = job_resources::uri(job_id);
+        if era::is_handshake(peer) && self.subscriptions.has(&uri) {
+            let param = rmcp::model::ResourceUpdatedNotificationParam::new(uri);
+            if let Err(e) = peer.notify_resource_updated(param).await {
+                tracing::debug!(%e, "cannot send a resource update");
+            }
+        }
+    }
+
+    /// `resources/read` of a `job://` URI (`None`: no such job).
+    pub(super) async fn read_job(&self, uri: &str) -> Option<Vec<rmcp::model::ResourceContents>> {
+        let contents = job_resources::read(&self.process, uri).await?;
+        Some(self.redacted(contents))
     }
 
     /// Cancel task `task_id` (`false`: no such task).

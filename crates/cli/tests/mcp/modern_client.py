@@ -119,6 +119,24 @@ async def tools_and_artifacts(client, work_dir):
     check("background_polled_to_exit", status_of(polled) == "completed" and seen == "job done\n", f"{seen!r} {polled!r}")
 
 
+async def job_exit_through_listen(client):
+    """A background job's end reaches a 2026-07-28 client as a resource update on `job://<id>`."""
+    job = await client.call_tool("bash", {"command": "sleep 0.5; echo listened", "background": True})
+    job_id = (job.structured_content or {}).get("job_id")
+    uri = f"job://{job_id}"
+    events = []
+    async with client.listen(resource_subscriptions=[uri]) as sub:
+        check("listen_honored", list(sub.honored.resource_subscriptions or []) == [uri], repr(sub.honored))
+        with anyio.move_on_after(10):
+            async for event in sub:
+                events.append(event)
+                break
+    check("listen_job_exit", [getattr(e, "uri", None) for e in events] == [uri], repr(events))
+    read = await client.read_resource(uri)
+    text = read.contents[0].text
+    check("job_resource_read", text.startswith("status: completed") and "listened" in text, text)
+
+
 async def approvals(binary, work_dir):
     asked = []
     answers = []
@@ -193,6 +211,7 @@ async def main(binary, work_dir):
     async with Client(server(binary, work_dir), mode=MODERN, logging_callback=on_log) as client:
         check("pinned_version", client.protocol_version == MODERN, client.protocol_version)
         await tools_and_artifacts(client, work_dir)
+        await job_exit_through_listen(client)
         await anyio.sleep(0.3)
     check("no_unsolicited_logs", not logs, repr(logs))
     await approvals(binary, work_dir)
