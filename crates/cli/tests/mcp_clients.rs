@@ -199,3 +199,21 @@ fn inspector_cli_lists_calls_and_reads_resources() {
         text.len()
     );
 }
+
+#[test]
+fn python_sdk_client_on_protocol_2026_07_28() {
+    let Some(python) = client_or_skip("the Python mcp SDK client", python()) else {
+        return;
+    };
+    let passed = run_python_checks(&python, "modern_client.py");
+    assert!(passed >= 36, "only {passed} checks ran");
+}
+
+#[test]
+fn python_sdk_client_follows_long_runs_as_tasks() {
+    let Some(python) = client_or_skip("the Python mcp SDK client", python()) else {
+        return;
+    };
+    let passed = run_python_checks(&python, "tasks_client.py");
+    assert!(passed >= 13, "only {passed} checks ran");
+}

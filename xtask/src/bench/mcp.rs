@@ -1,5 +1,6 @@
 //! MCP against JSON-RPC: `bash` `true` through `shellgate mcp` with the Python `mcp` SDK client and
-//! with a plain asyncio JSON-lines client, and through `shellgate rpc` with the same plain client.
+//! with a plain asyncio JSON-lines client, each on the handshake era and on protocol 2026-07-28, and
+//! through `shellgate rpc` with the same plain client.
 //! The clients all run in one Python process (`crates/cli/tests/mcp/bench_roundtrip.py`), so both
 //! protocols pay the same language, event-loop and pipe costs; the script reports medians and the
 //! CPU per call of the client and of each server.
@@ -13,10 +14,12 @@ use super::{Ctx, need_shellgate};
 use crate::report::{Section, Table, micros, ratio_cell};
 
 /// The clients the script measures, in the order of the table (the first is the yardstick).
-const CLIENTS: [&str; 4] = [
+const CLIENTS: [&str; 6] = [
     "json-rpc, asyncio lines",
     "mcp, asyncio lines",
+    "mcp 2026-07-28, asyncio lines",
     "mcp, python sdk",
+    "mcp 2026-07-28, python sdk",
     "json-rpc, blocking lines",
 ];
 
@@ -46,8 +49,10 @@ pub fn run(ctx: &mut Ctx<'_>) -> Section {
             "`bash {{command: \"true\"}}` {calls} times per client after 20 warm-up calls, the clients \
              taking turns in 10 rounds, each on its own long-lived server in one scratch directory: \
              `shellgate rpc` and `shellgate mcp` through one plain asyncio JSON-lines client \
-             (`asyncio.create_subprocess_exec`, `write` + `drain`, `readline`), `shellgate mcp` \
-             through the Python `mcp` SDK's `ClientSession`, and `shellgate rpc` through blocking \
+             (`asyncio.create_subprocess_exec`, `write` + `drain`, `readline`), on the `initialize` \
+             handshake and on protocol 2026-07-28 (`_meta` on every request), `shellgate mcp` \
+             through the Python `mcp` SDK (`ClientSession` after `initialize`, and \
+             `Client(mode=\"2026-07-28\")`), and `shellgate rpc` through blocking \
              `readline` (no event loop). All clients live in one Python process, so the SDK is \
              compared with a client that pays the same event loop, pipes and JSON in Python. CPU per \
              call: the Python process (`time.process_time`) and the server with its shell \

@@ -1,4 +1,6 @@
-//! Asking the person at the client about a pending approval, through `elicitation/create`.
+//! Asking the person at the client about a pending approval, through `elicitation/create` (a
+//! request to the client on protocols up to 2025-11-25; embedded in an `input_required` result on
+//! 2026-07-28, see `approval_rounds`).
 //!
 //! A `bash` call that ends `approval_pending` on a client that declared the form `elicitation`
 //! capability shows the person the command, its working directory, host and the reason, with a
@@ -15,8 +17,8 @@
 use std::time::Duration;
 
 use rmcp::model::{
-    ClientResult, ElicitRequest, ElicitRequestParams, ElicitationAction, ElicitationSchema, EnumSchema,
-    ServerRequest,
+    ClientCapabilities, ClientResult, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ElicitationSchema, EnumSchema, ServerRequest,
 };
 use rmcp::service::PeerRequestOptions;
 use rmcp::{Peer, RoleServer};
@@ -37,37 +39,48 @@ pub enum Answer {
     Unanswered(String),
 }
 
-/// Whether `peer` declared form elicitation at initialize (a bare `elicitation: {}` means form).
-pub fn supports_form(peer: &Peer<RoleServer>) -> bool {
-    peer.peer_info()
-        .and_then(|info| info.capabilities.elicitation.clone())
+/// Whether the client declared form elicitation (a bare `elicitation: {}` means form): in the
+/// request's `_meta` on protocol 2026-07-28, at `initialize` before it.
+pub fn supports_form(capabilities: Option<&ClientCapabilities>) -> bool {
+    capabilities
+        .and_then(|caps| caps.elicitation.as_ref())
         .is_some_and(|cap| cap.form.is_some() || cap.url.is_none())
+}
+
+/// The question about `approval` as an `elicitation/create` request (sent to the client, or
+/// embedded in an `input_required` result).
+pub fn request(approval: &Approval) -> ElicitRequest {
+    ElicitRequest::new(ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: message(approval),
+        requested_schema: schema(approval.always_approvable),
+    })
 }
 
 /// Ask the person at `peer` about `approval`, waiting at most `timeout`.
 pub async fn ask(peer: &Peer<RoleServer>, approval: &Approval, timeout: Duration) -> Answer {
-    let request = ElicitRequest::new(ElicitRequestParams::FormElicitationParams {
-        meta: None,
-        message: message(approval),
-        requested_schema: schema(approval.always_approvable),
-    });
     let mut options = PeerRequestOptions::no_options();
     options.timeout = Some(timeout);
     let sent = match peer
-        .send_request_with_option(ServerRequest::ElicitRequest(request), options)
+        .send_request_with_option(ServerRequest::ElicitRequest(request(approval)), options)
         .await
     {
         Ok(handle) => handle.await_response().await,
         Err(e) => Err(e),
     };
     match sent {
-        Ok(ClientResult::ElicitResult(result)) => match result.action {
-            ElicitationAction::Accept => decision_of(result.content.as_ref()),
-            // Declining or dismissing the question is a "no": the command does not run.
-            _ => Answer::Decided(ApprovalDecision::Deny),
-        },
+        Ok(ClientResult::ElicitResult(result)) => answer_of(&result),
         Ok(other) => Answer::Unanswered(format!("the client answered the elicitation with {other:?}")),
         Err(e) => Answer::Unanswered(format!("the elicitation got no answer: {e}")),
+    }
+}
+
+/// The decision in the person's answer to the form.
+pub fn answer_of(result: &ElicitResult) -> Answer {
+    match result.action {
+        ElicitationAction::Accept => decision_of(result.content.as_ref()),
+        // Declining or dismissing the question is a "no": the command does not run.
+        _ => Answer::Decided(ApprovalDecision::Deny),
     }
 }
 

@@ -2,8 +2,8 @@
 //! background job exits and cancelled calls.
 //!
 //! rmcp marks MCP logging deprecated (SEP-2577) in favour of the 2026 subscription model, but it is
-//! how clients of protocol 2025-11-25 — every stdio client in use — hear of such events, so this file
-//! alone uses it.
+//! how clients of protocol 2025-11-25 hear of such events, so this file alone uses it, and only on
+//! handshake-era connections.
 #![allow(deprecated)]
 
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -15,12 +15,15 @@ use serde_json::Value;
 /// Name of the logger of shellgate's notifications.
 pub const LOGGER: &str = "shellgate";
 
-/// The server's capabilities: tools, resources (artifacts) and logging.
+/// The server's capabilities: tools, resources (artifacts), logging, and the tasks extension
+/// (used only for requests that declare it too).
 pub fn capabilities() -> ServerCapabilities {
     ServerCapabilities::builder()
         .enable_logging()
         .enable_resources()
+        .enable_resources_subscribe()
         .enable_tools()
+        .enable_tasks()
         .build()
 }
 
@@ -40,9 +43,11 @@ impl LogFilter {
         self.0.store(level as u8, Ordering::Relaxed);
     }
 
-    /// Send `data` at level `notice` to `peer`, unless the client asked for less.
+    /// Send `data` at level `notice` to `peer`, unless the client asked for less or its
+    /// connection speaks 2026-07-28 (where log messages only go with a request that opted in, and
+    /// these events belong to no request: such clients read them in the next result).
     pub async fn notice(&self, peer: &Peer<RoleServer>, data: Value) {
-        if (LoggingLevel::Notice as u8) < self.0.load(Ordering::Relaxed) {
+        if !super::era::is_handshake(peer) || (LoggingLevel::Notice as u8) < self.0.load(Ordering::Relaxed) {
             return;
         }
         let mut param = LoggingMessageNotificationParam::new(LoggingLevel::Notice, data);

@@ -1,20 +1,29 @@
 //! `shellgate mcp`: a Model Context Protocol server on stdin/stdout (SPEC T-9), built on `rmcp`.
 //!
-//! Tools `bash`, `process` and `artifact` (and `approve` when `[approvals] mcp_approve_tool` is
-//! set); a pending approval is put to the person through elicitation when the client supports it;
-//! artifacts as resources (`artifact://<id>`, template
-//! `artifact://{id}`); live output as progress notifications; `notifications/cancelled` stops the
-//! command; background job exits as `notifications/message` (logger `shellgate`) and in the next tool
-//! result. Stdout carries only the protocol; logs go to stderr (`RUST_LOG`). At EOF every job tree
-//! and shell session is stopped before the process exits.
+//! One connection speaks one protocol era, fixed by its first message: the `initialize` handshake
+//! (2025-03-26 to 2025-11-25) or protocol 2026-07-28 (`server/discover` and `_meta` on every
+//! request). Tools `bash`, `process` and `artifact` (and `approve` when `[approvals]
+//! mcp_approve_tool` is set), each with its behaviour hints; a pending approval is put to the person
+//! through elicitation when the client supports it (`elicitation/create` on the handshake era, an
+//! `input_required` result with sealed state on 2026-07-28); artifacts as resources
+//! (`artifact://<id>`, template `artifact://{id}`); live output as progress notifications;
+//! `notifications/cancelled` stops the command; background job exits in the next tool result, and
+//! on the handshake era as `notifications/message` (logger `shellgate`) too. Stdout carries only
+//! the protocol; logs go to stderr (`RUST_LOG`). At EOF every job tree and shell session is stopped
+//! before the process exits.
 
+mod approval_rounds;
 mod artifacts;
 mod elicit;
+mod era;
+mod handler;
+mod job_resources;
 mod logging;
 mod notes;
 mod progress;
 mod schema;
 mod server;
+mod tasks;
 mod tools;
 
 use std::path::Path;
@@ -37,9 +46,17 @@ pub async fn serve(config_file: Option<&Path>) -> anyhow::Result<()> {
         server.tool().clone(),
     );
     // The protocol handshake's future is large: keep it off the caller's stack.
-    let running = Box::pin(Arc::clone(&server).serve(rmcp::transport::stdio_pipes()))
-        .await
-        .map_err(|e| anyhow::anyhow!("MCP session did not start: {e}"))?;
+    let running = match Box::pin(Arc::clone(&server).serve(rmcp::transport::stdio_pipes())).await {
+        Ok(running) => running,
+        // A client that only probed (`server/discover`) and left ends the session normally.
+        Err(rmcp::service::ServerInitializeError::ConnectionClosed(during)) => {
+            tracing::info!(%during, "MCP client left before its first request");
+            drop(control);
+            server.tool().shutdown_hosts().await;
+            return Ok(());
+        }
+        Err(e) => anyhow::bail!("MCP session did not start: {e}"),
+    };
     let exits = spawn_exit_notifier(&server, running.peer().clone());
     let quit = running.waiting().await;
     tracing::info!(?quit, "MCP session ended");
@@ -79,6 +96,7 @@ fn spawn_exit_notifier(
                     let mut data = serde_json::to_value(&exit).unwrap_or_else(|_| json!({}));
                     data["event"] = json!("job_exited");
                     server.notify(&peer, data).await;
+                    server.announce_subscribed(&peer, &exit.job_id).await;
                 }
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => break,

@@ -1,18 +1,12 @@
-//! The MCP request handler: tools, resources, logging level.
+//! One MCP session's state and its tools: `bash` (with approvals asked through the client),
+//! `process`, `artifact`, `approve`. The protocol methods are in `handler`.
 
-use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-#[allow(deprecated, reason = "`logging/setLevel` is served for clients of 2025-11-25")]
-use rmcp::model::SetLevelRequestParams;
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerConfig, Tool,
-};
+use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, DetailedTask, InputResponses, Tool};
 use rmcp::service::RequestContext;
-use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
+use rmcp::{ErrorData as McpError, Peer, RoleServer};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -22,16 +16,17 @@ use shellgate::{
     ToolResult, ToolStatus,
 };
 
-use super::artifacts::{self, ArtifactParams, ReadFailure};
-use super::elicit;
-use super::logging::{self, LogFilter};
+use super::approval_rounds::ApprovalRounds;
+use super::artifacts::{self, ArtifactParams};
+use super::era;
+use super::job_resources::{self, Subscriptions};
+use super::logging::LogFilter;
 use super::notes::{PendingNotes, collapsed_tail};
 use super::progress::ProgressForwarder;
+use super::tasks::{self, Tasks};
 use super::tools;
 
-/// The newest protocol revision this server implements (progress, logging and cancellation as
-/// notifications on the stdio session).
-const MAX_PROTOCOL: ProtocolVersion = ProtocolVersion::V_2025_11_25;
+mod approvals;
 
 /// Characters of a cancelled call's output kept in the note for the next result.
 const CANCELLED_TAIL_CHARS: usize = 200;
@@ -41,10 +36,32 @@ pub struct McpServer {
     tool: BashTool,
     process: ProcessTool,
     store: Result<Arc<ArtifactStore>, String>,
-    tools: Vec<Tool>,
+    pub(super) tools: Vec<Tool>,
     notes: PendingNotes,
-    /// What the client wants to hear (`logging/setLevel`).
-    log_filter: LogFilter,
+    /// What a handshake-era client wants to hear (`logging/setLevel`).
+    pub(super) log_filter: LogFilter,
+    /// Seals and redeems the state of approvals asked in `input_required` results (`None` when no
+    /// key could be drawn: modern clients then get `approval_pending`).
+    rounds: Option<ApprovalRounds>,
+    /// Foreground runs that outlived `auto_yield_ms` for clients with the tasks extension.
+    tasks: Tasks,
+    /// The `job://` resources a handshake-era client subscribed to.
+    pub(super) subscriptions: Subscriptions,
+}
+
+/// What a `tools/call` retry after `input_required` carries.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Retry<'a> {
+    /// The `requestState` echoed back.
+    pub state: Option<&'a str>,
+    /// The answers to the embedded input requests.
+    pub responses: Option<&'a InputResponses>,
+}
+
+impl Retry<'_> {
+    fn is_retry(&self) -> bool {
+        self.state.is_some() || self.responses.is_some()
+    }
 }
 
 impl McpServer {
@@ -68,6 +85,11 @@ impl McpServer {
             store,
             notes: PendingNotes::default(),
             log_filter: LogFilter::default(),
+            rounds: ApprovalRounds::new()
+                .inspect_err(|e| tracing::warn!(%e, "no key for approval request state"))
+                .ok(),
+            tasks: Tasks::default(),
+            subscriptions: Subscriptions::default(),
         }
     }
 
@@ -86,25 +108,55 @@ impl McpServer {
         self.log_filter.notice(peer, self.redacted(data)).await;
     }
 
-    async fn bash(&self, args: Value, context: &RequestContext<RoleServer>) -> CallToolResult {
+    /// A `bash` call. On protocol 2026-07-28 a command that needs a person answers
+    /// `input_required` (when the client can ask), and the retry carrying the answer resumes it.
+    pub(super) async fn bash(
+        &self,
+        args: Value,
+        retry: Retry<'_>,
+        context: &RequestContext<RoleServer>,
+    ) -> CallToolResponse {
+        if retry.is_retry() {
+            return self.resume_approval(&args, retry, context).await.into();
+        }
+        let asked_with = args.clone();
         let params: BashParams = match parse(tools::BASH, args) {
             Ok(p) => p,
-            Err(result) => return result,
+            Err(result) => return result.into(),
         };
         let command = params.command.clone();
-        let progress = context
-            .meta
-            .get_progress_token()
-            .map(|token| ProgressForwarder::start(context.peer.clone(), token));
+        let may_become_task = !params.background
+            && params.yield_ms.is_none()
+            && era::is_modern(context)
+            && context
+                .client_capabilities()
+                .is_some_and(|caps| caps.supports_tasks());
+        let progress = progress_for(context);
         let cancel: CancellationToken = context.ct.clone();
         let feed = progress.as_ref().map(ProgressForwarder::feed);
         let mut result = self.tool.call_live(params, cancel.clone(), feed).await;
         if result.status == ToolStatus::ApprovalPending {
-            // The run a person approves streams its output to the same progress token.
-            result = self.ask_person(result, context, feed).await;
+            if era::is_modern(context) {
+                if let Some(asked) = self.ask_in_result(&asked_with, &result, context) {
+                    if let Some(progress) = progress {
+                        progress.finish().await;
+                    }
+                    return CallToolResponse::InputRequired(asked);
+                }
+            } else {
+                // The run a person approves streams its output to the same progress token.
+                result = self.ask_person(result, context, feed).await;
+            }
         }
         if let Some(progress) = progress {
             progress.finish().await;
+        }
+        if may_become_task
+            && result.status == ToolStatus::Running
+            && let Some(job_id) = result.job_id.as_deref()
+        {
+            let output = self.tool.redact_outgoing(&result.output);
+            return CallToolResponse::Task(self.tasks.create(job_id, &output));
         }
         if cancel.is_cancelled() && result.status == ToolStatus::Cancelled {
             // The client will not read this result: keep what the command printed where it will look.
@@ -112,46 +164,46 @@ impl McpServer {
         } else {
             result.notices.extend(self.notes.take(None));
         }
-        tool_result(&result.model_text(), &result, result.is_error)
+        tool_result(&result.model_text(), &result, result.is_error).into()
     }
 
-    /// Put a pending approval to the person at the client (elicitation), when the client can ask
-    /// and the configuration allows it; the decision is applied like an `approve` request. Any
-    /// failure to get an answer leaves `pending` as it is, with a notice saying why.
-    async fn ask_person(
-        &self,
-        pending: ToolResult,
-        context: &RequestContext<RoleServer>,
-        live: Option<&shellgate::LiveFeed>,
-    ) -> ToolResult {
-        let timeout = self.tool.config().approvals.elicitation_timeout;
-        let Some(approval) = pending.approval.as_ref() else {
-            return pending;
+    /// The state of task `task_id` (`None`: no such task). Its job's exit is reported by the task,
+    /// so it is not noted again in the next result.
+    pub(super) async fn task_state(&self, task_id: &str) -> Option<DetailedTask> {
+        let finish = |polled: &ProcessResult, failed: bool| {
+            let result = self.redacted(tool_result(&polled.model_text(), polled, failed));
+            tasks::object(serde_json::to_value(result).unwrap_or_default())
         };
-        if timeout.is_zero() || !elicit::supports_form(&context.peer) {
-            return pending;
+        let mut state = self.tasks.get(&self.process, task_id, &finish).await?;
+        if state.status().is_terminal() {
+            drop(self.notes.take(Some(task_id)));
         }
-        let answer = tokio::select! {
-            answer = elicit::ask(&context.peer, approval, timeout) => answer,
-            // The call itself was cancelled: nobody reads its result, the approval stays pending.
-            () = context.ct.cancelled() => return pending,
-        };
-        match answer {
-            elicit::Answer::Decided(decision) => {
-                let id = approval.id.clone();
-                self.tool
-                    .approve_live(&id, decision, context.ct.clone(), live)
-                    .await
-            }
-            elicit::Answer::Unanswered(why) => {
-                tracing::info!(%why, "approval left pending");
-                let mut pending = pending;
-                pending
-                    .notices
-                    .push(format!("Could not ask through the client: {why}."));
-                pending
+        if let Some(message) = state.task.status_message.take() {
+            state.task.status_message = Some(self.tool.redact_outgoing(&message));
+        }
+        Some(state)
+    }
+
+    /// Tell a handshake-era client that subscribed to `job://<job_id>` that the job changed.
+    pub async fn announce_subscribed(&self, peer: &Peer<RoleServer>, job_id: &str) {
+        let uri = job_resources::uri(job_id);
+        if era::is_handshake(peer) && self.subscriptions.has(&uri) {
+            let param = rmcp::model::ResourceUpdatedNotificationParam::new(uri);
+            if let Err(e) = peer.notify_resource_updated(param).await {
+                tracing::debug!(%e, "cannot send a resource update");
             }
         }
+    }
+
+    /// `resources/read` of a `job://` URI (`None`: no such job).
+    pub(super) async fn read_job(&self, uri: &str) -> Option<Vec<rmcp::model::ResourceContents>> {
+        let contents = job_resources::read(&self.process, uri).await?;
+        Some(self.redacted(contents))
+    }
+
+    /// Cancel task `task_id` (`false`: no such task).
+    pub(super) async fn cancel_task(&self, task_id: &str) -> bool {
+        self.tasks.cancel(&self.process, task_id).await
     }
 
     async fn keep_cancelled(&self, command: &str, result: &ToolResult, peer: &Peer<RoleServer>) {
@@ -175,7 +227,7 @@ impl McpServer {
         self.notify(peer, data).await;
     }
 
-    async fn process(&self, args: Value, context: &RequestContext<RoleServer>) -> CallToolResult {
+    pub(super) async fn process(&self, args: Value, context: &RequestContext<RoleServer>) -> CallToolResult {
         let params: ProcessParams = match parse(tools::PROCESS, args) {
             Ok(p) => p,
             Err(result) => return result,
@@ -193,7 +245,7 @@ impl McpServer {
         tool_result(&result.model_text(), &result, result.is_error)
     }
 
-    async fn approve(&self, args: Value) -> CallToolResult {
+    pub(super) async fn approve(&self, args: Value) -> CallToolResult {
         let params: tools::ApproveToolParams = match parse(tools::APPROVE, args) {
             Ok(p) => p,
             Err(result) => return result,
@@ -209,7 +261,7 @@ impl McpServer {
         tool_result(&result.model_text(), &result, result.is_error)
     }
 
-    fn artifact(&self, args: Value) -> CallToolResult {
+    pub(super) fn artifact(&self, args: Value) -> CallToolResult {
         let params: ArtifactParams = match parse(tools::ARTIFACT, args) {
             Ok(p) => p,
             Err(result) => return result,
@@ -225,11 +277,19 @@ impl McpServer {
         }
     }
 
-    fn store(&self) -> Result<&ArtifactStore, McpError> {
+    pub(super) fn store(&self) -> Result<&ArtifactStore, McpError> {
         self.store
             .as_deref()
             .map_err(|e| McpError::internal_error(e.clone(), None))
     }
+}
+
+/// Live output for the request's progress token, when it has one.
+fn progress_for(context: &RequestContext<RoleServer>) -> Option<ProgressForwarder> {
+    context
+        .meta
+        .get_progress_token()
+        .map(|token| ProgressForwarder::start(context.peer.clone(), token))
 }
 
 /// Parameters of `tool` from `args`; bad arguments are an error result the model can act on.
@@ -243,7 +303,7 @@ fn parse<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, CallToolResu
 
 impl McpServer {
     /// `value` with every configured secret value redacted from its text, whatever field holds it.
-    fn redacted<T: Serialize + serde::de::DeserializeOwned>(&self, value: T) -> T {
+    pub(super) fn redacted<T: Serialize + serde::de::DeserializeOwned>(&self, value: T) -> T {
         if !self.tool.redacts() {
             return value;
         }
@@ -264,107 +324,4 @@ fn tool_result(text: &str, fields: &impl Serialize, is_error: bool) -> CallToolR
     };
     result.structured_content = serde_json::to_value(fields).ok();
     result
-}
-
-/// The server's own name and version (never the SDK's).
-pub fn implementation() -> Implementation {
-    Implementation::new("shellgate", env!("CARGO_PKG_VERSION"))
-        .with_title("shellgate")
-        .with_description("Runs shell commands for a model: bounded output, artifacts, background jobs")
-}
-
-impl ServerHandler for McpServer {
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(logging::capabilities())
-            .with_server_info(implementation())
-            .with_protocol_version(MAX_PROTOCOL)
-            .with_instructions(
-                "Use `bash` to run shell commands, `process` to follow background jobs, and `artifact` \
-                 to read the full output of a truncated result.",
-            )
-    }
-
-    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(ProtocolVersion::known_up_to(&MAX_PROTOCOL))
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.tools.clone()))
-    }
-
-    fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.tools.iter().find(|t| t.name == name).cloned()
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, McpError> {
-        let args = Value::Object(request.arguments.unwrap_or_default());
-        let result = match request.name.as_ref() {
-            // Boxed: rmcp moves each request's future into its task several times, and the
-            // whole run of a command is many kilobytes of state.
-            tools::BASH => Box::pin(self.bash(args, &context)).await,
-            tools::PROCESS => self.process(args, &context).await,
-            tools::ARTIFACT => self.artifact(args),
-            tools::APPROVE if self.tool.config().approvals.mcp_approve_tool => self.approve(args).await,
-            other => {
-                let offered: Vec<&str> = self.tools.iter().map(|t| t.name.as_ref()).collect();
-                return Err(McpError::invalid_params(
-                    format!("unknown tool `{other}` ({})", offered.join(", ")),
-                    None,
-                ));
-            }
-        };
-        Ok(self.redacted(result).into())
-    }
-
-    async fn list_resources(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListResourcesResult, McpError> {
-        let listed = artifacts::resources(self.store()?).map_err(|e| McpError::internal_error(e, None))?;
-        Ok(ListResourcesResult::with_all_items(listed))
-    }
-
-    async fn list_resource_templates(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListResourceTemplatesResult, McpError> {
-        Ok(ListResourceTemplatesResult::with_all_items(vec![
-            artifacts::template(),
-        ]))
-    }
-
-    async fn read_resource(
-        &self,
-        request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ReadResourceResponse, McpError> {
-        match artifacts::read(self.store()?, &request.uri) {
-            Ok(contents) => Ok(self.redacted(ReadResourceResult::new(contents)).into()),
-            Err(ReadFailure::NotFound(message)) => Err(McpError::resource_not_found(
-                message,
-                Some(json!({"uri": request.uri})),
-            )),
-            Err(ReadFailure::Store(message)) => Err(McpError::internal_error(message, None)),
-        }
-    }
-
-    #[allow(deprecated, reason = "`logging/setLevel` is served for clients of 2025-11-25")]
-    async fn set_level(
-        &self,
-        request: SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<(), McpError> {
-        self.log_filter.set(request.level);
-        Ok(())
-    }
 }

@@ -129,6 +129,37 @@ pub fn process_description(config: &ToolConfig) -> String {
     )
 }
 
+/// `bash` may do anything a shell can: write, delete, reach the network; running it twice is two
+/// runs. A client that prompts on destructive tools prompts here; the policy and approvals still
+/// judge every command, whatever the client does with the hint.
+fn bash_annotations() -> ToolAnnotations {
+    ToolAnnotations::with_title("Run a shell command")
+        .read_only(false)
+        .destructive(true)
+        .idempotent(false)
+        .open_world(true)
+}
+
+/// `process` reads jobs' output but also writes to their stdin and kills them: not read-only, and
+/// a kill is destructive. It touches only jobs this server started (a closed world).
+fn process_annotations() -> ToolAnnotations {
+    ToolAnnotations::with_title("Background jobs")
+        .read_only(false)
+        .destructive(true)
+        .idempotent(false)
+        .open_world(false)
+}
+
+/// `approve` changes what may run (and `allow-always` persists a rule); it is the kind of call a
+/// client should never auto-approve.
+fn approve_annotations() -> ToolAnnotations {
+    ToolAnnotations::with_title("Answer an approval")
+        .read_only(false)
+        .destructive(true)
+        .idempotent(false)
+        .open_world(false)
+}
+
 /// The tools for `config`: `bash`, `process`, `artifact`, and `approve` only when
 /// `[approvals] mcp_approve_tool` offers it (the model would otherwise answer its own approvals).
 ///
@@ -159,13 +190,14 @@ pub fn list(config: &ToolConfig) -> Vec<Tool> {
             Arc::new(input_schema::<BashParams>(&bash_defaults)),
         )
         .with_title("Run a shell command")
-        .with_annotations(ToolAnnotations::with_title("Run a shell command").open_world(true)),
+        .with_annotations(bash_annotations()),
         Tool::new(
             PROCESS,
             process_description(config),
             Arc::new(input_schema::<ProcessParams>(&process_defaults)),
         )
-        .with_title("Background jobs"),
+        .with_title("Background jobs")
+        .with_annotations(process_annotations()),
         Tool::new(
             ARTIFACT,
             artifacts::description(),
@@ -173,8 +205,10 @@ pub fn list(config: &ToolConfig) -> Vec<Tool> {
         )
         .with_title("Read command output")
         .with_annotations(
+            // Reads what this server stored, the same answer every time.
             ToolAnnotations::with_title("Read command output")
                 .read_only(true)
+                .idempotent(true)
                 .open_world(false),
         ),
     ];
@@ -185,7 +219,8 @@ pub fn list(config: &ToolConfig) -> Vec<Tool> {
                 APPROVE_DESCRIPTION,
                 Arc::new(input_schema::<ApproveToolParams>(&[])),
             )
-            .with_title("Answer an approval"),
+            .with_title("Answer an approval")
+            .with_annotations(approve_annotations()),
         );
     }
     tools
@@ -242,6 +277,35 @@ mod tests {
             );
             let listed = serde_json::to_value(&tool).expect("a tool serializes");
             assert!(listed.get("outputSchema").is_none(), "{listed:#}");
+        }
+    }
+
+    #[test]
+    fn every_tool_states_its_hints() {
+        let mut config = ToolConfig::default();
+        config.approvals.mcp_approve_tool = true;
+        let hints: Vec<(String, Value)> = list(&config)
+            .iter()
+            .map(|t| {
+                let listed = serde_json::to_value(t).unwrap();
+                let a = &listed["annotations"];
+                let four = serde_json::json!([
+                    a["readOnlyHint"],
+                    a["destructiveHint"],
+                    a["idempotentHint"],
+                    a["openWorldHint"]
+                ]);
+                (t.name.to_string(), four)
+            })
+            .collect();
+        let expected = [
+            (BASH, serde_json::json!([false, true, false, true])),
+            (PROCESS, serde_json::json!([false, true, false, false])),
+            (ARTIFACT, serde_json::json!([true, null, true, false])),
+            (APPROVE, serde_json::json!([false, true, false, false])),
+        ];
+        for ((name, got), (want_name, want)) in hints.iter().zip(expected) {
+            assert_eq!((name.as_str(), got), (want_name, &want));
         }
     }
 

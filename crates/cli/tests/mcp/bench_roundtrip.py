@@ -7,8 +7,12 @@ Clients, each on its own long-lived server:
 
 - `json-rpc, asyncio lines`: `shellgate rpc` through a plain asyncio client (one subprocess, JSON
   lines written with `StreamWriter.write` + `drain`, read with `StreamReader.readline`);
-- `mcp, asyncio lines`: `shellgate mcp` through the same asyncio client (`tools/call bash`);
+- `mcp, asyncio lines`: `shellgate mcp` through the same asyncio client (`tools/call bash`), after
+  the `initialize` handshake (protocol 2025-06-18);
+- `mcp 2026-07-28, asyncio lines`: the same client on protocol 2026-07-28 (no handshake; the
+  version and capabilities in every request's `_meta`);
 - `mcp, python sdk`: `shellgate mcp` through the `mcp` SDK's `ClientSession` (anyio on asyncio);
+- `mcp 2026-07-28, python sdk`: the SDK's `Client(mode="2026-07-28")`;
 - `json-rpc, blocking lines`: `shellgate rpc` through blocking `readline` on the pipe, no event loop
   (the cheapest client Python has; a floor, not the yardstick).
 
@@ -33,7 +37,7 @@ import tempfile
 import time
 
 import anyio
-from mcp import ClientSession, StdioServerParameters
+from mcp import Client, ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 WARMUP = 20
@@ -42,7 +46,9 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 RPC_ASYNC = "json-rpc, asyncio lines"
 MCP_ASYNC = "mcp, asyncio lines"
+MODERN_ASYNC = "mcp 2026-07-28, asyncio lines"
 MCP_SDK = "mcp, python sdk"
+MODERN_SDK = "mcp 2026-07-28, python sdk"
 RPC_BLOCKING = "json-rpc, blocking lines"
 
 INITIALIZE = {
@@ -91,6 +97,19 @@ def mcp_request(i):
     }
 
 
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
+}
+
+
+def modern_request(i):
+    request = mcp_request(i)
+    request["params"]["_meta"] = MODERN_META
+    return request
+
+
 def failed(reply):
     """Why a reply is not a successful `true`, or None."""
     if "error" in reply:
@@ -111,12 +130,15 @@ class AsyncLines:
         self.next_id = 0
 
     @classmethod
-    async def start(cls, binary, mode, cwd):
+    async def start(cls, binary, kind, cwd):
+        """`kind`: `rpc`, `mcp` (handshake) or `modern` (MCP 2026-07-28)."""
+        mode = "rpc" if kind == "rpc" else "mcp"
         process = await asyncio.create_subprocess_exec(
             binary, mode, cwd=cwd, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
         )
-        client = cls(process, rpc_request if mode == "rpc" else mcp_request)
-        if mode == "mcp":
+        requests = {"rpc": rpc_request, "mcp": mcp_request, "modern": modern_request}
+        client = cls(process, requests[kind])
+        if kind == "mcp":
             await client.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INITIALIZE})
             await client.notify({"jsonrpc": "2.0", "method": "notifications/initialized"})
         return client
@@ -175,6 +197,8 @@ class BlockingLines:
 
 
 class Sdk:
+    """The SDK's `ClientSession` (handshake) or `Client` (2026-07-28): both have `call_tool`."""
+
     def __init__(self, session, pid):
         self.session = session
         self.pid = pid
@@ -196,10 +220,15 @@ async def measure(binary, calls):
             await session.list_tools()
             # The SDK's server is this process's only child so far.
             (sdk_pid,) = children(os.getpid())
+            modern = await stack.enter_async_context(Client(params, mode="2026-07-28"))
+            await modern.list_tools()
+            (modern_pid,) = set(children(os.getpid())) - {sdk_pid}
             clients = {
                 RPC_ASYNC: await AsyncLines.start(binary, "rpc", work),
                 MCP_ASYNC: await AsyncLines.start(binary, "mcp", work),
+                MODERN_ASYNC: await AsyncLines.start(binary, "modern", work),
                 MCP_SDK: Sdk(session, sdk_pid),
+                MODERN_SDK: Sdk(modern, modern_pid),
                 RPC_BLOCKING: BlockingLines(binary, work),
             }
             samples = {name: [] for name in clients}
@@ -218,7 +247,7 @@ async def measure(binary, calls):
                     cpu[name][0] += time.process_time() - client_before
                     cpu[name][1] += tree_cpu_seconds(client.pid) - server_before
             for name, client in clients.items():
-                if name != MCP_SDK:
+                if name not in (MCP_SDK, MODERN_SDK):
                     await client.close()
     return samples, cpu
 
@@ -244,9 +273,13 @@ def main():
     ratios = {
         "mcp-sdk / json-rpc (asyncio)": median[MCP_SDK] / median[RPC_ASYNC],
         "mcp / json-rpc (same asyncio client)": median[MCP_ASYNC] / median[RPC_ASYNC],
+        "mcp 2026-07-28 / json-rpc (same asyncio client)": median[MODERN_ASYNC] / median[RPC_ASYNC],
+        "mcp-sdk 2026-07-28 / json-rpc (asyncio)": median[MODERN_SDK] / median[RPC_ASYNC],
         "mcp-sdk / mcp (asyncio lines)": median[MCP_SDK] / median[MCP_ASYNC],
         "mcp-sdk / json-rpc (blocking)": median[MCP_SDK] / median[RPC_BLOCKING],
         "server cpu: mcp / json-rpc (asyncio clients)": figures[MCP_ASYNC]["server_cpu_ms"]
+        / max(figures[RPC_ASYNC]["server_cpu_ms"], 1e-9),
+        "server cpu: mcp 2026-07-28 / json-rpc (asyncio clients)": figures[MODERN_ASYNC]["server_cpu_ms"]
         / max(figures[RPC_ASYNC]["server_cpu_ms"], 1e-9),
     }
     load = os.getloadavg()[0]
@@ -255,7 +288,7 @@ def main():
         return
     for name, f in figures.items():
         print(
-            f"{name:<26} median {f['median_ms']:6.3f} ms  p90 {f['p90_ms']:6.3f}  p99 {f['p99_ms']:6.3f}  "
+            f"{name:<30} median {f['median_ms']:6.3f} ms  p90 {f['p90_ms']:6.3f}  p99 {f['p99_ms']:6.3f}  "
             f"cpu/call: client {f['client_cpu_ms']:.3f} ms, server {f['server_cpu_ms']:.3f} ms  "
             f"({f['calls']} calls)"
         )

@@ -11,7 +11,7 @@ import sys
 import time
 
 import anyio
-from mcp import ClientSession, StdioServerParameters
+from mcp import Client, ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
 results = []
@@ -28,9 +28,14 @@ def text_of(result):
 
 async def main(binary, work_dir):
     logs = []
+    updated = []
 
     async def on_log(params):
         logs.append(params)
+
+    async def on_message(message):
+        if isinstance(message, types.ResourceUpdatedNotification):
+            updated.append(str(message.params.uri))
 
     server = StdioServerParameters(
         command=binary,
@@ -39,7 +44,7 @@ async def main(binary, work_dir):
         env={"SHELLGATE_ARTIFACT_DIR": os.path.join(work_dir, "artifacts")},
     )
     async with stdio_client(server) as (read, write):
-        async with ClientSession(read, write, logging_callback=on_log) as session:
+        async with ClientSession(read, write, logging_callback=on_log, message_handler=on_message) as session:
             init = await session.initialize()
             check("server_info", init.server_info.name == "shellgate", repr(init.server_info))
 
@@ -77,7 +82,7 @@ async def main(binary, work_dir):
             templates = await session.list_resource_templates()
             check(
                 "resource_template",
-                [t.uri_template for t in templates.resource_templates] == ["artifact://{id}"],
+                [t.uri_template for t in templates.resource_templates] == ["artifact://{id}", "job://{id}"],
                 repr(templates),
             )
 
@@ -127,10 +132,41 @@ async def main(binary, work_dir):
             exits = [l for l in logs if isinstance(l.data, dict) and l.data.get("event") == "job_exited"]
             check("job_exit_notification", any(l.data.get("job_id") == job_id for l in exits), repr(logs))
 
+            # A subscribed job resource is announced as updated when the job ends.
+            sub_job = await session.call_tool("bash", {"command": "sleep 0.3; echo sub", "background": True})
+            sub_uri = f"job://{(sub_job.structured_content or {}).get('job_id')}"
+            await session.subscribe_resource(sub_uri)
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and sub_uri not in updated:
+                await anyio.sleep(0.05)
+            check("subscribed_job_updated", sub_uri in updated, repr(updated))
+            job_text = (await session.read_resource(sub_uri)).contents[0].text
+            check("job_resource_read", job_text.startswith("status: completed") and "sub" in job_text, job_text)
+
+    await legacy_mode(server, work_dir)
     passed = sum(1 for _, ok in results if ok)
     failed = len(results) - passed
     print(f"{passed} passed, {failed} failed", flush=True)
     return failed
+
+
+async def legacy_mode(server, work_dir):
+    """The SDK's high-level `Client` forced onto the handshake (`mode="legacy"`)."""
+    asked = []
+
+    async def person(context, params):
+        asked.append(params)
+        return types.ElicitResult(action="accept", content={"decision": "allow-once"})
+
+    async with Client(server, mode="legacy", elicitation_callback=person) as client:
+        check("legacy_version", client.protocol_version == "2025-11-25", client.protocol_version)
+        check("legacy_server_info", client.server_info and client.server_info.name == "shellgate", repr(client.server_info))
+        failed = await client.call_tool("bash", {"command": "echo legacy; exit 4"})
+        check("legacy_is_error", failed.is_error and text_of(failed).startswith("legacy"), repr(failed))
+        marker = os.path.join(work_dir, "legacy-approved")
+        ran = await client.call_tool("bash", {"command": f"touch '{marker}'", "ask": "always"})
+        check("legacy_approval_asked", len(asked) == 1, repr(asked))
+        check("legacy_approval_ran", not ran.is_error and os.path.exists(marker), repr(ran))
 
 
 if __name__ == "__main__":

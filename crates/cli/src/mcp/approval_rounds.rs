@@ -1,0 +1,289 @@
+//! Approvals as multi-round-trip results (protocol 2026-07-28, where a server may not send requests
+//! to the client).
+//!
+//! A `bash` call whose command needs a person answers `input_required`: an embedded elicitation
+//! for the decision and a sealed `requestState`. The client asks the person and retries the same
+//! call with `inputResponses` and the state echoed back. The state is the only link between the two
+//! calls, and it passes through the client (and so through reach of the model driving it), so it is
+//! treated as hostile input:
+//!
+//! - **sealed**: HMAC-SHA256 with a key drawn at start from the OS and never written anywhere, so
+//!   no state can be made or altered outside this process (a restart invalidates every state);
+//! - **bound** to a digest of the tool name and the exact arguments of the call that asked, so it
+//!   cannot resume an approval from a retry with other arguments;
+//! - **single-use**: each state carries a nonce redeemed once; a replay is refused;
+//! - **time-limited**: it expires with `[approvals] elicitation_timeout_secs`.
+//!
+//! The approval a state resumes is the engine's own pending approval, decided like any other
+//! (`BashTool::approve`), so what runs is the command that was judged, never the retry's text.
+
+use std::collections::HashMap;
+use std::io::Read as _;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use rmcp::model::{
+    ElicitResult, InputRequest, InputRequests, InputRequiredResult, InputResponses, RequestStateCodec,
+    SealOptions,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest as _, Sha256};
+use shellgate::{Approval, ApprovalDecision};
+
+use super::elicit::{self, Answer};
+
+/// The key of the approval question in `inputRequests` / `inputResponses`.
+pub const INPUT_KEY: &str = "approval";
+
+/// What a sealed state holds (readable by the client: nothing secret).
+#[derive(Debug, Serialize, Deserialize)]
+struct Sealed {
+    /// The engine's id of the pending approval.
+    approval: String,
+    /// Redeemed once.
+    nonce: String,
+}
+
+/// Why a retry does not resume an approval.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refused {
+    /// Forged, altered, bound to other arguments, expired, or malformed.
+    #[error("the request state is not valid for this call ({0})")]
+    Invalid(String),
+    /// Opened, but its nonce was already redeemed (or never issued by this process).
+    #[error("the request state was already used")]
+    Replayed,
+    /// The retry carries no usable answer to the approval question.
+    #[error("the retry has no answer to the approval question: {0}")]
+    NoAnswer(String),
+}
+
+/// The sealing key and the nonces issued and not yet redeemed.
+pub struct ApprovalRounds {
+    codec: RequestStateCodec,
+    /// Nonce → when it stops being redeemable.
+    outstanding: Mutex<HashMap<String, Instant>>,
+    /// Nonces issued so far.
+    issued: AtomicU64,
+}
+
+impl ApprovalRounds {
+    /// A fresh key from the OS.
+    pub fn new() -> std::io::Result<Self> {
+        let mut key = [0u8; 32];
+        std::fs::File::open("/dev/urandom")?.read_exact(&mut key)?;
+        Self::with_key(&key)
+    }
+
+    fn with_key(key: &[u8]) -> std::io::Result<Self> {
+        let codec = RequestStateCodec::try_new(key.to_vec()).map_err(std::io::Error::other)?;
+        Ok(Self {
+            codec,
+            outstanding: Mutex::new(HashMap::new()),
+            issued: AtomicU64::new(0),
+        })
+    }
+
+    /// The `input_required` result asking the person about `approval` for the call `tool(args)`;
+    /// its state is redeemable once within `ttl`.
+    pub fn ask(&self, tool: &str, args: &Value, approval: &Approval, ttl: Duration) -> InputRequiredResult {
+        let nonce = self.fresh_nonce();
+        let sealed = Sealed {
+            approval: approval.id.clone(),
+            nonce: nonce.clone(),
+        };
+        let payload = serde_json::to_vec(&sealed).expect("two strings serialize");
+        let bound = call_digest(tool, args);
+        let state = self
+            .codec
+            .seal_with(&payload, &SealOptions::new().associated_data(&bound).ttl(ttl));
+        {
+            let mut outstanding = self
+                .outstanding
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let now = Instant::now();
+            outstanding.retain(|_, until| *until > now);
+            outstanding.insert(nonce, now + ttl);
+        }
+        let mut requests = InputRequests::new();
+        requests.insert(
+            INPUT_KEY.to_owned(),
+            InputRequest::Elicitation(elicit::request(approval)),
+        );
+        InputRequiredResult::new(Some(requests), Some(state))
+    }
+
+    /// The approval and the person's decision a retry of `tool(args)` carries, once per state.
+    pub fn resume(
+        &self,
+        tool: &str,
+        args: &Value,
+        state: Option<&str>,
+        responses: Option<&InputResponses>,
+    ) -> Result<(String, ApprovalDecision), Refused> {
+        let state = state.ok_or_else(|| Refused::Invalid("no request state".to_owned()))?;
+        let bound = call_digest(tool, args);
+        let payload = self
+            .codec
+            .open_with(state, &bound)
+            .map_err(|e| Refused::Invalid(e.to_string()))?;
+        let sealed: Sealed = serde_json::from_slice(&payload).map_err(|e| Refused::Invalid(e.to_string()))?;
+        let redeemable = {
+            let mut outstanding = self
+                .outstanding
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            outstanding
+                .remove(&sealed.nonce)
+                .is_some_and(|until| until > Instant::now())
+        };
+        if !redeemable {
+            return Err(Refused::Replayed);
+        }
+        let answer = responses
+            .and_then(|r| r.get(INPUT_KEY))
+            .ok_or_else(|| Refused::NoAnswer(format!("no `{INPUT_KEY}` in inputResponses")))?;
+        let result: ElicitResult =
+            serde_json::from_value(answer.clone()).map_err(|e| Refused::NoAnswer(e.to_string()))?;
+        match elicit::answer_of(&result) {
+            Answer::Decided(decision) => Ok((sealed.approval, decision)),
+            Answer::Unanswered(why) => Err(Refused::NoAnswer(why)),
+        }
+    }
+
+    /// A nonce never issued before by this process. It only has to be unique, not secret: it is
+    /// sealed, so a client cannot choose one.
+    fn fresh_nonce(&self) -> String {
+        self.issued.fetch_add(1, Ordering::Relaxed).to_string()
+    }
+}
+
+/// SHA-256 of the tool name and its arguments (serde_json writes object keys sorted, so the same
+/// arguments always give the same digest).
+fn call_digest(tool: &str, args: &Value) -> Vec<u8> {
+    let mut hasher = Sha256::new();
+    hasher.update(tool.as_bytes());
+    hasher.update([0]);
+    hasher.update(serde_json::to_vec(args).expect("a JSON value serializes"));
+    hasher.finalize().to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn approval() -> Approval {
+        Approval {
+            command: "rm -rf build".into(),
+            cwd: "/work/p".into(),
+            rule: "dangerous".into(),
+            reason: "recursive delete".into(),
+            segments_missing: Vec::new(),
+            always_approvable: false,
+            id: "0123456789abcdef".into(),
+            short_id: "01234567".into(),
+            host: "local".into(),
+            expires_at: "2030-01-01T00:00:00Z".into(),
+        }
+    }
+
+    fn allow_once() -> InputResponses {
+        let mut r = InputResponses::new();
+        r.insert(
+            INPUT_KEY.to_owned(),
+            json!({"action": "accept", "content": {"decision": "allow-once"}}),
+        );
+        r
+    }
+
+    fn state_of(asked: &InputRequiredResult) -> String {
+        asked.request_state.clone().expect("a state")
+    }
+
+    const LONG: Duration = Duration::from_secs(60);
+
+    #[test]
+    fn a_state_resumes_its_approval_once() {
+        let rounds = ApprovalRounds::new().unwrap();
+        let args = json!({"command": "rm -rf build"});
+        let asked = rounds.ask("bash", &args, &approval(), LONG);
+        assert!(asked.input_requests.as_ref().unwrap().contains_key(INPUT_KEY));
+        let state = state_of(&asked);
+        let resumed = rounds.resume("bash", &args, Some(&state), Some(&allow_once()));
+        assert_eq!(
+            resumed,
+            Ok(("0123456789abcdef".to_owned(), ApprovalDecision::AllowOnce))
+        );
+        let again = rounds.resume("bash", &args, Some(&state), Some(&allow_once()));
+        assert_eq!(again, Err(Refused::Replayed));
+    }
+
+    #[test]
+    fn a_state_does_not_resume_a_call_with_other_arguments() {
+        let rounds = ApprovalRounds::new().unwrap();
+        let asked = rounds.ask("bash", &json!({"command": "rm -rf build"}), &approval(), LONG);
+        let other = json!({"command": "rm -rf /"});
+        let resumed = rounds.resume("bash", &other, Some(&state_of(&asked)), Some(&allow_once()));
+        assert!(matches!(resumed, Err(Refused::Invalid(_))), "{resumed:?}");
+    }
+
+    #[test]
+    fn a_state_from_another_key_or_altered_is_refused() {
+        let args = json!({"command": "rm -rf build"});
+        let theirs = ApprovalRounds::with_key(&[7u8; 32]).unwrap();
+        let forged = state_of(&theirs.ask("bash", &args, &approval(), LONG));
+        let ours = ApprovalRounds::new().unwrap();
+        let resumed = ours.resume("bash", &args, Some(&forged), Some(&allow_once()));
+        assert!(matches!(resumed, Err(Refused::Invalid(_))), "{resumed:?}");
+
+        let genuine = state_of(&ours.ask("bash", &args, &approval(), LONG));
+        let mut altered = genuine.clone().into_bytes();
+        let last = altered.len() - 1;
+        altered[last] = if altered[last] == b'A' { b'B' } else { b'A' };
+        let altered = String::from_utf8(altered).unwrap();
+        let resumed = ours.resume("bash", &args, Some(&altered), Some(&allow_once()));
+        assert!(matches!(resumed, Err(Refused::Invalid(_))), "{resumed:?}");
+        // The genuine state is still good after the failed attempts.
+        assert!(
+            ours.resume("bash", &args, Some(&genuine), Some(&allow_once()))
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn a_state_expires() {
+        let rounds = ApprovalRounds::new().unwrap();
+        let args = json!({"command": "rm -rf build"});
+        let state = state_of(&rounds.ask("bash", &args, &approval(), Duration::from_millis(1)));
+        std::thread::sleep(Duration::from_millis(20));
+        let resumed = rounds.resume("bash", &args, Some(&state), Some(&allow_once()));
+        assert!(resumed.is_err(), "{resumed:?}");
+    }
+
+    #[test]
+    fn a_retry_without_an_answer_is_refused_and_declining_denies() {
+        let rounds = ApprovalRounds::new().unwrap();
+        let args = json!({"command": "rm -rf build"});
+        let state = state_of(&rounds.ask("bash", &args, &approval(), LONG));
+        let resumed = rounds.resume("bash", &args, Some(&state), None);
+        assert!(matches!(resumed, Err(Refused::NoAnswer(_))), "{resumed:?}");
+        assert!(matches!(
+            rounds.resume("bash", &args, None, Some(&allow_once())),
+            Err(Refused::Invalid(_))
+        ));
+
+        let state = state_of(&rounds.ask("bash", &args, &approval(), LONG));
+        let mut declined = InputResponses::new();
+        declined.insert(INPUT_KEY.to_owned(), json!({"action": "decline"}));
+        let resumed = rounds.resume("bash", &args, Some(&state), Some(&declined));
+        assert_eq!(
+            resumed,
+            Ok(("0123456789abcdef".to_owned(), ApprovalDecision::Deny))
+        );
+    }
+}
