@@ -331,7 +331,8 @@ async fn empty_polls_back_off_and_output_resets_the_hint() {
     let mut w = ProcessParams::new(ProcessAction::Write, &id);
     w.data = Some("hi\n".into());
     process.call(w).await;
-    let r = poll(&process, &id, 5000).await;
+    // The program answers, then sleeps: the wait after input lasts until `wait_ms`, while it runs.
+    let r = poll(&process, &id, 1500).await;
     assert_eq!(r.output.as_deref(), Some("hi\n"));
     assert_eq!(r.retry_in_ms, Some(5000));
     let killed = act(&process, ProcessAction::Kill, &id).await;
