@@ -162,8 +162,7 @@ fn skip_options(argv: &[Arg], valued_short: &str, valued_long: &[&str]) -> usize
 fn command_option<'a>(args: &'a [Arg], names: &[&str]) -> Option<&'a Arg> {
     for (k, a) in args.iter().enumerate() {
         let v = a.get()?;
-        if let Some(value) = v.strip_prefix("--command=") {
-            let _ = value;
+        if v.starts_with("--command=") {
             return Some(a);
         }
         let short_cluster = v.starts_with('-') && !v.starts_with("--") && v.ends_with('c');

@@ -121,9 +121,11 @@ pub(super) fn unsafe_in_arithmetic<'v>(w: &Walker<'_, 'v>, expr: &str) -> Option
 /// Whether a value given to `name` is evaluated as arithmetic (an integer variable of the session)
 /// and is not a plain number.
 pub(super) fn evaluated_assignment(w: &Walker<'_, '_>, name: &str, value: Option<&str>) -> bool {
-    w.opts.session.is_some_and(|view| view.integers.contains(name))
-        && !value
-            .is_some_and(|v| !v.is_empty() && v.trim_start_matches('-').bytes().all(|b| b.is_ascii_digit()))
+    let number = |v: &str| {
+        let digits = v.strip_prefix('-').unwrap_or(v);
+        !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+    };
+    w.opts.session.is_some_and(|view| view.integers.contains(name)) && !value.is_some_and(number)
 }
 
 /// The names in arithmetic or test text.
