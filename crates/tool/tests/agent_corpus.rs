@@ -55,8 +55,12 @@ fn under_bash(dir: &Path, command: &str) -> Ending {
     let log = dir.with_extension("log");
     let out = std::fs::File::create(&log).unwrap();
     let mut cmd = Command::new("timeout");
-    // The engine starts `/bin/bash`, which names itself so in its messages.
-    cmd.args(["20", "/bin/bash", "-c", command])
+    // The same shell the engine starts (`$SHELL` or `bash` on `PATH`): bash names itself by the path
+    // it was started as in its messages (`/bin/bash: line 3: warning: …`).
+    let shell = shellgate_executor::ShellConfig::default().resolve_shell();
+    cmd.arg("20")
+        .arg(&shell)
+        .args(["-c", command])
         .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(out.try_clone().unwrap())
