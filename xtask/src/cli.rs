@@ -23,6 +23,13 @@ commands:
   lint-size
         no file in crates/tool/src over 400 lines, no function in crates/tool over 100 lines;
         lists what is too long and exits non-zero if anything is.
+  dist  builds the release binaries once and packages them into target/dist/: the release archive
+        (shellgate-VERSION-TARGET.tar.gz), the npm packages (shellgate and @shellgate/OS-CPU, packed
+        with npm pack), a Python wheel carrying the binaries and the MCP registry's server.json.
+  install-check
+        installs each package from target/dist into an empty prefix (npm --offline, pip --no-index,
+        cargo install --path --offline) and uses it: a command, a sandboxed command whose helper is
+        found, MCP tools/list through the Inspector CLI; exits non-zero if anything failed.
   help  this text";
 
 /// Options of `cargo xtask bench`.
@@ -86,6 +93,10 @@ pub enum Command {
     Stress(StressOptions),
     /// `lint-size`.
     LintSize,
+    /// `dist`.
+    Dist,
+    /// `install-check`.
+    InstallCheck,
 }
 
 /// The minimum latency sample count: p99 over fewer samples is mostly noise.
@@ -171,9 +182,13 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
             }
             Ok(Command::Stress(options))
         }
-        "lint-size" => match rest.next() {
-            None => Ok(Command::LintSize),
-            Some(other) => Err(format!("lint-size takes no options, got {other:?}")),
+        "lint-size" | "dist" | "install-check" => match rest.next() {
+            None => Ok(match first.as_str() {
+                "lint-size" => Command::LintSize,
+                "dist" => Command::Dist,
+                _ => Command::InstallCheck,
+            }),
+            Some(other) => Err(format!("{first} takes no options, got {other:?}")),
         },
         other => Err(format!("unknown command {other:?}")),
     }
@@ -269,6 +284,9 @@ mod tests {
         );
         assert_eq!(parse(&[]).unwrap(), Command::Help);
         assert_eq!(parse(&args("lint-size")).unwrap(), Command::LintSize);
+        assert_eq!(parse(&args("dist")).unwrap(), Command::Dist);
+        assert_eq!(parse(&args("install-check")).unwrap(), Command::InstallCheck);
+        assert!(parse(&args("dist --fast")).unwrap_err().contains("--fast"));
         assert!(parse(&args("lint-size --fix")).is_err());
         assert!(parse(&args("frobnicate")).is_err());
     }

@@ -1,4 +1,4 @@
-//! Workspace automation: `cargo xtask bench | fuzz | stress | lint-size`.
+//! Workspace automation: `cargo xtask bench | fuzz | stress | lint-size | dist | install-check`.
 //!
 //! `bench` measures shellgate against the ways agents run commands today (raw spawns, Node, Python) and
 //! writes `target/shellgate-bench/report.{md,json}` plus a ratio chart; `fuzz` runs every crate's fuzz
@@ -9,7 +9,9 @@
 
 mod bench;
 mod cli;
+mod dist;
 mod fuzz;
+mod install_check;
 mod measure;
 mod procs;
 mod report;
@@ -40,6 +42,8 @@ fn main() -> ExitCode {
         cli::Command::Fuzz(options) => fuzz::run(&options),
         cli::Command::Stress(options) => stress::run(&options),
         cli::Command::LintSize => size::run(&workspace::root()),
+        cli::Command::Dist => dist::run().map(|()| true),
+        cli::Command::InstallCheck => install_check::run(),
     };
     match outcome {
         Ok(true) => ExitCode::SUCCESS,

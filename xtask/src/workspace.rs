@@ -36,6 +36,9 @@ pub struct Metadata {
 pub struct Package {
     /// Package name (`-p` argument).
     pub name: String,
+    /// Its version.
+    #[serde(default)]
+    pub version: String,
     /// Its targets.
     pub targets: Vec<Target>,
 }
@@ -68,6 +71,15 @@ impl Metadata {
     /// Parse `cargo metadata` JSON.
     pub fn parse(json: &[u8]) -> anyhow::Result<Self> {
         serde_json::from_slice(json).context("parsing cargo metadata")
+    }
+
+    /// The version of the workspace package `name`.
+    pub fn version_of(&self, name: &str) -> anyhow::Result<String> {
+        self.packages
+            .iter()
+            .find(|p| p.name == name)
+            .map(|p| p.version.clone())
+            .with_context(|| format!("no package {name} in the workspace"))
     }
 
     /// Every (package, target) pair of `kind`, in a stable order.

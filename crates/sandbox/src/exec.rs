@@ -200,17 +200,25 @@ fn guards_new_names(policy: &SandboxPolicy) -> bool {
 }
 
 /// What the creation agent refuses: the protected names (in `workspace-write`), and every
-/// protected path (existing or not) resolved as far as it exists.
+/// protected path (existing or not) resolved as far as it exists. A protected path that is a
+/// symbolic link also keeps its own entry: its target is bound read-only, but the link itself can
+/// be removed, and must not be made again leading elsewhere.
 fn protection(policy: &SandboxPolicy) -> crate::agent::Protection {
     let (names, paths) = match policy.mode {
         SandboxMode::WorkspaceWrite => (policy.protected_names.clone(), policy.all_protected_paths()),
         _ => (Vec::new(), policy.protected_paths.clone()),
     };
+    let mut resolved = Vec::new();
+    for path in &paths {
+        resolved.push(crate::supervise::resolve_existing(path));
+        if path.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink())
+            && let (Some(dir), Some(name)) = (path.parent(), path.file_name())
+        {
+            resolved.push(crate::supervise::resolve_existing(dir).join(name));
+        }
+    }
     crate::agent::Protection {
         names,
-        paths: paths
-            .iter()
-            .map(|p| crate::supervise::resolve_existing(p))
-            .collect(),
+        paths: resolved,
     }
 }

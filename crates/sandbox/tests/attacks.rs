@@ -554,3 +554,37 @@ fn a_helper_swapped_on_disk_between_two_runs_still_confines_the_next() {
         assert!(out.contains("Seccomp:\t2") && !out.contains("ESCAPED"), "{out}");
     }
 }
+
+#[test]
+fn a_protected_link_cannot_be_pointed_elsewhere_nor_its_package_moved() {
+    if !landlock_available() {
+        return;
+    }
+    // How an npm install in the workspace looks: a launcher script in its package directory, and
+    // the link in `node_modules/.bin` a client starts it by. A link pointed at another program
+    // would run it outside any sandbox the next time the client starts the engine.
+    let base = scratch();
+    let ws = base.path().join("ws");
+    fs::create_dir_all(ws.join("node_modules/.bin")).unwrap();
+    fs::create_dir_all(ws.join("node_modules/tool/bin")).unwrap();
+    let script = ws.join("node_modules/tool/bin/tool");
+    fs::write(&script, "#!/bin/sh\necho real\n").unwrap();
+    let link = ws.join("node_modules/.bin/tool");
+    std::os::unix::fs::symlink("../tool/bin/tool", &link).unwrap();
+    let mut policy = workspace_policy(&ws);
+    policy.protected_paths = vec![link.clone(), ws.join("node_modules/tool")];
+    let attack = "rm -f node_modules/.bin/tool; \
+         ln -s /bin/true node_modules/.bin/tool 2>/dev/null && echo ESCAPED-relink; \
+         echo '#!/bin/sh' > evil && mv evil node_modules/.bin/tool 2>/dev/null && echo ESCAPED-rename; \
+         mv node_modules/tool node_modules/moved 2>/dev/null && echo ESCAPED-move; \
+         echo done";
+    let run = run_sandboxed(&policy, &ws, &[], &["sh", "-c", attack], collector());
+    let stdout = run.stdout();
+    assert!(stdout.contains("done"), "{stdout} {}", run.stderr());
+    assert!(!stdout.contains("ESCAPED"), "{stdout}");
+    assert_eq!(fs::read_to_string(&script).unwrap(), "#!/bin/sh\necho real\n");
+    // The link may be gone (removing it only stops the next start), never leading elsewhere.
+    if let Ok(target) = fs::read_link(&link) {
+        assert_eq!(target, Path::new("../tool/bin/tool"));
+    }
+}
