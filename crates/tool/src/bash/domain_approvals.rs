@@ -111,7 +111,9 @@ impl BashTool {
                     "Network access to {address} is allowed always from now on {saved}. Nothing ran: run the \
                      command again to reach it."
                 );
-                ToolResult::not_run(ToolStatus::Completed, message, cwd)
+                let mut result = ToolResult::not_run(ToolStatus::Completed, message, cwd);
+                result.is_error = false;
+                result
             }
         }
     }
