@@ -152,28 +152,39 @@ fn programs_that_ignore_the_proxy_have_no_route() {
     let (root, workspace) = (served_root(), scratch());
     let server = StaticServer::start(root.path());
     let port = server.port;
-    let outside = outside_address();
-    let target = outside.map_or_else(|| "127.0.0.1".to_owned(), |ip| ip.to_string());
+    // This machine's other address where it has one (the server listens there too), else a
+    // documentation address (TEST-NET-1): either way nothing but the proxy may lead out.
+    let outside = outside_address().map_or_else(|| "192.0.2.1".to_owned(), |ip| ip.to_string());
     let rules = proxy(&["pkg.test"], &[], &["pkg.test"], "127.0.0.1", true);
+    // Each attempt goes to an address of its own, so each must be reported once.
     let script = format!(
         "curl -sS --noproxy '*' http://127.0.0.1:{port}/hello.txt || echo loopback-refused; \
-         curl -sS --noproxy '*' http://{target}:{port}/hello.txt || echo direct-refused; \
+         curl -sS --noproxy '*' http://{outside}:{port}/hello.txt || echo direct-refused; \
          python3 -c '
 import socket
-for kind, name in ((socket.SOCK_STREAM, \"tcp\"), (socket.SOCK_DGRAM, \"udp\")):
+def attempt(name, kind, address, connect=True):
     s = socket.socket(socket.AF_INET, kind)
     s.settimeout(5)
     try:
-        s.connect((\"{target}\", {port}))
-        s.send(b\"GET /hello.txt HTTP/1.0\\r\\n\\r\\n\")
-        print(name, \"got\", s.recv(100))
+        if connect:
+            s.connect(address)
+            s.send(b\"GET /hello.txt HTTP/1.0\\r\\n\\r\\n\")
+            print(name, \"got\", s.recv(100))
+        else:
+            s.sendto(b\"x\", address)
+            print(name, \"went\")
     except OSError as e:
         print(name, \"refused\", e)
+attempt(\"tcp-loopback\", socket.SOCK_STREAM, (\"127.0.0.2\", {port}))
+attempt(\"tcp\", socket.SOCK_STREAM, (\"{outside}\", {port}))
+attempt(\"udp\", socket.SOCK_DGRAM, (\"192.0.2.1\", 53))
+attempt(\"sendto\", socket.SOCK_DGRAM, (\"192.0.2.1\", 54), connect=False)
+attempt(\"udp-loopback\", socket.SOCK_DGRAM, (\"127.0.0.1\", 55), connect=False)
 try:
-    socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b\"x\", (\"{target}\", {port}))
-    print(\"sendto went\")
+    socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+    print(\"raw went\")
 except OSError as e:
-    print(\"sendto refused\", e)
+    print(\"raw refused\", e)
 '"
     );
     let run = run_proxied(workspace.path(), rules, &script);
@@ -181,22 +192,70 @@ except OSError as e:
     for line in [
         "loopback-refused",
         "direct-refused",
+        "tcp-loopback refused",
         "tcp refused",
         "udp refused",
         "sendto refused",
+        "udp-loopback refused",
+        "raw refused",
     ] {
         assert!(stdout.contains(line), "{line}: {stdout}");
     }
     assert_eq!(server.requests(), 0, "a direct connection reached the server");
-    if run.report.is_none() || outside.is_none() {
+    if run.report.is_none() {
         return;
     }
-    let address = format!("{target}:{port}");
-    let direct = denials(&run).into_iter().find(|d| {
-        d.address.as_deref() == Some(address.as_str()) && d.reason.as_deref() == Some("direct connection")
-    });
-    // curl, the TCP socket and the UDP one each tried.
-    assert!(direct.is_some_and(|d| d.count >= 3), "{:?}", denials(&run));
+    for address in [
+        format!("127.0.0.1:{port}"),
+        format!("{outside}:{port}"),
+        format!("127.0.0.2:{port}"),
+        "192.0.2.1:53".to_owned(),
+        "192.0.2.1:54".to_owned(),
+        "127.0.0.1:55".to_owned(),
+        "socket(AF_INET, SOCK_RAW, IPPROTO_ICMP)".to_owned(),
+    ] {
+        let found: Vec<_> = denials(&run)
+            .into_iter()
+            .filter(|d| d.address.as_deref() == Some(address.as_str()))
+            .collect();
+        let counted = if address.starts_with(&outside) && address.ends_with(&format!(":{port}")) {
+            // curl and the TCP socket.
+            2
+        } else {
+            1
+        };
+        assert!(
+            found.len() == 1
+                && found[0].count == counted
+                && found[0].reason.as_deref() == Some("direct connection"),
+            "{address}: {:?}",
+            denials(&run)
+        );
+    }
+}
+
+#[test]
+fn the_commands_own_loopback_servers_are_reached_directly() {
+    if !usable() || !available(which("python3"), "python3 is not installed") {
+        return;
+    }
+    let workspace = scratch();
+    let rules = proxy(&["pkg.test"], &[], &["pkg.test"], "127.0.0.1", true);
+    let script = "python3 -c '
+import socket, threading
+tcp = socket.socket(); tcp.bind((\"127.0.0.1\", 0)); tcp.listen(1)
+udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); udp.bind((\"127.0.0.1\", 0))
+def serve():
+    c, _ = tcp.accept(); c.sendall(c.recv(10)); c.close()
+threading.Thread(target=serve).start()
+c = socket.create_connection(tcp.getsockname()); c.sendall(b\"ping\"); print(\"tcp\", c.recv(10).decode())
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.sendto(b\"pong\", udp.getsockname()); print(\"udp\", udp.recv(10).decode())
+'";
+    let run = run_proxied(workspace.path(), rules, script);
+    assert_eq!(run.stdout(), "tcp ping\nudp pong\n", "{}", run.stderr());
+    if let Some(report) = &run.report {
+        assert!(report.denials.is_empty(), "{:?}", report.denials);
+    }
 }
 
 #[test]
