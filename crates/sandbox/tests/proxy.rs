@@ -301,6 +301,111 @@ fn a_listed_name_leading_to_a_local_address_is_refused() {
 }
 
 #[test]
+fn internationalised_names_match_in_either_spelling() {
+    if !usable() || !available(which("python3"), "python3 is not installed") {
+        return;
+    }
+    let (root, workspace) = (served_root(), scratch());
+    let server = StaticServer::start(root.path());
+    let port = server.port;
+    // The lists in one spelling, the hosts in the other; requests in both.
+    let mut rules = proxy(
+        &["bücher.test", "xn--caf-dma.test"],
+        &["xn--bse-sna.bücher.test"],
+        &["xn--bcher-kva.test", "café.test", "böse.xn--bcher-kva.test"],
+        "127.0.0.1",
+        true,
+    );
+    rules.allowed_domains.push("*.bücher.test".into());
+    // Raw requests carry the names as UTF-8, as a client that does not map them would send them.
+    let script = format!(
+        "python3 -c '
+import socket
+def rest(s):
+    data = b\"\"
+    while True:
+        more = s.recv(4096)
+        if not more:
+            return data
+        data += more
+def fetch(how, host):
+    s = socket.create_connection((\"127.0.0.1\", 3128))
+    if how == \"connect\":
+        s.sendall(\"CONNECT {{}}:{port} HTTP/1.1\\r\\n\\r\\n\".format(host).encode())
+        reply = s.recv(1000)
+        if b\" 200 \" in reply:
+            s.sendall(b\"GET /hello.txt HTTP/1.0\\r\\n\\r\\n\")
+            reply = rest(s)
+    elif how == \"socks\":
+        name = host.encode()
+        s.sendall(b\"\\x05\\x01\\x00\")
+        s.recv(2)
+        s.sendall(b\"\\x05\\x01\\x00\\x03\" + bytes([len(name)]) + name + ({port}).to_bytes(2, \"big\"))
+        reply = s.recv(10)
+        if reply[1] == 0:
+            s.sendall(b\"GET /hello.txt HTTP/1.0\\r\\n\\r\\n\")
+            reply = rest(s)
+    else:
+        s.sendall(\"GET http://{{}}:{port}/hello.txt HTTP/1.1\\r\\n\\r\\n\".format(host).encode())
+        reply = rest(s)
+    print(how, host, \"reached\" if b\"hello through the proxy\" in reply else \"refused\")
+fetch(\"get\", \"bücher.test\")
+fetch(\"connect\", \"BÜCHER.test.\")
+fetch(\"socks\", \"xn--bcher-kva.test\")
+fetch(\"get\", \"xn--caf-dma.test\")
+fetch(\"socks\", \"café.test\")
+fetch(\"get\", \"xn--bse-sna.xn--bcher-kva.test\")
+fetch(\"connect\", \"böse.bücher.test\")
+fetch(\"get\", \"xn--zz.test\")
+'"
+    );
+    let run = run_proxied(workspace.path(), rules, &script);
+    let stdout = run.stdout();
+    for line in [
+        "get bücher.test reached",
+        "connect BÜCHER.test. reached",
+        "socks xn--bcher-kva.test reached",
+        "get xn--caf-dma.test reached",
+        "socks café.test reached",
+        "get xn--bse-sna.xn--bcher-kva.test refused",
+        "connect böse.bücher.test refused",
+        "get xn--zz.test refused",
+    ] {
+        assert!(stdout.contains(line), "{line}: {stdout}");
+    }
+    assert_eq!(server.requests(), 5);
+    let Some(report) = &run.report else { return };
+    assert_eq!(report.network.len(), 2, "{:?}", report.network);
+    assert!(
+        report
+            .network
+            .iter()
+            .all(|t| ["xn--bcher-kva.test", "xn--caf-dma.test"].contains(&t.host.as_str())),
+        "{:?}",
+        report.network
+    );
+    let denied = |address: &str, reason: &str, count: u32| {
+        report.denials.iter().any(|d| {
+            d.address.as_deref() == Some(address) && d.reason.as_deref() == Some(reason) && d.count == count
+        })
+    };
+    assert!(
+        denied(
+            &format!("xn--bse-sna.xn--bcher-kva.test:{port}"),
+            "denied domain",
+            2
+        ),
+        "{:?}",
+        report.denials
+    );
+    assert!(
+        denied(&format!("xn--zz.test:{port}"), "domain not allowed", 1),
+        "{:?}",
+        report.denials
+    );
+}
+
+#[test]
 fn an_allowed_name_is_fetched_by_curl_python_and_socks() {
     if !usable() || !available(which("python3"), "python3 is not installed") {
         return;

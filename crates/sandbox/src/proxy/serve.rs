@@ -133,9 +133,16 @@ async fn handle(mut client: TcpStream, rules: &DomainRules, domain: u64) {
     }
 }
 
-/// Match, resolve, check, connect.
+/// Match, resolve, check, connect — all by the normalised name, so the name looked up is the
+/// name that was judged.
 async fn decide(request: &Request, rules: &DomainRules) -> Outcome {
-    match rules.judge(&request.host, request.port) {
+    let Some(name) = normalize(&request.host) else {
+        return Outcome::Refused {
+            blocker: denials::PROXY_NOT_ALLOWED,
+            why: "domain not allowed",
+        };
+    };
+    match rules.judge(&name, request.port) {
         Listed::Denied => {
             return Outcome::Refused {
                 blocker: denials::PROXY_DENIED_DOMAIN,
@@ -150,9 +157,9 @@ async fn decide(request: &Request, rules: &DomainRules) -> Outcome {
         }
         Listed::Allowed => {}
     }
-    let addresses: Vec<SocketAddr> = match rules.static_address(&request.host) {
+    let addresses: Vec<SocketAddr> = match rules.static_address(&name) {
         Some(ip) => vec![SocketAddr::new(ip, request.port)],
-        None => match tokio::net::lookup_host((request.host.as_str(), request.port)).await {
+        None => match tokio::net::lookup_host((name.as_str(), request.port)).await {
             Ok(found) => found.collect(),
             Err(e) => return Outcome::Unreachable(format!("cannot resolve: {e}")),
         },
