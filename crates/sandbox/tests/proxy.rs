@@ -406,6 +406,50 @@ fetch(\"get\", \"xn--zz.test\")
 }
 
 #[test]
+fn a_name_outside_the_static_hosts_goes_through_the_system_resolver() {
+    if !usable() {
+        return;
+    }
+    let (root, workspace) = (served_root(), scratch());
+    let server = StaticServer::start(root.path());
+    let port = server.port;
+    // `localhost` is in no `hosts` table of the proxy: the system resolver answers it.
+    // (`NO_PROXY` names localhost: an empty list sends it to the proxy all the same.)
+    let fetch = format!(
+        "curl -sS --noproxy '' -o /dev/null -w '%{{http_code}}\\n' http://localhost:{port}/hello.txt"
+    );
+    let refused = run_proxied(
+        workspace.path(),
+        proxy(&["localhost"], &[], &[], "127.0.0.1", false),
+        &fetch,
+    );
+    assert_eq!(refused.stdout().trim(), "403", "{}", refused.stderr());
+    assert_eq!(server.requests(), 0);
+    if refused.report.is_some() {
+        assert!(
+            has_denial(
+                &refused,
+                &format!("localhost:{port}"),
+                "resolves to a local address"
+            ),
+            "{:?}",
+            denials(&refused)
+        );
+    }
+    let reached = run_proxied(
+        workspace.path(),
+        proxy(&["localhost"], &[], &[], "127.0.0.1", true),
+        &fetch,
+    );
+    assert_eq!(reached.stdout().trim(), "200", "{}", reached.stderr());
+    assert_eq!(server.requests(), 1);
+    if let Some(report) = &reached.report {
+        assert_eq!(report.network.len(), 1, "{:?}", report.network);
+        assert_eq!(report.network[0].host, "localhost");
+    }
+}
+
+#[test]
 fn an_allowed_name_is_fetched_by_curl_python_and_socks() {
     if !usable() || !available(which("python3"), "python3 is not installed") {
         return;

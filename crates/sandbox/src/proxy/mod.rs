@@ -10,6 +10,7 @@
 mod addresses;
 mod names;
 mod request;
+mod resolve;
 mod serve;
 
 pub(crate) use names::DomainRules;

@@ -19,6 +19,7 @@ use tokio::sync::Semaphore;
 
 use super::names::{DomainRules, Listed, normalize};
 use super::request::{self, Protocol, Request};
+use super::resolve::{Resolver, System};
 use crate::denials;
 
 /// Connections one sandbox may have open through the proxy at once; more wait in the backlog.
@@ -76,7 +77,7 @@ pub fn serve(listener: OwnedFd, rules: DomainRules, domain: u64) -> Option<Proxy
             };
             let rules = Arc::clone(&rules);
             tokio::spawn(async move {
-                handle(client, &rules, domain).await;
+                handle(client, &rules, domain, &System).await;
                 drop(slot);
             });
         }
@@ -94,7 +95,7 @@ enum Outcome {
     Connected(TcpStream),
 }
 
-async fn handle(mut client: TcpStream, rules: &DomainRules, domain: u64) {
+async fn handle(mut client: TcpStream, rules: &DomainRules, domain: u64, resolver: &dyn Resolver) {
     let _ = client.set_nodelay(true);
     let request = match tokio::time::timeout(HEAD_TIMEOUT, request::read(&mut client)).await {
         Ok(Ok(request)) => request,
@@ -110,7 +111,7 @@ async fn handle(mut client: TcpStream, rules: &DomainRules, domain: u64) {
     } else {
         format!("{shown}:{}", request.port)
     };
-    match decide(&request, rules).await {
+    match decide(&request, rules, resolver).await {
         Outcome::Refused { blocker, why } => {
             denials::supervised_denial(domain, blocker, None, Some(address.clone()));
             let reply = match request.protocol {
@@ -135,7 +136,7 @@ async fn handle(mut client: TcpStream, rules: &DomainRules, domain: u64) {
 
 /// Match, resolve, check, connect — all by the normalised name, so the name looked up is the
 /// name that was judged.
-async fn decide(request: &Request, rules: &DomainRules) -> Outcome {
+async fn decide(request: &Request, rules: &DomainRules, resolver: &dyn Resolver) -> Outcome {
     let Some(name) = normalize(&request.host) else {
         return Outcome::Refused {
             blocker: denials::PROXY_NOT_ALLOWED,
@@ -159,8 +160,11 @@ async fn decide(request: &Request, rules: &DomainRules) -> Outcome {
     }
     let addresses: Vec<SocketAddr> = match rules.static_address(&name) {
         Some(ip) => vec![SocketAddr::new(ip, request.port)],
-        None => match tokio::net::lookup_host((name.as_str(), request.port)).await {
-            Ok(found) => found.collect(),
+        None => match resolver.lookup(&name).await {
+            Ok(found) => found
+                .into_iter()
+                .map(|ip| SocketAddr::new(ip, request.port))
+                .collect(),
             Err(e) => return Outcome::Unreachable(format!("cannot resolve: {e}")),
         },
     };
@@ -255,5 +259,121 @@ async fn pump(
         }
         to.write_all(&buf[..n]).await?;
         counter.fetch_add(n as u64, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::IpAddr;
+    use std::sync::Mutex;
+
+    use super::super::resolve::Lookup;
+    use super::*;
+    use crate::ProxyPolicy;
+
+    /// A resolver answering each call with the next of its answers, counting the calls: a
+    /// rebinding DNS server.
+    struct Rebinding {
+        answers: Mutex<Vec<IpAddr>>,
+        calls: AtomicU64,
+    }
+
+    impl Rebinding {
+        fn new(first: &str, then: &str) -> Self {
+            Self {
+                answers: Mutex::new(vec![then.parse().unwrap(), first.parse().unwrap()]),
+                calls: AtomicU64::new(0),
+            }
+        }
+    }
+
+    impl Resolver for Rebinding {
+        fn lookup<'a>(&'a self, _name: &'a str) -> Lookup<'a> {
+            self.calls.fetch_add(1, Ordering::SeqCst);
+            let next = self.answers.lock().unwrap().pop();
+            Box::pin(async move { Ok(next.into_iter().collect()) })
+        }
+    }
+
+    fn request(port: u16) -> Request {
+        Request {
+            protocol: Protocol::Connect,
+            host: "flip.test".to_owned(),
+            port,
+            first_bytes: Vec::new(),
+        }
+    }
+
+    fn rules(allow_local: bool) -> DomainRules {
+        let mut policy = ProxyPolicy::allowing(["flip.test"]);
+        policy.allow_local_addresses = allow_local;
+        DomainRules::new(&policy).unwrap()
+    }
+
+    /// Listeners on 127.0.0.1 and 127.0.0.2 with one port.
+    fn two_listeners() -> (std::net::TcpListener, std::net::TcpListener) {
+        loop {
+            let first = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            let port = first.local_addr().unwrap().port();
+            if let Ok(second) = std::net::TcpListener::bind(("127.0.0.2", port)) {
+                return (first, second);
+            }
+        }
+    }
+
+    fn run<T>(future: impl std::future::Future<Output = T>) -> T {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(future)
+    }
+
+    #[test]
+    fn the_connection_goes_to_the_one_answer_that_was_checked() {
+        let (checked, rebound) = two_listeners();
+        let port = checked.local_addr().unwrap().port();
+        let resolver = Rebinding::new("127.0.0.1", "127.0.0.2");
+        let outcome = run(decide(&request(port), &rules(true), &resolver));
+        let Outcome::Connected(stream) = outcome else {
+            panic!("not connected");
+        };
+        assert_eq!(stream.peer_addr().unwrap(), checked.local_addr().unwrap());
+        assert_eq!(resolver.calls.load(Ordering::SeqCst), 1, "looked up again");
+        drop(rebound);
+    }
+
+    #[test]
+    fn a_refused_answer_is_not_asked_again() {
+        // The first answer is local: refused, and no second answer (public) is sought.
+        let resolver = Rebinding::new("127.0.0.1", "192.0.2.1");
+        let outcome = run(decide(&request(80), &rules(false), &resolver));
+        assert!(
+            matches!(
+                outcome,
+                Outcome::Refused {
+                    why: "resolves to a local address",
+                    ..
+                }
+            ),
+            "not refused"
+        );
+        assert_eq!(resolver.calls.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn static_names_are_not_looked_up() {
+        let (checked, _other) = two_listeners();
+        let port = checked.local_addr().unwrap().port();
+        let mut policy = ProxyPolicy::allowing(["flip.test"]);
+        policy.allow_local_addresses = true;
+        policy
+            .hosts
+            .insert("flip.test".into(), "127.0.0.1".parse().unwrap());
+        let rules = DomainRules::new(&policy).unwrap();
+        let resolver = Rebinding::new("127.0.0.2", "127.0.0.2");
+        let outcome = run(decide(&request(port), &rules, &resolver));
+        assert!(matches!(outcome, Outcome::Connected(_)), "not connected");
+        assert_eq!(resolver.calls.load(Ordering::SeqCst), 0);
     }
 }
