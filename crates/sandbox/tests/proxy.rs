@@ -741,3 +741,82 @@ print(\"closes\" if b\"Connection: close\" in first else \"keeps\")
     assert_eq!(run.stdout().trim(), "closes", "{}", run.stderr());
     assert_eq!(server.requests(), 1);
 }
+
+/// A server on 127.0.0.1 that reads a connection to its end, then sends everything back.
+fn echo_after_end() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut all = Vec::new();
+                if std::io::Read::read_to_end(&mut stream, &mut all).is_ok() {
+                    let _ = std::io::Write::write_all(&mut stream, &all);
+                }
+            });
+        }
+    });
+    port
+}
+
+#[test]
+fn bulk_transfers_arrive_whole_both_ways() {
+    if !usable() || !available(which("python3"), "python3 is not installed") {
+        return;
+    }
+    let (root, workspace) = (served_root(), scratch());
+    // 24 MiB that no run of equal bytes hides a lost or repeated chunk in.
+    let big: Vec<u8> = (0u32..6 * 1024 * 1024)
+        .flat_map(|i| i.wrapping_mul(2_654_435_761).to_le_bytes())
+        .collect();
+    std::fs::write(root.path().join("big.bin"), &big).unwrap();
+    std::fs::write(workspace.path().join("expected.bin"), &big).unwrap();
+    let server = StaticServer::start(root.path());
+    let (port, echo) = (server.port, echo_after_end());
+    let rules = proxy(
+        &["pkg.test", "echo.test"],
+        &[],
+        &["pkg.test", "echo.test"],
+        "127.0.0.1",
+        true,
+    );
+    let script = format!(
+        "curl -sS -o forwarded.bin http://pkg.test:{port}/big.bin && cmp forwarded.bin expected.bin && echo forwarded-whole; \
+         curl -sS -p -o tunnelled.bin http://pkg.test:{port}/big.bin && cmp tunnelled.bin expected.bin && echo tunnelled-whole; \
+         python3 -c '
+import socket, threading
+data = open(\"expected.bin\", \"rb\").read()
+s = socket.create_connection((\"127.0.0.1\", 3128))
+s.sendall(b\"CONNECT echo.test:{echo} HTTP/1.1\\r\\n\\r\\n\")
+head = b\"\"
+while not head.endswith(b\"\\r\\n\\r\\n\"):
+    head += s.recv(1)
+def send():
+    s.sendall(data)
+    s.shutdown(socket.SHUT_WR)
+threading.Thread(target=send).start()
+back = bytearray()
+while True:
+    more = s.recv(1 << 20)
+    if not more:
+        break
+    back += more
+print(\"echoed-whole\" if bytes(back) == data else \"echoed %d of %d\" % (len(back), len(data)))
+'"
+    );
+    let run = run_proxied(workspace.path(), rules, &script);
+    let stdout = run.stdout();
+    for line in ["forwarded-whole", "tunnelled-whole", "echoed-whole"] {
+        assert!(stdout.contains(line), "{line}: {stdout}");
+    }
+    let Some(report) = &run.report else { return };
+    let size = big.len() as u64;
+    let of = |host: &str| report.network.iter().find(|t| t.host == host).cloned();
+    let pkg = of("pkg.test").expect("pkg.test traffic");
+    assert!(
+        pkg.bytes_in >= 2 * size && pkg.bytes_in < 2 * size + 4096,
+        "{pkg:?}"
+    );
+    let echoed = of("echo.test").expect("echo.test traffic");
+    assert_eq!((echoed.bytes_in, echoed.bytes_out), (size, size), "{echoed:?}");
+}

@@ -9,6 +9,7 @@
 
 mod addresses;
 mod names;
+mod relay;
 mod request;
 mod resolve;
 mod serve;

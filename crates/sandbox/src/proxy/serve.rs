@@ -9,11 +9,10 @@
 
 use std::net::SocketAddr;
 use std::os::fd::OwnedFd;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::io::AsyncWriteExt as _;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
@@ -28,8 +27,6 @@ const MAX_CONNECTIONS: usize = 256;
 const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long connecting to a destination may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
-/// The relay buffer of each direction.
-const BUFFER: usize = 32 * 1024;
 
 /// Serving one sandbox's listener; dropping it stops accepting (open connections finish).
 #[derive(Debug)]
@@ -129,7 +126,7 @@ async fn handle(mut client: TcpStream, rules: &DomainRules, domain: u64, resolve
         }
         Outcome::Connected(upstream) => {
             let flow = denials::proxied_connection(domain, &shown, request.port);
-            relay(client, upstream, &request, &flow).await;
+            super::relay::relay(client, upstream, &request, &flow).await;
         }
     }
 }
@@ -197,75 +194,11 @@ fn printable(host: &str) -> String {
         .collect()
 }
 
-/// Answer the client, then move bytes both ways until both sides are done.
-async fn relay(mut client: TcpStream, mut upstream: TcpStream, request: &Request, flow: &denials::Flow) {
-    let _ = upstream.set_nodelay(true);
-    let greeting: &[u8] = match request.protocol {
-        Protocol::Connect => b"HTTP/1.1 200 Connection established\r\n\r\n",
-        Protocol::Socks => &request::socks_reply(0),
-        Protocol::Forward => b"",
-    };
-    if client.write_all(greeting).await.is_err() || upstream.write_all(&request.first_bytes).await.is_err() {
-        return;
-    }
-    flow.bytes_out
-        .fetch_add(request.first_bytes.len() as u64, Ordering::Relaxed);
-    let (mut client_read, mut client_write) = client.split();
-    let (mut upstream_read, mut upstream_write) = upstream.split();
-    let forwarded = request.protocol == Protocol::Forward;
-    let _ = tokio::join!(
-        pump(&mut client_read, &mut upstream_write, &flow.bytes_out, false),
-        pump(&mut upstream_read, &mut client_write, &flow.bytes_in, forwarded),
-    );
-}
-
-/// Copy until end of file, then pass the end on. With `response_head`, the head of the HTTP
-/// response that comes first is rewritten to close the connection (see
-/// [`request::closing_response_head`]).
-async fn pump(
-    from: &mut tokio::net::tcp::ReadHalf<'_>,
-    to: &mut tokio::net::tcp::WriteHalf<'_>,
-    counter: &AtomicU64,
-    response_head: bool,
-) -> std::io::Result<()> {
-    let mut buf = vec![0u8; BUFFER];
-    if response_head {
-        let mut head = Vec::new();
-        loop {
-            let n = from.read(&mut buf).await?;
-            if n == 0 {
-                to.write_all(&head).await?;
-                counter.fetch_add(head.len() as u64, Ordering::Relaxed);
-                return to.shutdown().await;
-            }
-            head.extend_from_slice(&buf[..n]);
-            if let Some(rewritten) = request::closing_response_head(&head) {
-                to.write_all(&rewritten).await?;
-                counter.fetch_add(head.len() as u64, Ordering::Relaxed);
-                break;
-            }
-            if head.len() > 64 * 1024 {
-                // Not a response head this proxy can read: passed on as it is.
-                to.write_all(&head).await?;
-                counter.fetch_add(head.len() as u64, Ordering::Relaxed);
-                break;
-            }
-        }
-    }
-    loop {
-        let n = from.read(&mut buf).await?;
-        if n == 0 {
-            return to.shutdown().await;
-        }
-        to.write_all(&buf[..n]).await?;
-        counter.fetch_add(n as u64, Ordering::Relaxed);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::net::IpAddr;
     use std::sync::Mutex;
+    use std::sync::atomic::{AtomicU64, Ordering};
 
     use super::super::resolve::Lookup;
     use super::*;
