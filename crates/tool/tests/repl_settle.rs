@@ -17,6 +17,8 @@ static TURN: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// A poll waits at most this long: far longer than any answer takes, so a timeout is a failure.
 const WAIT_MS: u64 = 20_000;
+/// The wait of the sequence a new user tries (`process poll` with `wait_ms: 3000`).
+const USER_WAIT_MS: u64 = 3_000;
 
 /// CPU load on every core while it lives: `stress-ng --cpu N`, or `sh` busy loops without it. Each
 /// runs in a process group of its own, killed as a whole on drop.
@@ -109,11 +111,21 @@ async fn start_at_prompt(
 
 /// Write `data` to job `id`, then poll once.
 async fn write_then_poll(process: &shellgate::ProcessTool, id: &str, data: &str) -> ProcessResult {
+    write_then_poll_waiting(process, id, data, WAIT_MS).await
+}
+
+/// Write `data` to job `id`, then poll once, waiting up to `wait_ms`.
+async fn write_then_poll_waiting(
+    process: &shellgate::ProcessTool,
+    id: &str,
+    data: &str,
+    wait_ms: u64,
+) -> ProcessResult {
     let mut write = ProcessParams::new(ProcessAction::Write, id);
     write.data = Some(data.to_owned());
     let wrote = process.call(write).await;
     assert!(!wrote.is_error, "{wrote:?}");
-    poll(process, id, WAIT_MS).await
+    poll(process, id, wait_ms).await
 }
 
 /// The output's lines without carriage returns and with leading `prompts` removed.
@@ -162,11 +174,12 @@ async fn python_repl_answers_in_the_same_poll_200_times_under_load() {
     let _load = Load::start();
     let (bash, process) = tools();
     let id = start_at_prompt(&bash, &process, "python3 -q -i", true, ">>> ").await;
-    let first = write_then_poll(&process, &id, "6*7\n").await;
+    // The sequence as a new user tries it: `6*7`, then a poll of 3 s.
+    let first = write_then_poll_waiting(&process, &id, "6*7\n", USER_WAIT_MS).await;
     assert_answered(&first, &["42".to_owned()], &[">>> "], 0);
     assert!(first.output.as_deref().unwrap().ends_with(">>> "), "{first:?}");
     for round in 1..200 {
-        let r = write_then_poll(&process, &id, &format!("{round}+6*7\n")).await;
+        let r = write_then_poll_waiting(&process, &id, &format!("{round}+6*7\n"), USER_WAIT_MS).await;
         assert_answered(&r, &[(round + 42).to_string()], &[">>> "], round);
     }
     // The answer also comes with the input itself (`wait_ms` on `submit`).
