@@ -391,3 +391,84 @@ fn shellgate_pty_usable() -> bool {
     );
     usable
 }
+
+/// Both cores busy while it lives: `stress-ng --cpu N`, or `sh` busy loops without it, each in a
+/// process group of its own, killed as a whole on drop.
+struct Load(Vec<Child>);
+
+impl Load {
+    fn start() -> Self {
+        use std::os::unix::process::CommandExt as _;
+        let cores = std::thread::available_parallelism().map_or(2, usize::from);
+        let stress = Command::new("stress-ng")
+            .args(["--cpu", &cores.to_string(), "--timeout", "600s", "--quiet"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn();
+        if let Ok(child) = stress {
+            return Self(vec![child]);
+        }
+        // Without stress-ng (CI installs it) the load is the same busy loops.
+        eprintln!("stress-ng is not installed: busy loops load the cores instead");
+        Self(
+            (0..cores)
+                .map(|_| {
+                    Command::new("sh")
+                        .args(["-c", "while :; do :; done"])
+                        .process_group(0)
+                        .spawn()
+                        .expect("a busy loop")
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Drop for Load {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = Command::new("kill")
+                .args(["-9", "--", &format!("-{}", child.id())])
+                .status();
+            let _ = child.wait();
+        }
+    }
+}
+
+#[test]
+fn the_python_repl_answers_in_the_same_poll_every_round_under_load() {
+    if !have("python3") || !shellgate_pty_usable() {
+        return;
+    }
+    let _load = Load::start();
+    let mut rpc = Rpc::start();
+    // The sequence a new user tries: a REPL as a terminal job, a write, a poll of 3 s.
+    let r = rpc.call(
+        "bash",
+        &json!({"command": "python3 -q -i", "background": true, "pty": true}),
+    );
+    let id = r["job_id"].as_str().unwrap().to_owned();
+    let mut seen = String::new();
+    for _ in 0..100 {
+        let r = rpc.process("poll", &id, &json!({"wait_ms": 500}));
+        seen.push_str(r["output"].as_str().unwrap_or(""));
+        if seen.trim_end().ends_with(">>>") && r["waiting_for_input"] == true {
+            break;
+        }
+    }
+    assert!(seen.trim_end().ends_with(">>>"), "{seen:?}");
+    for round in 0..50 {
+        let w = rpc.process("write", &id, &json!({"data": "6*7\n"}));
+        assert_eq!(w["is_error"], false, "round {round}: {w}");
+        let r = rpc.process("poll", &id, &json!({"wait_ms": 3000}));
+        let answered = r["output"]
+            .as_str()
+            .unwrap_or("")
+            .lines()
+            .any(|l| l.trim_end().trim_start_matches(">>> ") == "42");
+        assert!(answered, "round {round}: {r}");
+        assert_eq!(r["settled"], "waiting_for_input", "round {round}: {r}");
+    }
+    rpc.close();
+}

@@ -315,3 +315,121 @@ fn a_call_narrows_the_allowed_domains_and_never_widens_them() {
     assert_eq!(refused["error"]["kind"], "sandbox_unavailable", "{refused}");
     assert_eq!(requests.load(Ordering::SeqCst), 2);
 }
+
+/// Poll job `id` until it has ended: the last poll, with the output of every poll.
+fn poll_to_end(rpc: &mut Rpc, id: &str) -> Value {
+    let mut whole = String::new();
+    for _ in 0..30 {
+        let mut polled = rpc.call(
+            "process",
+            &json!({"action": "poll", "job_id": id, "wait_ms": 10000}),
+        );
+        whole.push_str(output(&polled));
+        if polled["status"] != "running" {
+            polled["output"] = Value::String(whole);
+            return polled;
+        }
+    }
+    panic!("job {id} did not end");
+}
+
+#[test]
+fn a_jobs_end_carries_its_denials_traffic_and_approval_offers() {
+    if !usable() {
+        return;
+    }
+    let (port, requests) = counting_server();
+    let config = format!(
+        "[policy]\nsecurity = \"full\"\nask = \"on-miss\"\n{}",
+        config(true)
+    );
+    let mut rpc = Rpc::start(&config);
+    std::fs::create_dir_all(rpc.root.join("runtime")).unwrap();
+    let fetches = format!(
+        "curl -sS -o /dev/null -w '%{{http_code}}\\n' http://pkg.test:{port}/; \
+         curl -sS -o /dev/null -w '%{{http_code}}\\n' http://other.test:{port}/"
+    );
+    // A background job, and a foreground call that outlives its yield: both are jobs at the end.
+    for (how, extra) in [
+        ("background", json!({"background": true})),
+        ("yield", json!({"yield_ms": 100})),
+    ] {
+        let mut params = json!({"command": format!("sleep 0.5; {fetches}")});
+        params
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        let started = rpc.bash(&params);
+        assert_eq!(started["status"], "running", "{how}: {started}");
+        let id = started["job_id"].as_str().unwrap().to_owned();
+        let ended = poll_to_end(&mut rpc, &id);
+        assert!(
+            output(&ended).contains("200") && output(&ended).contains("403"),
+            "{how}: {ended}"
+        );
+        let entry = json!({"kind": "network", "address": format!("other.test:{port}"), "reason": "domain not allowed", "count": 1});
+        assert_eq!(ended["sandbox_denied"], json!([entry]), "{how}: {ended}");
+        assert_eq!(ended["network"][0]["host"], "pkg.test", "{how}: {ended}");
+        assert_eq!(ended["network"][0]["port"], port, "{how}: {ended}");
+        let offered = &ended["network_approvals"][0];
+        assert_eq!(offered["address"], format!("other.test:{port}"), "{how}: {ended}");
+        let short = offered["short_id"].as_str().unwrap();
+        assert!(
+            ended["notices"]
+                .to_string()
+                .contains(&format!("approve {short} allow-always")),
+            "{how}: {ended}"
+        );
+    }
+    assert_eq!(requests.load(Ordering::SeqCst), 2);
+    let first = rpc.bash(&json!({"command": format!("{fetches}; sleep 0.2"), "background": true}));
+    let id = first["job_id"].as_str().unwrap().to_owned();
+    let ended = poll_to_end(&mut rpc, &id);
+    let short = ended["network_approvals"][0]["short_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let always = rpc.call("approve", &json!({"id": short, "decision": "allow-always"}));
+    assert_eq!(always["status"], "completed", "{always}");
+    let reached = rpc.bash(&json!({"command": fetches, "background": true}));
+    let id = reached["job_id"].as_str().unwrap().to_owned();
+    let ended = poll_to_end(&mut rpc, &id);
+    assert!(!output(&ended).contains("403"), "{ended}");
+    assert_eq!(ended["sandbox_denied"], json!([]), "{ended}");
+    assert!(ended.get("network_approvals").is_none(), "{ended}");
+    // pkg.test once in each of the first three runs, then both names.
+    assert_eq!(requests.load(Ordering::SeqCst), 5);
+}
+
+#[test]
+fn a_narrowed_call_in_a_session_says_it_ran_in_a_shell_of_its_own() {
+    if !usable() {
+        return;
+    }
+    let (port, _requests) = counting_server();
+    let mut rpc = Rpc::start(&config(true));
+    let set = rpc.bash(&json!({"command": "export MARK=session-value; echo $$"}));
+    let narrowed = rpc.bash(&json!({
+        "command": format!("curl -sS http://pkg.test:{port}/; echo \"mark=$MARK\"; echo $$"),
+        "allowed_domains": ["pkg.test"],
+    }));
+    assert!(output(&narrowed).contains("hello"), "{narrowed}");
+    assert!(
+        output(&narrowed).contains("mark=\n"),
+        "not the session's shell: {narrowed}"
+    );
+    let pid = |v: &Value| output(v).lines().last().map(str::to_owned);
+    assert_ne!(pid(&set), pid(&narrowed), "{narrowed}");
+    let notices = narrowed["notices"].to_string();
+    assert!(
+        notices.contains("shell of its own") && notices.contains("default@narrowed"),
+        "{narrowed}"
+    );
+    // The session's own calls say nothing of the kind.
+    let plain = rpc.bash(&json!({"command": "echo \"mark=$MARK\""}));
+    assert!(output(&plain).contains("mark=session-value"), "{plain}");
+    assert!(
+        !plain["notices"].to_string().contains("shell of its own"),
+        "{plain}"
+    );
+}

@@ -59,7 +59,16 @@ impl SandboxLayer {
             ..spec
         };
         if let Some(proxy) = &self.policy.proxy {
-            for (name, value) in proxy.environment() {
+            // What the command's environment holds without these: the spec's own variables, then
+            // the engine's unless the spec clears or removes them.
+            let existing = |name: &str| {
+                spec.env.get(name).cloned().or_else(|| {
+                    let inherited = !spec.env_clear && !spec.env_remove.iter().any(|r| r == name);
+                    inherited.then(|| std::env::var(name).ok()).flatten()
+                })
+            };
+            let added = proxy.environment(existing);
+            for (name, value) in added {
                 spec = spec.with_env(name, value);
             }
         }
@@ -95,6 +104,99 @@ mod tests {
         assert!(wrapped.pty && wrapped.status_report);
         let parsed = crate::helper::parse_args(wrapped.args[1..].iter().map(Into::into)).unwrap();
         assert_eq!(parsed.1, ["bash", "-c", "echo 'a b' -- x"]);
+    }
+
+    fn proxied_env(spec: LaunchSpec) -> std::collections::BTreeMap<String, String> {
+        let policy = SandboxPolicy::new(SandboxMode::WorkspaceWrite, "/w")
+            .with_proxy(crate::ProxyPolicy::allowing(["pypi.org"]));
+        SandboxLayer::new("/h", policy).wrap(spec).env
+    }
+
+    #[test]
+    fn a_proxied_launch_gets_every_proxy_variable_and_no_java_options() {
+        let env = proxied_env(LaunchSpec::new("true", Vec::<String>::new(), "/w"));
+        let http = "http://127.0.0.1:3128";
+        for name in [
+            "HTTP_PROXY",
+            "http_proxy",
+            "HTTPS_PROXY",
+            "https_proxy",
+            "npm_config_proxy",
+            "npm_config_https_proxy",
+            "PIP_PROXY",
+        ] {
+            assert_eq!(env.get(name).map(String::as_str), Some(http), "{name}");
+        }
+        for name in ["ALL_PROXY", "all_proxy"] {
+            assert_eq!(
+                env.get(name).map(String::as_str),
+                Some("socks5h://127.0.0.1:3128"),
+                "{name}"
+            );
+        }
+        for name in ["NO_PROXY", "no_proxy"] {
+            assert_eq!(
+                env.get(name).map(String::as_str),
+                Some("localhost,127.0.0.1,::1"),
+                "{name}"
+            );
+        }
+        let git: Vec<(&str, &str)> = env
+            .iter()
+            .filter(|(k, _)| k.starts_with("GIT_CONFIG_"))
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        let inherited = std::env::var("GIT_CONFIG_COUNT").ok();
+        if inherited.is_none() {
+            assert_eq!(
+                git,
+                [
+                    ("GIT_CONFIG_COUNT", "1"),
+                    ("GIT_CONFIG_KEY_0", "http.proxy"),
+                    ("GIT_CONFIG_VALUE_0", http)
+                ]
+            );
+        }
+        assert!(!env.contains_key("JAVA_TOOL_OPTIONS"));
+        assert!(!env.keys().any(|k| k.contains("JAVA")), "{env:?}");
+    }
+
+    #[test]
+    fn gits_configuration_from_the_environment_is_extended_not_replaced() {
+        let spec = LaunchSpec::new("git", ["fetch"], "/w")
+            .with_env("GIT_CONFIG_COUNT", "2")
+            .with_env("GIT_CONFIG_KEY_0", "user.name")
+            .with_env("GIT_CONFIG_VALUE_0", "someone")
+            .with_env("GIT_CONFIG_KEY_1", "core.pager")
+            .with_env("GIT_CONFIG_VALUE_1", "cat");
+        let env = proxied_env(spec);
+        let get = |name: &str| env.get(name).map(String::as_str);
+        assert_eq!(get("GIT_CONFIG_COUNT"), Some("3"));
+        assert_eq!(get("GIT_CONFIG_KEY_0"), Some("user.name"));
+        assert_eq!(get("GIT_CONFIG_VALUE_0"), Some("someone"));
+        assert_eq!(get("GIT_CONFIG_KEY_1"), Some("core.pager"));
+        assert_eq!(get("GIT_CONFIG_KEY_2"), Some("http.proxy"));
+        assert_eq!(get("GIT_CONFIG_VALUE_2"), Some("http://127.0.0.1:3128"));
+    }
+
+    #[test]
+    fn an_inherited_git_count_is_extended_and_a_removed_one_is_not_counted() {
+        let proxy = crate::ProxyPolicy::allowing(["pypi.org"]);
+        let inherited = |name: &str| (name == "GIT_CONFIG_COUNT").then(|| "4".to_owned());
+        let env: std::collections::BTreeMap<String, String> =
+            proxy.environment(inherited).into_iter().collect();
+        assert_eq!(env["GIT_CONFIG_COUNT"], "5");
+        assert_eq!(env["GIT_CONFIG_KEY_4"], "http.proxy");
+        assert!(!env.contains_key("GIT_CONFIG_KEY_0"));
+        // A count git would refuse anyway is replaced.
+        let bogus = |name: &str| (name == "GIT_CONFIG_COUNT").then(|| "many".to_owned());
+        let env: std::collections::BTreeMap<String, String> = proxy.environment(bogus).into_iter().collect();
+        assert_eq!(env["GIT_CONFIG_COUNT"], "1");
+        assert_eq!(env["GIT_CONFIG_KEY_0"], "http.proxy");
+        // The layer reads the engine's own environment unless the spec removes or clears it.
+        let mut spec = LaunchSpec::new("true", Vec::<String>::new(), "/w");
+        spec.env_remove.push("GIT_CONFIG_COUNT".into());
+        assert_eq!(proxied_env(spec)["GIT_CONFIG_COUNT"], "1");
     }
 
     #[test]

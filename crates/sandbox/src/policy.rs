@@ -230,7 +230,9 @@ impl ProxyPolicy {
 
     /// The environment a proxied command gets: the proxy variables in upper and lower case and
     /// those of npm, pip and git, all naming `http://127.0.0.1:<port>` (SOCKS5 for `ALL_PROXY`).
-    pub fn environment(&self) -> Vec<(String, String)> {
+    /// `existing` tells what the command's environment holds otherwise: git's `http.proxy` is
+    /// added after the `GIT_CONFIG_COUNT` entries already there, not over them.
+    pub fn environment(&self, existing: impl Fn(&str) -> Option<String>) -> Vec<(String, String)> {
         let http = format!("http://127.0.0.1:{}", self.port);
         let socks = format!("socks5h://127.0.0.1:{}", self.port);
         let no_proxy = "localhost,127.0.0.1,::1".to_owned();
@@ -247,10 +249,14 @@ impl ProxyPolicy {
         for name in ["npm_config_proxy", "npm_config_https_proxy", "PIP_PROXY"] {
             env.push((name.to_owned(), http.clone()));
         }
-        // git reads `http.proxy` from these without a configuration file.
-        env.push(("GIT_CONFIG_COUNT".to_owned(), "1".to_owned()));
-        env.push(("GIT_CONFIG_KEY_0".to_owned(), "http.proxy".to_owned()));
-        env.push(("GIT_CONFIG_VALUE_0".to_owned(), http));
+        // git reads `http.proxy` from these without a configuration file. A count git would
+        // refuse (not a number) is replaced: git would stop on it anyway.
+        let index = existing("GIT_CONFIG_COUNT")
+            .and_then(|count| count.trim().parse::<u32>().ok())
+            .unwrap_or(0);
+        env.push(("GIT_CONFIG_COUNT".to_owned(), (index + 1).to_string()));
+        env.push((format!("GIT_CONFIG_KEY_{index}"), "http.proxy".to_owned()));
+        env.push((format!("GIT_CONFIG_VALUE_{index}"), http));
         env
     }
 }

@@ -152,28 +152,39 @@ fn programs_that_ignore_the_proxy_have_no_route() {
     let (root, workspace) = (served_root(), scratch());
     let server = StaticServer::start(root.path());
     let port = server.port;
-    let outside = outside_address();
-    let target = outside.map_or_else(|| "127.0.0.1".to_owned(), |ip| ip.to_string());
+    // This machine's other address where it has one (the server listens there too), else a
+    // documentation address (TEST-NET-1): either way nothing but the proxy may lead out.
+    let outside = outside_address().map_or_else(|| "192.0.2.1".to_owned(), |ip| ip.to_string());
     let rules = proxy(&["pkg.test"], &[], &["pkg.test"], "127.0.0.1", true);
+    // Each attempt goes to an address of its own, so each must be reported once.
     let script = format!(
         "curl -sS --noproxy '*' http://127.0.0.1:{port}/hello.txt || echo loopback-refused; \
-         curl -sS --noproxy '*' http://{target}:{port}/hello.txt || echo direct-refused; \
+         curl -sS --noproxy '*' http://{outside}:{port}/hello.txt || echo direct-refused; \
          python3 -c '
 import socket
-for kind, name in ((socket.SOCK_STREAM, \"tcp\"), (socket.SOCK_DGRAM, \"udp\")):
+def attempt(name, kind, address, connect=True):
     s = socket.socket(socket.AF_INET, kind)
     s.settimeout(5)
     try:
-        s.connect((\"{target}\", {port}))
-        s.send(b\"GET /hello.txt HTTP/1.0\\r\\n\\r\\n\")
-        print(name, \"got\", s.recv(100))
+        if connect:
+            s.connect(address)
+            s.send(b\"GET /hello.txt HTTP/1.0\\r\\n\\r\\n\")
+            print(name, \"got\", s.recv(100))
+        else:
+            s.sendto(b\"x\", address)
+            print(name, \"went\")
     except OSError as e:
         print(name, \"refused\", e)
+attempt(\"tcp-loopback\", socket.SOCK_STREAM, (\"127.0.0.2\", {port}))
+attempt(\"tcp\", socket.SOCK_STREAM, (\"{outside}\", {port}))
+attempt(\"udp\", socket.SOCK_DGRAM, (\"192.0.2.1\", 53))
+attempt(\"sendto\", socket.SOCK_DGRAM, (\"192.0.2.1\", 54), connect=False)
+attempt(\"udp-loopback\", socket.SOCK_DGRAM, (\"127.0.0.1\", 55), connect=False)
 try:
-    socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b\"x\", (\"{target}\", {port}))
-    print(\"sendto went\")
+    socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+    print(\"raw went\")
 except OSError as e:
-    print(\"sendto refused\", e)
+    print(\"raw refused\", e)
 '"
     );
     let run = run_proxied(workspace.path(), rules, &script);
@@ -181,22 +192,70 @@ except OSError as e:
     for line in [
         "loopback-refused",
         "direct-refused",
+        "tcp-loopback refused",
         "tcp refused",
         "udp refused",
         "sendto refused",
+        "udp-loopback refused",
+        "raw refused",
     ] {
         assert!(stdout.contains(line), "{line}: {stdout}");
     }
     assert_eq!(server.requests(), 0, "a direct connection reached the server");
-    if run.report.is_none() || outside.is_none() {
+    if run.report.is_none() {
         return;
     }
-    let address = format!("{target}:{port}");
-    let direct = denials(&run).into_iter().find(|d| {
-        d.address.as_deref() == Some(address.as_str()) && d.reason.as_deref() == Some("direct connection")
-    });
-    // curl, the TCP socket and the UDP one each tried.
-    assert!(direct.is_some_and(|d| d.count >= 3), "{:?}", denials(&run));
+    for address in [
+        format!("127.0.0.1:{port}"),
+        format!("{outside}:{port}"),
+        format!("127.0.0.2:{port}"),
+        "192.0.2.1:53".to_owned(),
+        "192.0.2.1:54".to_owned(),
+        "127.0.0.1:55".to_owned(),
+        "socket(AF_INET, SOCK_RAW, IPPROTO_ICMP)".to_owned(),
+    ] {
+        let found: Vec<_> = denials(&run)
+            .into_iter()
+            .filter(|d| d.address.as_deref() == Some(address.as_str()))
+            .collect();
+        let counted = if address.starts_with(&outside) && address.ends_with(&format!(":{port}")) {
+            // curl and the TCP socket.
+            2
+        } else {
+            1
+        };
+        assert!(
+            found.len() == 1
+                && found[0].count == counted
+                && found[0].reason.as_deref() == Some("direct connection"),
+            "{address}: {:?}",
+            denials(&run)
+        );
+    }
+}
+
+#[test]
+fn the_commands_own_loopback_servers_are_reached_directly() {
+    if !usable() || !available(which("python3"), "python3 is not installed") {
+        return;
+    }
+    let workspace = scratch();
+    let rules = proxy(&["pkg.test"], &[], &["pkg.test"], "127.0.0.1", true);
+    let script = "python3 -c '
+import socket, threading
+tcp = socket.socket(); tcp.bind((\"127.0.0.1\", 0)); tcp.listen(1)
+udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); udp.bind((\"127.0.0.1\", 0))
+def serve():
+    c, _ = tcp.accept(); c.sendall(c.recv(10)); c.close()
+threading.Thread(target=serve).start()
+c = socket.create_connection(tcp.getsockname()); c.sendall(b\"ping\"); print(\"tcp\", c.recv(10).decode())
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.sendto(b\"pong\", udp.getsockname()); print(\"udp\", udp.recv(10).decode())
+'";
+    let run = run_proxied(workspace.path(), rules, script);
+    assert_eq!(run.stdout(), "tcp ping\nudp pong\n", "{}", run.stderr());
+    if let Some(report) = &run.report {
+        assert!(report.denials.is_empty(), "{:?}", report.denials);
+    }
 }
 
 #[test]
@@ -238,6 +297,155 @@ fn a_listed_name_leading_to_a_local_address_is_refused() {
             "{address}: {:?}",
             denials(&run)
         );
+    }
+}
+
+#[test]
+fn internationalised_names_match_in_either_spelling() {
+    if !usable() || !available(which("python3"), "python3 is not installed") {
+        return;
+    }
+    let (root, workspace) = (served_root(), scratch());
+    let server = StaticServer::start(root.path());
+    let port = server.port;
+    // The lists in one spelling, the hosts in the other; requests in both.
+    let mut rules = proxy(
+        &["bücher.test", "xn--caf-dma.test"],
+        &["xn--bse-sna.bücher.test"],
+        &["xn--bcher-kva.test", "café.test", "böse.xn--bcher-kva.test"],
+        "127.0.0.1",
+        true,
+    );
+    rules.allowed_domains.push("*.bücher.test".into());
+    // Raw requests carry the names as UTF-8, as a client that does not map them would send them.
+    let script = format!(
+        "python3 -c '
+import socket
+def rest(s):
+    data = b\"\"
+    while True:
+        more = s.recv(4096)
+        if not more:
+            return data
+        data += more
+def fetch(how, host):
+    s = socket.create_connection((\"127.0.0.1\", 3128))
+    if how == \"connect\":
+        s.sendall(\"CONNECT {{}}:{port} HTTP/1.1\\r\\n\\r\\n\".format(host).encode())
+        reply = s.recv(1000)
+        if b\" 200 \" in reply:
+            s.sendall(b\"GET /hello.txt HTTP/1.0\\r\\n\\r\\n\")
+            reply = rest(s)
+    elif how == \"socks\":
+        name = host.encode()
+        s.sendall(b\"\\x05\\x01\\x00\")
+        s.recv(2)
+        s.sendall(b\"\\x05\\x01\\x00\\x03\" + bytes([len(name)]) + name + ({port}).to_bytes(2, \"big\"))
+        reply = s.recv(10)
+        if reply[1] == 0:
+            s.sendall(b\"GET /hello.txt HTTP/1.0\\r\\n\\r\\n\")
+            reply = rest(s)
+    else:
+        s.sendall(\"GET http://{{}}:{port}/hello.txt HTTP/1.1\\r\\n\\r\\n\".format(host).encode())
+        reply = rest(s)
+    print(how, host, \"reached\" if b\"hello through the proxy\" in reply else \"refused\")
+fetch(\"get\", \"bücher.test\")
+fetch(\"connect\", \"BÜCHER.test.\")
+fetch(\"socks\", \"xn--bcher-kva.test\")
+fetch(\"get\", \"xn--caf-dma.test\")
+fetch(\"socks\", \"café.test\")
+fetch(\"get\", \"xn--bse-sna.xn--bcher-kva.test\")
+fetch(\"connect\", \"böse.bücher.test\")
+fetch(\"get\", \"xn--zz.test\")
+'"
+    );
+    let run = run_proxied(workspace.path(), rules, &script);
+    let stdout = run.stdout();
+    for line in [
+        "get bücher.test reached",
+        "connect BÜCHER.test. reached",
+        "socks xn--bcher-kva.test reached",
+        "get xn--caf-dma.test reached",
+        "socks café.test reached",
+        "get xn--bse-sna.xn--bcher-kva.test refused",
+        "connect böse.bücher.test refused",
+        "get xn--zz.test refused",
+    ] {
+        assert!(stdout.contains(line), "{line}: {stdout}");
+    }
+    assert_eq!(server.requests(), 5);
+    let Some(report) = &run.report else { return };
+    assert_eq!(report.network.len(), 2, "{:?}", report.network);
+    assert!(
+        report
+            .network
+            .iter()
+            .all(|t| ["xn--bcher-kva.test", "xn--caf-dma.test"].contains(&t.host.as_str())),
+        "{:?}",
+        report.network
+    );
+    let denied = |address: &str, reason: &str, count: u32| {
+        report.denials.iter().any(|d| {
+            d.address.as_deref() == Some(address) && d.reason.as_deref() == Some(reason) && d.count == count
+        })
+    };
+    assert!(
+        denied(
+            &format!("xn--bse-sna.xn--bcher-kva.test:{port}"),
+            "denied domain",
+            2
+        ),
+        "{:?}",
+        report.denials
+    );
+    assert!(
+        denied(&format!("xn--zz.test:{port}"), "domain not allowed", 1),
+        "{:?}",
+        report.denials
+    );
+}
+
+#[test]
+fn a_name_outside_the_static_hosts_goes_through_the_system_resolver() {
+    if !usable() {
+        return;
+    }
+    let (root, workspace) = (served_root(), scratch());
+    let server = StaticServer::start(root.path());
+    let port = server.port;
+    // `localhost` is in no `hosts` table of the proxy: the system resolver answers it.
+    // (`NO_PROXY` names localhost: an empty list sends it to the proxy all the same.)
+    let fetch = format!(
+        "curl -sS --noproxy '' -o /dev/null -w '%{{http_code}}\\n' http://localhost:{port}/hello.txt"
+    );
+    let refused = run_proxied(
+        workspace.path(),
+        proxy(&["localhost"], &[], &[], "127.0.0.1", false),
+        &fetch,
+    );
+    assert_eq!(refused.stdout().trim(), "403", "{}", refused.stderr());
+    assert_eq!(server.requests(), 0);
+    if refused.report.is_some() {
+        assert!(
+            has_denial(
+                &refused,
+                &format!("localhost:{port}"),
+                "resolves to a local address"
+            ),
+            "{:?}",
+            denials(&refused)
+        );
+    }
+    let reached = run_proxied(
+        workspace.path(),
+        proxy(&["localhost"], &[], &[], "127.0.0.1", true),
+        &fetch,
+    );
+    assert_eq!(reached.stdout().trim(), "200", "{}", reached.stderr());
+    assert_eq!(server.requests(), 1);
+    if let Some(report) = &reached.report {
+        assert_eq!(report.network.len(), 1, "{:?}", report.network);
+        assert_eq!(report.network[0].host, "localhost");
     }
 }
 
@@ -532,4 +740,83 @@ print(\"closes\" if b\"Connection: close\" in first else \"keeps\")
     let run = run_proxied(workspace.path(), rules, &script);
     assert_eq!(run.stdout().trim(), "closes", "{}", run.stderr());
     assert_eq!(server.requests(), 1);
+}
+
+/// A server on 127.0.0.1 that reads a connection to its end, then sends everything back.
+fn echo_after_end() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut all = Vec::new();
+                if std::io::Read::read_to_end(&mut stream, &mut all).is_ok() {
+                    let _ = std::io::Write::write_all(&mut stream, &all);
+                }
+            });
+        }
+    });
+    port
+}
+
+#[test]
+fn bulk_transfers_arrive_whole_both_ways() {
+    if !usable() || !available(which("python3"), "python3 is not installed") {
+        return;
+    }
+    let (root, workspace) = (served_root(), scratch());
+    // 24 MiB that no run of equal bytes hides a lost or repeated chunk in.
+    let big: Vec<u8> = (0u32..6 * 1024 * 1024)
+        .flat_map(|i| i.wrapping_mul(2_654_435_761).to_le_bytes())
+        .collect();
+    std::fs::write(root.path().join("big.bin"), &big).unwrap();
+    std::fs::write(workspace.path().join("expected.bin"), &big).unwrap();
+    let server = StaticServer::start(root.path());
+    let (port, echo) = (server.port, echo_after_end());
+    let rules = proxy(
+        &["pkg.test", "echo.test"],
+        &[],
+        &["pkg.test", "echo.test"],
+        "127.0.0.1",
+        true,
+    );
+    let script = format!(
+        "curl -sS -o forwarded.bin http://pkg.test:{port}/big.bin && cmp forwarded.bin expected.bin && echo forwarded-whole; \
+         curl -sS -p -o tunnelled.bin http://pkg.test:{port}/big.bin && cmp tunnelled.bin expected.bin && echo tunnelled-whole; \
+         python3 -c '
+import socket, threading
+data = open(\"expected.bin\", \"rb\").read()
+s = socket.create_connection((\"127.0.0.1\", 3128))
+s.sendall(b\"CONNECT echo.test:{echo} HTTP/1.1\\r\\n\\r\\n\")
+head = b\"\"
+while not head.endswith(b\"\\r\\n\\r\\n\"):
+    head += s.recv(1)
+def send():
+    s.sendall(data)
+    s.shutdown(socket.SHUT_WR)
+threading.Thread(target=send).start()
+back = bytearray()
+while True:
+    more = s.recv(1 << 20)
+    if not more:
+        break
+    back += more
+print(\"echoed-whole\" if bytes(back) == data else \"echoed %d of %d\" % (len(back), len(data)))
+'"
+    );
+    let run = run_proxied(workspace.path(), rules, &script);
+    let stdout = run.stdout();
+    for line in ["forwarded-whole", "tunnelled-whole", "echoed-whole"] {
+        assert!(stdout.contains(line), "{line}: {stdout}");
+    }
+    let Some(report) = &run.report else { return };
+    let size = big.len() as u64;
+    let of = |host: &str| report.network.iter().find(|t| t.host == host).cloned();
+    let pkg = of("pkg.test").expect("pkg.test traffic");
+    assert!(
+        pkg.bytes_in >= 2 * size && pkg.bytes_in < 2 * size + 4096,
+        "{pkg:?}"
+    );
+    let echoed = of("echo.test").expect("echo.test traffic");
+    assert_eq!((echoed.bytes_in, echoed.bytes_out), (size, size), "{echoed:?}");
 }

@@ -17,6 +17,8 @@ static TURN: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// A poll waits at most this long: far longer than any answer takes, so a timeout is a failure.
 const WAIT_MS: u64 = 20_000;
+/// The wait of the sequence a new user tries (`process poll` with `wait_ms: 3000`).
+const USER_WAIT_MS: u64 = 3_000;
 
 /// CPU load on every core while it lives: `stress-ng --cpu N`, or `sh` busy loops without it. Each
 /// runs in a process group of its own, killed as a whole on drop.
@@ -109,11 +111,21 @@ async fn start_at_prompt(
 
 /// Write `data` to job `id`, then poll once.
 async fn write_then_poll(process: &shellgate::ProcessTool, id: &str, data: &str) -> ProcessResult {
+    write_then_poll_waiting(process, id, data, WAIT_MS).await
+}
+
+/// Write `data` to job `id`, then poll once, waiting up to `wait_ms`.
+async fn write_then_poll_waiting(
+    process: &shellgate::ProcessTool,
+    id: &str,
+    data: &str,
+    wait_ms: u64,
+) -> ProcessResult {
     let mut write = ProcessParams::new(ProcessAction::Write, id);
     write.data = Some(data.to_owned());
     let wrote = process.call(write).await;
     assert!(!wrote.is_error, "{wrote:?}");
-    poll(process, id, WAIT_MS).await
+    poll(process, id, wait_ms).await
 }
 
 /// The output's lines without carriage returns and with leading `prompts` removed.
@@ -162,11 +174,12 @@ async fn python_repl_answers_in_the_same_poll_200_times_under_load() {
     let _load = Load::start();
     let (bash, process) = tools();
     let id = start_at_prompt(&bash, &process, "python3 -q -i", true, ">>> ").await;
-    let first = write_then_poll(&process, &id, "6*7\n").await;
+    // The sequence as a new user tries it: `6*7`, then a poll of 3 s.
+    let first = write_then_poll_waiting(&process, &id, "6*7\n", USER_WAIT_MS).await;
     assert_answered(&first, &["42".to_owned()], &[">>> "], 0);
     assert!(first.output.as_deref().unwrap().ends_with(">>> "), "{first:?}");
     for round in 1..200 {
-        let r = write_then_poll(&process, &id, &format!("{round}+6*7\n")).await;
+        let r = write_then_poll_waiting(&process, &id, &format!("{round}+6*7\n"), USER_WAIT_MS).await;
         assert_answered(&r, &[(round + 42).to_string()], &[">>> "], round);
     }
     // The answer also comes with the input itself (`wait_ms` on `submit`).
@@ -179,6 +192,68 @@ async fn python_repl_answers_in_the_same_poll_200_times_under_load() {
     assert_eq!(json["settled"], "waiting_for_input", "{json}");
     let r = write_then_poll(&process, &id, "exit()\n").await;
     assert_eq!(r.settled, Some(Settled::Exited), "{r:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn write_and_paste_with_wait_ms_answer_in_their_own_result_under_load() {
+    if !(pty_usable() && have("python3")) {
+        return;
+    }
+    let _turn = TURN.lock().await;
+    let _load = Load::start();
+    let (bash, process) = tools();
+    let id = start_at_prompt(&bash, &process, "python3 -q -i", true, ">>> ").await;
+    for round in 0..30 {
+        let mut write = ProcessParams::new(ProcessAction::Write, &id);
+        write.data = Some(format!("{round}+6*7\n"));
+        write.wait_ms = Some(WAIT_MS);
+        let r = process.call(write).await;
+        assert!(!r.is_error, "{r:?}");
+        assert_answered(&r, &[(round + 42).to_string()], &[">>> "], round);
+    }
+    for round in 0..10 {
+        let mut paste = ProcessParams::new(ProcessAction::Paste, &id);
+        paste.text = Some(format!("v = {round}\nprint('pasted', v + 42)\n"));
+        paste.wait_ms = Some(WAIT_MS);
+        let r = process.call(paste).await;
+        assert!(!r.is_error, "{r:?}");
+        assert_answered(&r, &[format!("pasted {}", round + 42)], &[">>> ", "... "], round);
+        assert!(
+            r.output.as_deref().unwrap().ends_with(">>> "),
+            "round {round}: {r:?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn output_of_a_program_that_does_not_read_its_terminal_settles_quiet() {
+    if !pty_usable() {
+        return;
+    }
+    let (bash, process) = tools();
+    // It prints, then sleeps: it is not reading the terminal, so it is not waiting for input.
+    let mut params = BashParams::new("echo started; exec sleep 30.9");
+    params.background = true;
+    params.pty = true;
+    let id = bash.call(params, CancellationToken::new()).await.job_id.unwrap();
+    let first = poll(&process, &id, WAIT_MS).await;
+    assert!(
+        first.output.as_deref().is_some_and(|o| o.contains("started")),
+        "{first:?}"
+    );
+    assert_eq!(first.settled, Some(Settled::Quiet), "{first:?}");
+    assert_eq!(first.waiting_for_input, Some(false), "{first:?}");
+    // Keys typed without Enter give it nothing to read: the terminal echoes them, then all is
+    // quiet — and the program still does not read.
+    let mut keys = ProcessParams::new(ProcessAction::SendKeys, &id);
+    keys.literal = Some("typed".into());
+    keys.wait_ms = Some(WAIT_MS);
+    let r = process.call(keys).await;
+    assert!(r.output.as_deref().is_some_and(|o| o.contains("typed")), "{r:?}");
+    assert_eq!(r.settled, Some(Settled::Quiet), "{r:?}");
+    let json = serde_json::to_value(&r).unwrap();
+    assert_eq!(json["settled"], "quiet", "{json}");
+    let _ = act(&process, ProcessAction::Kill, &id).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -30,20 +30,41 @@ use rmcp::model::{
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest as _, Sha256};
-use shellgate::{Approval, ApprovalDecision};
+use shellgate::{Approval, ApprovalDecision, ToolResult};
 
+use super::domain_questions;
 use super::elicit::{self, Answer};
 
 /// The key of the approval question in `inputRequests` / `inputResponses`.
 pub const INPUT_KEY: &str = "approval";
+/// The keys of destination questions: this, then the approval's short id.
+pub const DOMAIN_KEY_PREFIX: &str = "network-";
 
 /// What a sealed state holds (readable by the client: nothing secret).
 #[derive(Debug, Serialize, Deserialize)]
 struct Sealed {
-    /// The engine's id of the pending approval.
+    /// The engine's id of the pending approval (empty when the state asks about destinations).
     approval: String,
     /// Redeemed once.
     nonce: String,
+    /// Destination approvals asked together: each input key with the engine's approval id.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    domains: Vec<(String, String)>,
+}
+
+/// What a retry resumes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Resumed {
+    /// A command's approval and the person's decision.
+    Command(String, ApprovalDecision),
+    /// Destinations a run's proxy refused: the run's result, held since it asked, and each
+    /// approval id with what the person answered (unanswered ones stay pending).
+    Domains {
+        /// The result of the run that met the destinations.
+        held: Box<ToolResult>,
+        /// Approval id → answer.
+        answers: Vec<(String, Answer)>,
+    },
 }
 
 /// Why a retry does not resume an approval.
@@ -67,6 +88,9 @@ pub struct ApprovalRounds {
     outstanding: Mutex<HashMap<String, Instant>>,
     /// Nonces issued so far.
     issued: AtomicU64,
+    /// The results of runs whose destinations are being asked about, by nonce, returned by the
+    /// retry (dropped with their nonce's expiry).
+    held: Mutex<HashMap<String, ToolResult>>,
 }
 
 impl ApprovalRounds {
@@ -83,6 +107,7 @@ impl ApprovalRounds {
             codec,
             outstanding: Mutex::new(HashMap::new()),
             issued: AtomicU64::new(0),
+            held: Mutex::new(HashMap::new()),
         })
     }
 
@@ -93,27 +118,69 @@ impl ApprovalRounds {
         let sealed = Sealed {
             approval: approval.id.clone(),
             nonce: nonce.clone(),
+            domains: Vec::new(),
         };
-        let payload = serde_json::to_vec(&sealed).expect("two strings serialize");
-        let bound = call_digest(tool, args);
-        let state = self
-            .codec
-            .seal_with(&payload, &SealOptions::new().associated_data(&bound).ttl(ttl));
-        {
-            let mut outstanding = self
-                .outstanding
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            let now = Instant::now();
-            outstanding.retain(|_, until| *until > now);
-            outstanding.insert(nonce, now + ttl);
-        }
+        let state = self.seal(tool, args, &sealed, ttl);
         let mut requests = InputRequests::new();
         requests.insert(
             INPUT_KEY.to_owned(),
             InputRequest::Elicitation(elicit::request(approval)),
         );
         InputRequiredResult::new(Some(requests), Some(state))
+    }
+
+    /// The `input_required` result asking the person about the destinations `held`'s run met
+    /// (`network_approvals`) running `command`, one question each; the retry of `tool(args)` gets
+    /// `held` back.
+    pub fn ask_domains(
+        &self,
+        (tool, args): (&str, &Value),
+        command: &str,
+        held: ToolResult,
+        ttl: Duration,
+    ) -> InputRequiredResult {
+        let nonce = self.fresh_nonce();
+        let mut requests = InputRequests::new();
+        let mut domains = Vec::new();
+        for approval in held.network_approvals.iter().flatten() {
+            let key = format!("{DOMAIN_KEY_PREFIX}{}", approval.short_id);
+            let question = domain_questions::request(approval, command);
+            requests.insert(key.clone(), InputRequest::Elicitation(question));
+            domains.push((key, approval.id.clone()));
+        }
+        let sealed = Sealed {
+            approval: String::new(),
+            nonce: nonce.clone(),
+            domains,
+        };
+        let state = self.seal(tool, args, &sealed, ttl);
+        self.held
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(nonce, held);
+        InputRequiredResult::new(Some(requests), Some(state))
+    }
+
+    /// `sealed` as a state bound to `tool(args)`, its nonce redeemable within `ttl`; expired
+    /// nonces and their held results are dropped.
+    fn seal(&self, tool: &str, args: &Value, sealed: &Sealed, ttl: Duration) -> String {
+        let payload = serde_json::to_vec(sealed).expect("strings serialize");
+        let bound = call_digest(tool, args);
+        let state = self
+            .codec
+            .seal_with(&payload, &SealOptions::new().associated_data(&bound).ttl(ttl));
+        let mut outstanding = self
+            .outstanding
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let now = Instant::now();
+        outstanding.retain(|_, until| *until > now);
+        outstanding.insert(sealed.nonce.clone(), now + ttl);
+        self.held
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .retain(|nonce, _| outstanding.contains_key(nonce));
+        state
     }
 
     /// The approval and the person's decision a retry of `tool(args)` carries, once per state.
@@ -123,7 +190,7 @@ impl ApprovalRounds {
         args: &Value,
         state: Option<&str>,
         responses: Option<&InputResponses>,
-    ) -> Result<(String, ApprovalDecision), Refused> {
+    ) -> Result<Resumed, Refused> {
         let state = state.ok_or_else(|| Refused::Invalid("no request state".to_owned()))?;
         let bound = call_digest(tool, args);
         let payload = self
@@ -140,8 +207,25 @@ impl ApprovalRounds {
                 .remove(&sealed.nonce)
                 .is_some_and(|until| until > Instant::now())
         };
+        let held = self
+            .held
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(&sealed.nonce);
         if !redeemable {
             return Err(Refused::Replayed);
+        }
+        if let Some(held) = held {
+            let responses = responses.ok_or_else(|| Refused::NoAnswer("no inputResponses".to_owned()))?;
+            let answers = sealed
+                .domains
+                .into_iter()
+                .map(|(key, id)| (id, domain_answer(responses.get(&key), &key)))
+                .collect();
+            return Ok(Resumed::Domains {
+                held: Box::new(held),
+                answers,
+            });
         }
         let answer = responses
             .and_then(|r| r.get(INPUT_KEY))
@@ -149,7 +233,7 @@ impl ApprovalRounds {
         let result: ElicitResult =
             serde_json::from_value(answer.clone()).map_err(|e| Refused::NoAnswer(e.to_string()))?;
         match elicit::answer_of(&result) {
-            Answer::Decided(decision) => Ok((sealed.approval, decision)),
+            Answer::Decided(decision) => Ok(Resumed::Command(sealed.approval, decision)),
             Answer::Unanswered(why) => Err(Refused::NoAnswer(why)),
         }
     }
@@ -158,6 +242,17 @@ impl ApprovalRounds {
     /// sealed, so a client cannot choose one.
     fn fresh_nonce(&self) -> String {
         self.issued.fetch_add(1, Ordering::Relaxed).to_string()
+    }
+}
+
+/// The answer under `key` to a destination question.
+fn domain_answer(response: Option<&Value>, key: &str) -> Answer {
+    let Some(response) = response else {
+        return Answer::Unanswered(format!("no `{key}` in inputResponses"));
+    };
+    match serde_json::from_value::<ElicitResult>(response.clone()) {
+        Ok(result) => elicit::answer_of(&result),
+        Err(e) => Answer::Unanswered(e.to_string()),
     }
 }
 
@@ -217,7 +312,10 @@ mod tests {
         let resumed = rounds.resume("bash", &args, Some(&state), Some(&allow_once()));
         assert_eq!(
             resumed,
-            Ok(("0123456789abcdef".to_owned(), ApprovalDecision::AllowOnce))
+            Ok(Resumed::Command(
+                "0123456789abcdef".to_owned(),
+                ApprovalDecision::AllowOnce
+            ))
         );
         let again = rounds.resume("bash", &args, Some(&state), Some(&allow_once()));
         assert_eq!(again, Err(Refused::Replayed));
@@ -283,7 +381,10 @@ mod tests {
         let resumed = rounds.resume("bash", &args, Some(&state), Some(&declined));
         assert_eq!(
             resumed,
-            Ok(("0123456789abcdef".to_owned(), ApprovalDecision::Deny))
+            Ok(Resumed::Command(
+                "0123456789abcdef".to_owned(),
+                ApprovalDecision::Deny
+            ))
         );
     }
 }

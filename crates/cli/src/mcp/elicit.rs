@@ -59,10 +59,15 @@ pub fn request(approval: &Approval) -> ElicitRequest {
 
 /// Ask the person at `peer` about `approval`, waiting at most `timeout`.
 pub async fn ask(peer: &Peer<RoleServer>, approval: &Approval, timeout: Duration) -> Answer {
+    ask_with(peer, request(approval), timeout).await
+}
+
+/// Send the question `request` to the person at `peer`, waiting at most `timeout`.
+pub async fn ask_with(peer: &Peer<RoleServer>, request: ElicitRequest, timeout: Duration) -> Answer {
     let mut options = PeerRequestOptions::no_options();
     options.timeout = Some(timeout);
     let sent = match peer
-        .send_request_with_option(ServerRequest::ElicitRequest(request(approval)), options)
+        .send_request_with_option(ServerRequest::ElicitRequest(request), options)
         .await
     {
         Ok(handle) => handle.await_response().await,

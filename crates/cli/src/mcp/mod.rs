@@ -14,6 +14,7 @@
 
 mod approval_rounds;
 mod artifacts;
+mod domain_questions;
 mod elicit;
 mod era;
 mod handler;

@@ -27,6 +27,7 @@ use super::tasks::{self, Tasks};
 use super::tools;
 
 mod approvals;
+mod domains;
 
 /// Characters of a cancelled call's output kept in the note for the next result.
 const CANCELLED_TAIL_CHARS: usize = 200;
@@ -146,6 +147,21 @@ impl McpServer {
             } else {
                 // The run a person approves streams its output to the same progress token.
                 result = self.ask_person(result, context, feed).await;
+            }
+        }
+        if result.network_approvals.is_some() {
+            if era::is_modern(context) {
+                match self.ask_domains_in_result(&asked_with, &command, result, context) {
+                    Ok(asked) => {
+                        if let Some(progress) = progress {
+                            progress.finish().await;
+                        }
+                        return CallToolResponse::InputRequired(asked);
+                    }
+                    Err(back) => result = *back,
+                }
+            } else {
+                self.ask_about_domains(&mut result, &command, context).await;
             }
         }
         if let Some(progress) = progress {

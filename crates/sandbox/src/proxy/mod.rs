@@ -9,7 +9,9 @@
 
 mod addresses;
 mod names;
+mod relay;
 mod request;
+mod resolve;
 mod serve;
 
 pub(crate) use names::DomainRules;

@@ -1,18 +1,20 @@
 //! Destination names and the patterns they are matched against.
 //!
 //! A name is normalised before it meets a pattern, so that spellings a resolver treats alike
-//! match alike: ASCII case is folded and one trailing dot dropped (`Uploads.GitHub.com.` is
-//! `uploads.github.com`). Only names a resolver would look up as names pass: letters, digits,
-//! `-` and `_` in labels of 1 to 63 bytes. Anything else — a non-ASCII name (clients send
-//! internationalised names in their `xn--` form), an empty label, a last label of digits or hex
-//! that the C resolver would read as a number (`2130706433`, `0x7f.1`) — is not a name and
-//! matches no pattern. Address literals are kept in their canonical form (`[::1]` is `::1`).
+//! match alike: it is mapped to its ASCII form by UTS 46 (IDNA: `Bücher.example` and
+//! `xn--bcher-kva.example` are one name; case is folded, full-width dots are dots) and one
+//! trailing dot is dropped (`Uploads.GitHub.com.` is `uploads.github.com`). A name the mapping
+//! refuses (an `xn--` label that is not valid punycode, a forbidden character) matches no
+//! pattern. Only names a resolver would look up as names pass: letters, digits, `-` and `_` in
+//! labels of 1 to 63 bytes. Anything else — an empty label, a last label of digits or hex that
+//! the C resolver would read as a number (`2130706433`, `0x7f.1`) — is not a name and matches no
+//! pattern. Address literals are kept in their canonical form (`[::1]` is `::1`).
 
 use std::net::IpAddr;
 
 use crate::ProxyPolicy;
 
-/// A normalised destination name, or an address literal in canonical form.
+/// A normalised destination name (ASCII), or an address literal in canonical form.
 pub fn normalize(host: &str) -> Option<String> {
     let bare = host
         .strip_prefix('[')
@@ -24,8 +26,9 @@ pub fn normalize(host: &str) -> Option<String> {
     if bare.len() != host.len() {
         return None;
     }
-    let lower = host.to_ascii_lowercase();
-    let name = lower.strip_suffix('.').unwrap_or(&lower);
+    // UTS 46 as URLs apply it (nontransitional; `_` allowed); an error is no name at all.
+    let mapped = idna::domain_to_ascii(host).ok()?;
+    let name = mapped.strip_suffix('.').unwrap_or(&mapped);
     if name.is_empty() || name.len() > 253 {
         return None;
     }
@@ -45,7 +48,7 @@ pub fn normalize(host: &str) -> Option<String> {
     if numeric {
         return None;
     }
-    Some(name.to_owned())
+    Some(name.to_ascii_lowercase())
 }
 
 /// One `host`, `*.suffix`, `host:port` or `*.suffix:port` pattern.
@@ -204,13 +207,56 @@ mod tests {
             "uploads.github.com..",
             "uploads .github.com",
             "uploads%2egithub.com",
-            "uplöads.github.com",
+            "uploads/.github.com",
         ] {
             assert_eq!(rules.judge(host, 443), Listed::NotAllowed, "{host}");
         }
+        // Spellings UTS 46 maps to the same name: full-width letters and dots, a Unicode dot.
+        for host in [
+            "ｕｐｌｏａｄｓ.github.com",
+            "uploads。github．com",
+            "UPLOADS．GITHUB．COM．",
+        ] {
+            assert_eq!(rules.judge(host, 443), Listed::Denied, "{host}");
+        }
+        // Another name below github.com: allowed as such, not mistaken for the denied one.
+        assert_eq!(rules.judge("uplöads.github.com", 443), Listed::Allowed);
         assert_eq!(rules.judge("api.github.com", 22), Listed::Allowed);
         assert_eq!(rules.judge("GitHub.com.", 443), Listed::Allowed);
         assert_eq!(rules.judge("github.com", 80), Listed::NotAllowed);
+    }
+
+    #[test]
+    fn internationalised_names_meet_their_ascii_form() {
+        let rules = rules(
+            &["bücher.example", "xn--caf-dma.example", "*.ÖL.example"],
+            &["xn--bse-sna.öl.example"],
+        );
+        for (host, listed) in [
+            ("xn--bcher-kva.example", Listed::Allowed),
+            ("Bücher.Example.", Listed::Allowed),
+            ("BÜCHER.example", Listed::Allowed),
+            ("café.example", Listed::Allowed),
+            ("xn--caf-dma.example", Listed::Allowed),
+            ("ein.öl.example", Listed::Allowed),
+            ("ein.xn--l-0ga.example", Listed::Allowed),
+            ("böse.öl.example", Listed::Denied),
+            ("böse.xn--l-0ga.example", Listed::Denied),
+            ("buecher.example", Listed::NotAllowed),
+            // Punycode that does not decode, and what UTS 46 refuses, are no names.
+            ("xn--zz.example", Listed::NotAllowed),
+            ("xn--.example", Listed::NotAllowed),
+            ("b\u{fffd}cher.example", Listed::NotAllowed),
+        ] {
+            assert_eq!(rules.judge(host, 443), listed, "{host}");
+        }
+        assert_eq!(
+            normalize("Bücher.example.").as_deref(),
+            Some("xn--bcher-kva.example")
+        );
+        assert_eq!(normalize("xn--zz.example"), None);
+        // A bad pattern is an error, not a pattern that matches nothing.
+        assert!(DomainRules::new(&ProxyPolicy::allowing(["xn--zz.example"])).is_err());
     }
 
     #[test]

@@ -132,8 +132,16 @@ fn http(head: &[u8], rest: &[u8]) -> Result<Request, &'static str> {
         p => format!("/{p}"),
     };
     // The destination's Host is the one that was checked, so that a shared front end (a CDN)
-    // cannot be steered to another of its sites by the header.
-    let mut out = format!("{method} {path} {version}\r\nHost: {authority_text}\r\n");
+    // cannot be steered to another of its sites by the header; an internationalised name in its
+    // ASCII form, as servers expect it.
+    let host_header = match super::names::normalize(&host) {
+        Some(ascii) if !authority_text.is_ascii() => match authority_text.rsplit_once(':') {
+            Some((_, written_port)) => format!("{ascii}:{written_port}"),
+            None => ascii,
+        },
+        _ => authority_text.to_owned(),
+    };
+    let mut out = format!("{method} {path} {version}\r\nHost: {host_header}\r\n");
     for header in lines.filter(|l| !l.is_empty()) {
         let name = header.split(':').next().unwrap_or_default().trim();
         let dropped = [
@@ -299,6 +307,12 @@ mod tests {
         assert!(
             !head.contains("evil") && !head.contains("Proxy-Authorization"),
             "{head}"
+        );
+        let unicode = http("GET http://Bücher.example:81/ HTTP/1.1\r\n\r\n".as_bytes(), b"").unwrap();
+        let ascii_head = String::from_utf8(unicode.first_bytes).unwrap();
+        assert!(
+            ascii_head.starts_with("GET / HTTP/1.1\r\nHost: xn--bcher-kva.example:81\r\n"),
+            "{ascii_head}"
         );
         assert!(
             head.contains("Accept: */*\r\n") && head.ends_with("Connection: close\r\n\r\n"),

@@ -9,16 +9,16 @@
 
 use std::net::SocketAddr;
 use std::os::fd::OwnedFd;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::io::AsyncWriteExt as _;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
 use super::names::{DomainRules, Listed, normalize};
 use super::request::{self, Protocol, Request};
+use super::resolve::{Resolver, System};
 use crate::denials;
 
 /// Connections one sandbox may have open through the proxy at once; more wait in the backlog.
@@ -27,8 +27,6 @@ const MAX_CONNECTIONS: usize = 256;
 const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long connecting to a destination may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
-/// The relay buffer of each direction.
-const BUFFER: usize = 32 * 1024;
 
 /// Serving one sandbox's listener; dropping it stops accepting (open connections finish).
 #[derive(Debug)]
@@ -76,7 +74,7 @@ pub fn serve(listener: OwnedFd, rules: DomainRules, domain: u64) -> Option<Proxy
             };
             let rules = Arc::clone(&rules);
             tokio::spawn(async move {
-                handle(client, &rules, domain).await;
+                handle(client, &rules, domain, &System).await;
                 drop(slot);
             });
         }
@@ -94,7 +92,7 @@ enum Outcome {
     Connected(TcpStream),
 }
 
-async fn handle(mut client: TcpStream, rules: &DomainRules, domain: u64) {
+async fn handle(mut client: TcpStream, rules: &DomainRules, domain: u64, resolver: &dyn Resolver) {
     let _ = client.set_nodelay(true);
     let request = match tokio::time::timeout(HEAD_TIMEOUT, request::read(&mut client)).await {
         Ok(Ok(request)) => request,
@@ -110,7 +108,7 @@ async fn handle(mut client: TcpStream, rules: &DomainRules, domain: u64) {
     } else {
         format!("{shown}:{}", request.port)
     };
-    match decide(&request, rules).await {
+    match decide(&request, rules, resolver).await {
         Outcome::Refused { blocker, why } => {
             denials::supervised_denial(domain, blocker, None, Some(address.clone()));
             let reply = match request.protocol {
@@ -128,14 +126,21 @@ async fn handle(mut client: TcpStream, rules: &DomainRules, domain: u64) {
         }
         Outcome::Connected(upstream) => {
             let flow = denials::proxied_connection(domain, &shown, request.port);
-            relay(client, upstream, &request, &flow).await;
+            super::relay::relay(client, upstream, &request, &flow).await;
         }
     }
 }
 
-/// Match, resolve, check, connect.
-async fn decide(request: &Request, rules: &DomainRules) -> Outcome {
-    match rules.judge(&request.host, request.port) {
+/// Match, resolve, check, connect — all by the normalised name, so the name looked up is the
+/// name that was judged.
+async fn decide(request: &Request, rules: &DomainRules, resolver: &dyn Resolver) -> Outcome {
+    let Some(name) = normalize(&request.host) else {
+        return Outcome::Refused {
+            blocker: denials::PROXY_NOT_ALLOWED,
+            why: "domain not allowed",
+        };
+    };
+    match rules.judge(&name, request.port) {
         Listed::Denied => {
             return Outcome::Refused {
                 blocker: denials::PROXY_DENIED_DOMAIN,
@@ -150,10 +155,13 @@ async fn decide(request: &Request, rules: &DomainRules) -> Outcome {
         }
         Listed::Allowed => {}
     }
-    let addresses: Vec<SocketAddr> = match rules.static_address(&request.host) {
+    let addresses: Vec<SocketAddr> = match rules.static_address(&name) {
         Some(ip) => vec![SocketAddr::new(ip, request.port)],
-        None => match tokio::net::lookup_host((request.host.as_str(), request.port)).await {
-            Ok(found) => found.collect(),
+        None => match resolver.lookup(&name).await {
+            Ok(found) => found
+                .into_iter()
+                .map(|ip| SocketAddr::new(ip, request.port))
+                .collect(),
             Err(e) => return Outcome::Unreachable(format!("cannot resolve: {e}")),
         },
     };
@@ -186,67 +194,119 @@ fn printable(host: &str) -> String {
         .collect()
 }
 
-/// Answer the client, then move bytes both ways until both sides are done.
-async fn relay(mut client: TcpStream, mut upstream: TcpStream, request: &Request, flow: &denials::Flow) {
-    let _ = upstream.set_nodelay(true);
-    let greeting: &[u8] = match request.protocol {
-        Protocol::Connect => b"HTTP/1.1 200 Connection established\r\n\r\n",
-        Protocol::Socks => &request::socks_reply(0),
-        Protocol::Forward => b"",
-    };
-    if client.write_all(greeting).await.is_err() || upstream.write_all(&request.first_bytes).await.is_err() {
-        return;
-    }
-    flow.bytes_out
-        .fetch_add(request.first_bytes.len() as u64, Ordering::Relaxed);
-    let (mut client_read, mut client_write) = client.split();
-    let (mut upstream_read, mut upstream_write) = upstream.split();
-    let forwarded = request.protocol == Protocol::Forward;
-    let _ = tokio::join!(
-        pump(&mut client_read, &mut upstream_write, &flow.bytes_out, false),
-        pump(&mut upstream_read, &mut client_write, &flow.bytes_in, forwarded),
-    );
-}
+#[cfg(test)]
+mod tests {
+    use std::net::IpAddr;
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Copy until end of file, then pass the end on. With `response_head`, the head of the HTTP
-/// response that comes first is rewritten to close the connection (see
-/// [`request::closing_response_head`]).
-async fn pump(
-    from: &mut tokio::net::tcp::ReadHalf<'_>,
-    to: &mut tokio::net::tcp::WriteHalf<'_>,
-    counter: &AtomicU64,
-    response_head: bool,
-) -> std::io::Result<()> {
-    let mut buf = vec![0u8; BUFFER];
-    if response_head {
-        let mut head = Vec::new();
-        loop {
-            let n = from.read(&mut buf).await?;
-            if n == 0 {
-                to.write_all(&head).await?;
-                counter.fetch_add(head.len() as u64, Ordering::Relaxed);
-                return to.shutdown().await;
-            }
-            head.extend_from_slice(&buf[..n]);
-            if let Some(rewritten) = request::closing_response_head(&head) {
-                to.write_all(&rewritten).await?;
-                counter.fetch_add(head.len() as u64, Ordering::Relaxed);
-                break;
-            }
-            if head.len() > 64 * 1024 {
-                // Not a response head this proxy can read: passed on as it is.
-                to.write_all(&head).await?;
-                counter.fetch_add(head.len() as u64, Ordering::Relaxed);
-                break;
+    use super::super::resolve::Lookup;
+    use super::*;
+    use crate::ProxyPolicy;
+
+    /// A resolver answering each call with the next of its answers, counting the calls: a
+    /// rebinding DNS server.
+    struct Rebinding {
+        answers: Mutex<Vec<IpAddr>>,
+        calls: AtomicU64,
+    }
+
+    impl Rebinding {
+        fn new(first: &str, then: &str) -> Self {
+            Self {
+                answers: Mutex::new(vec![then.parse().unwrap(), first.parse().unwrap()]),
+                calls: AtomicU64::new(0),
             }
         }
     }
-    loop {
-        let n = from.read(&mut buf).await?;
-        if n == 0 {
-            return to.shutdown().await;
+
+    impl Resolver for Rebinding {
+        fn lookup<'a>(&'a self, _name: &'a str) -> Lookup<'a> {
+            self.calls.fetch_add(1, Ordering::SeqCst);
+            let next = self.answers.lock().unwrap().pop();
+            Box::pin(async move { Ok(next.into_iter().collect()) })
         }
-        to.write_all(&buf[..n]).await?;
-        counter.fetch_add(n as u64, Ordering::Relaxed);
+    }
+
+    fn request(port: u16) -> Request {
+        Request {
+            protocol: Protocol::Connect,
+            host: "flip.test".to_owned(),
+            port,
+            first_bytes: Vec::new(),
+        }
+    }
+
+    fn rules(allow_local: bool) -> DomainRules {
+        let mut policy = ProxyPolicy::allowing(["flip.test"]);
+        policy.allow_local_addresses = allow_local;
+        DomainRules::new(&policy).unwrap()
+    }
+
+    /// Listeners on 127.0.0.1 and 127.0.0.2 with one port.
+    fn two_listeners() -> (std::net::TcpListener, std::net::TcpListener) {
+        loop {
+            let first = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            let port = first.local_addr().unwrap().port();
+            if let Ok(second) = std::net::TcpListener::bind(("127.0.0.2", port)) {
+                return (first, second);
+            }
+        }
+    }
+
+    fn run<T>(future: impl std::future::Future<Output = T>) -> T {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(future)
+    }
+
+    #[test]
+    fn the_connection_goes_to_the_one_answer_that_was_checked() {
+        let (checked, rebound) = two_listeners();
+        let port = checked.local_addr().unwrap().port();
+        let resolver = Rebinding::new("127.0.0.1", "127.0.0.2");
+        let outcome = run(decide(&request(port), &rules(true), &resolver));
+        let Outcome::Connected(stream) = outcome else {
+            panic!("not connected");
+        };
+        assert_eq!(stream.peer_addr().unwrap(), checked.local_addr().unwrap());
+        assert_eq!(resolver.calls.load(Ordering::SeqCst), 1, "looked up again");
+        drop(rebound);
+    }
+
+    #[test]
+    fn a_refused_answer_is_not_asked_again() {
+        // The first answer is local: refused, and no second answer (public) is sought.
+        let resolver = Rebinding::new("127.0.0.1", "192.0.2.1");
+        let outcome = run(decide(&request(80), &rules(false), &resolver));
+        assert!(
+            matches!(
+                outcome,
+                Outcome::Refused {
+                    why: "resolves to a local address",
+                    ..
+                }
+            ),
+            "not refused"
+        );
+        assert_eq!(resolver.calls.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn static_names_are_not_looked_up() {
+        let (checked, _other) = two_listeners();
+        let port = checked.local_addr().unwrap().port();
+        let mut policy = ProxyPolicy::allowing(["flip.test"]);
+        policy.allow_local_addresses = true;
+        policy
+            .hosts
+            .insert("flip.test".into(), "127.0.0.1".parse().unwrap());
+        let rules = DomainRules::new(&policy).unwrap();
+        let resolver = Rebinding::new("127.0.0.2", "127.0.0.2");
+        let outcome = run(decide(&request(port), &rules, &resolver));
+        assert!(matches!(outcome, Outcome::Connected(_)), "not connected");
+        assert_eq!(resolver.calls.load(Ordering::SeqCst), 0);
     }
 }

@@ -73,7 +73,7 @@ pub fn judge(
     };
     match socket_domain(&socket) {
         Some(libc::AF_UNIX) => {}
-        Some(libc::AF_INET | libc::AF_INET6) => return judge_inet(request, rules.proxied),
+        Some(libc::AF_INET | libc::AF_INET6) => return judge_inet(request, &socket, rules),
         _ => return Verdict::Continue,
     }
     let length = usize::try_from(args[2])
@@ -111,25 +111,72 @@ pub fn judge(
 }
 
 /// An internet connect in a loopback-only namespace: reported when it aims elsewhere (it could
-/// not get there anyway) — as a direct connection where the proxy is the way out.
-fn judge_inet(request: &libc::seccomp_notif, proxied: bool) -> Verdict {
+/// not get there anyway) — as a direct connection where the proxy is the way out, where a
+/// loopback port nothing in the sandbox is bound to counts as elsewhere too.
+fn judge_inet(request: &libc::seccomp_notif, socket: &OwnedFd, rules: &Rules) -> Verdict {
     let args = request.data.args;
-    let length = usize::try_from(args[2]).unwrap_or(0).min(SOCKADDR_IN6_LEN);
-    let Some(bytes) = Target::new(request.pid).bytes(args[1], length) else {
+    judge_destination(request.pid, socket, args[1], args[2], rules)
+}
+
+/// A datagram sent with an address (`sendto(fd, buf, len, flags, addr, addrlen)`, stopped only
+/// with an address) in a loopback-only namespace: judged like a connect to that address.
+pub fn judge_sendto(request: &libc::seccomp_notif, listener: &OwnedFd, rules: &Rules) -> Verdict {
+    if !rules.isolated_network {
+        return Verdict::Continue;
+    }
+    let args = request.data.args;
+    let Ok(pidfd) = pidfd_open(request.pid) else {
         return Verdict::Continue;
     };
-    match inet_address(&bytes) {
-        Some(address) if !address.ip().is_loopback() && !address.ip().is_unspecified() => Verdict::Refuse {
-            errno: libc::ENETUNREACH,
-            blocker: if proxied {
-                denials::DIRECT_CONNECTION
-            } else {
-                "net.connect_tcp"
-            },
-            path: None,
-            address: Some(address.to_string()),
-        },
+    if !still_valid(listener.as_raw_fd(), request.id) {
+        return Verdict::Continue;
+    }
+    let Ok(socket) = pidfd_getfd(&pidfd, args[0] as u32 as i32) else {
+        return Verdict::Continue;
+    };
+    match socket_domain(&socket) {
+        Some(libc::AF_INET | libc::AF_INET6) => {
+            judge_destination(request.pid, &socket, args[4], args[5], rules)
+        }
         _ => Verdict::Continue,
+    }
+}
+
+/// Judge the internet address at `pointer` (`length` bytes) in process `pid`'s memory that
+/// `socket` is to reach. The address is read once, for the report: the namespace holds no route
+/// out, so a second thread that changes it afterwards changes only what is reported.
+fn judge_destination(pid: u32, socket: &OwnedFd, pointer: u64, length: u64, rules: &Rules) -> Verdict {
+    let length = usize::try_from(length).unwrap_or(0).min(SOCKADDR_IN6_LEN);
+    let Some(bytes) = Target::new(pid).bytes(pointer, length) else {
+        return Verdict::Continue;
+    };
+    let Some(address) = inet_address(&bytes) else {
+        return Verdict::Continue;
+    };
+    let ip = address.ip().to_canonical();
+    let (errno, blocker) = if !ip.is_loopback() && !ip.is_unspecified() {
+        let blocker = if rules.proxy_port.is_some() {
+            denials::DIRECT_CONNECTION
+        } else {
+            "net.connect_tcp"
+        };
+        (libc::ENETUNREACH, blocker)
+    } else {
+        let Some(proxy_port) = rules.proxy_port else {
+            return Verdict::Continue;
+        };
+        let stream = socket_type(socket) == Some(libc::SOCK_STREAM);
+        let to_proxy = stream && address.port() == proxy_port;
+        if to_proxy || super::loopback::bound_at(pid, address, stream) {
+            return Verdict::Continue;
+        }
+        (libc::ECONNREFUSED, denials::DIRECT_CONNECTION)
+    };
+    Verdict::Refuse {
+        errno,
+        blocker,
+        path: None,
+        address: Some(address.to_string()),
     }
 }
 
@@ -269,6 +316,16 @@ fn raw_connect(socket: &OwnedFd, address: &[u8]) -> Reply {
 
 /// The socket's address family (`SO_DOMAIN`).
 fn socket_domain(socket: &OwnedFd) -> Option<i32> {
+    socket_option(socket, libc::SO_DOMAIN)
+}
+
+/// The socket's type (`SO_TYPE`: stream, datagram, raw).
+fn socket_type(socket: &OwnedFd) -> Option<i32> {
+    socket_option(socket, libc::SO_TYPE)
+}
+
+/// An integer socket option at `SOL_SOCKET`.
+fn socket_option(socket: &OwnedFd, option: i32) -> Option<i32> {
     let mut value: libc::c_int = 0;
     let mut length = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
     // SAFETY: `value` and `length` are writable and sized for an int option.
@@ -276,7 +333,7 @@ fn socket_domain(socket: &OwnedFd) -> Option<i32> {
         libc::getsockopt(
             socket.as_raw_fd(),
             libc::SOL_SOCKET,
-            libc::SO_DOMAIN,
+            option,
             (&raw mut value).cast(),
             &raw mut length,
         )

@@ -35,6 +35,18 @@ const fn arg_low(i: usize) -> u32 {
     }
 }
 
+/// The high 32 bits of argument `i` (for pointers).
+const fn arg_high(i: usize) -> u32 {
+    #[cfg(target_endian = "little")]
+    {
+        20 + 8 * i as u32
+    }
+    #[cfg(target_endian = "big")]
+    {
+        16 + 8 * i as u32
+    }
+}
+
 /// Labels of the flag checks of the open calls (`openat`, and `open` where it exists).
 const OPEN_LABELS: [&str; 2] = ["open-flags-0", "open-flags-1"];
 
@@ -158,8 +170,20 @@ fn program(arch: u32, watch: Watch) -> Vec<Op> {
     }
     if isolated_network {
         ops.push(Op::Jeq(nr(libc::SYS_connect), Notify, Next));
+        ops.push(Op::Jeq(nr(libc::SYS_sendto), Label("sendto"), Next));
     }
     ops.push(Op::Ret(libc::SECCOMP_RET_ALLOW));
+    if isolated_network {
+        ops.extend([
+            // sendto(fd, buf, len, flags, addr, addrlen): only a datagram with an address stops
+            // (a stream's sends pass a null address and never wait).
+            Op::Label("sendto"),
+            Op::Load(arg_low(4)),
+            Op::Jeq(0, Next, Notify),
+            Op::Load(arg_high(4)),
+            Op::Jeq(0, Allow, Notify),
+        ]);
+    }
     let write_flags = syscalls::WRITE_FLAGS.iter().fold(0, |all, &f| all | unsigned(f));
     for (i, &(_, flags)) in opens.iter().enumerate() {
         ops.extend([
@@ -171,7 +195,11 @@ fn program(arch: u32, watch: Watch) -> Vec<Op> {
     if sockets {
         let unix_target = if unix { Label("unix") } else { Notify };
         // Alone in its network namespace, a command may use UDP and the rest on its loopback.
-        let inet_target = if isolated_network { Allow } else { Label("inet") };
+        let inet_target = if isolated_network {
+            Label("isolated-inet")
+        } else {
+            Label("inet")
+        };
         ops.extend([
             // socket(domain, type, protocol): TCP over IPv4/IPv6 may be created (Landlock judges
             // its bind and connect), Unix sockets when allowed; everything else stops.
@@ -180,6 +208,20 @@ fn program(arch: u32, watch: Watch) -> Vec<Op> {
             Op::Jeq(unsigned(libc::AF_UNIX), unix_target, Next),
             Op::Jeq(unsigned(libc::AF_INET), inet_target, Next),
             Op::Jeq(unsigned(libc::AF_INET6), inet_target, Notify),
+        ]);
+        if isolated_network {
+            ops.extend([
+                // Alone in its namespace, every internet socket but a raw one may be made: a raw
+                // socket stops (to be reported, then refused as the dropped capabilities would).
+                Op::Label("isolated-inet"),
+                Op::Load(arg_low(1)),
+                Op::And(0xf),
+                Op::Jeq(unsigned(libc::SOCK_RAW), Notify, Next),
+                // `SOCK_PACKET` (10), the old link-layer type.
+                Op::Jeq(10, Notify, Allow),
+            ]);
+        }
+        ops.extend([
             Op::Label("inet"),
             Op::Load(arg_low(1)),
             Op::And(0xf),
@@ -387,8 +429,18 @@ mod tests {
         assert_eq!(pair(libc::SOCK_STREAM | libc::SOCK_CLOEXEC), ALLOW);
         assert_eq!(pair(dgram), NOTIFY);
         assert_eq!(socket(&isolated, libc::AF_INET, libc::SOCK_DGRAM), ALLOW);
+        assert_eq!(socket(&isolated, libc::AF_INET6, libc::SOCK_STREAM), ALLOW);
+        assert_eq!(socket(&isolated, libc::AF_INET, libc::SOCK_RAW), NOTIFY);
+        assert_eq!(socket(&isolated, libc::AF_INET6, libc::SOCK_RAW), NOTIFY);
         assert_eq!(socket(&isolated, libc::AF_NETLINK, libc::SOCK_RAW), NOTIFY);
         assert_eq!(run(&isolated, libc::SYS_connect, [0; 6]), NOTIFY);
+        // A datagram with an address stops; a send without one (a stream's) does not.
+        assert_eq!(run(&isolated, libc::SYS_sendto, [3, 0, 1, 0, 0, 0]), ALLOW);
+        assert_eq!(
+            run(&isolated, libc::SYS_sendto, [3, 0, 1, 0, 0x7f00_0000_0000, 16]),
+            NOTIFY
+        );
+        assert_eq!(run(&isolated, libc::SYS_sendto, [3, 0, 1, 0, 0x1000, 16]), NOTIFY);
         assert_eq!(run(&isolated, libc::SYS_mkdirat, [0; 6]), NOTIFY);
         let mut no_unix = policy.clone();
         no_unix.unix_sockets = false;

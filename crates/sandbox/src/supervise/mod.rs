@@ -24,6 +24,7 @@ mod connect;
 mod creations;
 mod fds;
 mod filter;
+mod loopback;
 mod register;
 mod server;
 mod syscalls;

@@ -48,8 +48,9 @@ pub(super) struct Rules {
     pub unix_sockets: Vec<PathBuf>,
     /// Whether it has its own loopback-only network (its connects are judged then).
     pub isolated_network: bool,
-    /// Whether its way out is the engine's proxy (a connect around it is a direct connection).
-    pub proxied: bool,
+    /// The loopback port of the engine's proxy, when that is its way out (a connect around it is
+    /// a direct connection).
+    pub proxy_port: Option<u16>,
     /// The socket-diagnostics socket of that network namespace (without it, only the listed
     /// sockets can be reached).
     pub diag: Option<OwnedFd>,
@@ -216,7 +217,7 @@ fn take_registration(connection: &OwnedFd, domain: u64) -> Option<Sandbox> {
             writable,
             unix_sockets,
             isolated_network,
-            proxied: proxy_policy.is_some(),
+            proxy_port: proxy_policy.as_ref().map(|p| p.port),
             diag,
         }),
     })
@@ -258,6 +259,8 @@ fn answer_one(sandbox: &Sandbox) {
     let nr = libc::c_long::from(request.data.nr);
     let verdict = if nr == libc::SYS_connect {
         super::connect::judge(&request, &sandbox.listener, &sandbox.rules, sandbox.domain)
+    } else if nr == libc::SYS_sendto {
+        super::connect::judge_sendto(&request, &sandbox.listener, &sandbox.rules)
     } else {
         match judge(&request, &sandbox.rules) {
             // A new entry is made by the sandbox's agent, from a copy of its name that is checked.
@@ -340,9 +343,15 @@ fn judge(request: &libc::seccomp_notif, rules: &Rules) -> Verdict {
         return Verdict::Continue;
     };
     if call == Watched::Socket {
+        // A raw internet socket of a proxied sandbox: a way around the proxy.
+        let inet = [libc::AF_INET, libc::AF_INET6].contains(&(args[0] as u32 as i32));
         return Verdict::Refuse {
             errno: libc::EPERM,
-            blocker: "net.socket",
+            blocker: if inet && rules.proxy_port.is_some() {
+                denials::DIRECT_CONNECTION
+            } else {
+                "net.socket"
+            },
             path: None,
             address: Some(syscalls::describe_socket(nr, args)),
         };

@@ -7,7 +7,10 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::approvals::{ApprovalDecision, Pending, one_line, rfc3339};
+use shellgate_sandbox::Denial;
+
+use crate::approvals::{ApprovalDecision, ApprovalState, Pending, one_line, rfc3339};
+use crate::sandboxing::DomainOffer;
 use crate::{BashParams, Blocked, ToolResult, ToolStatus};
 
 use super::BashTool;
@@ -19,7 +22,7 @@ pub const DOMAIN_ONCE_RULE: &str = "approval-domain-not-once";
 pub const DOMAIN_DENIED_RULE: &str = "approval-domain-denied";
 
 /// A destination the proxy refused, waiting for a person (`ToolResult::network_approvals`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct NetworkApproval {
     /// `host:port`, what `allow-always` allows.
     pub address: String,
@@ -36,37 +39,18 @@ impl BashTool {
     /// refused as not allowed (a denied domain or a local address is never asked about, nor what
     /// a call's own narrower `allowed_domains` left out).
     pub(super) fn offer_domain_approvals(&self, result: &mut ToolResult, params: &BashParams, cwd: &Path) {
-        if !self.approvals.asks() || params.allowed_domains.is_some() {
-            return;
+        let denied = result.sandbox_denied.clone().unwrap_or_default();
+        let (notices, offered) = offer_domains(&self.approvals, &denied, params, cwd);
+        result.notices.extend(notices);
+        if offered.is_some() {
+            result.network_approvals = offered;
         }
-        let unlisted: Vec<String> = result
-            .sandbox_denied
-            .iter()
-            .flatten()
-            .filter(|d| d.reason.as_deref() == Some("domain not allowed"))
-            .filter_map(|d| d.address.clone())
-            .collect();
-        let mut offered = Vec::new();
-        for address in unlisted {
-            let (id, short_id, expires) =
-                self.approvals
-                    .broker
-                    .register_domain(&address, params, cwd.to_path_buf());
-            result.notices.push(format!(
-                "The sandbox's proxy refused {}: it is not in allowed_domains. A person can allow it from \
-                 now on: approve {short_id} allow-always|deny (then run the command again).",
-                one_line(&address)
-            ));
-            offered.push(NetworkApproval {
-                address,
-                id,
-                short_id,
-                expires_at: rfc3339(expires),
-            });
-        }
-        if !offered.is_empty() {
-            result.network_approvals = Some(offered);
-        }
+    }
+
+    /// The same offer, made when a job's run has ended.
+    pub(super) fn domain_offer(&self, params: &BashParams, cwd: &Path) -> DomainOffer {
+        let (approvals, params, cwd) = (self.approvals.clone(), params.clone(), cwd.to_path_buf());
+        Box::new(move |denied| offer_domains(&approvals, denied, &params, &cwd))
     }
 
     /// A person's answer to a destination approval.
@@ -111,10 +95,47 @@ impl BashTool {
                     "Network access to {address} is allowed always from now on {saved}. Nothing ran: run the \
                      command again to reach it."
                 );
-                ToolResult::not_run(ToolStatus::Completed, message, cwd)
+                let mut result = ToolResult::not_run(ToolStatus::Completed, message, cwd);
+                result.is_error = false;
+                result
             }
         }
     }
+}
+
+/// The notices and pending approvals for the destinations in `denied` refused as not allowed.
+fn offer_domains(
+    approvals: &ApprovalState,
+    denied: &[Denial],
+    params: &BashParams,
+    cwd: &Path,
+) -> (Vec<String>, Option<Vec<NetworkApproval>>) {
+    if !approvals.asks() || params.allowed_domains.is_some() {
+        return (Vec::new(), None);
+    }
+    let mut notices = Vec::new();
+    let mut offered = Vec::new();
+    let unlisted = denied
+        .iter()
+        .filter(|d| d.reason.as_deref() == Some("domain not allowed"))
+        .filter_map(|d| d.address.clone());
+    for address in unlisted {
+        let (id, short_id, expires) = approvals
+            .broker
+            .register_domain(&address, params, cwd.to_path_buf());
+        notices.push(format!(
+            "The sandbox's proxy refused {}: it is not in allowed_domains. A person can allow it from \
+             now on: approve {short_id} allow-always|deny (then run the command again).",
+            one_line(&address)
+        ));
+        offered.push(NetworkApproval {
+            address,
+            id,
+            short_id,
+            expires_at: rfc3339(expires),
+        });
+    }
+    (notices, (!offered.is_empty()).then_some(offered))
 }
 
 fn refusal(rule: &str, message: String, cwd: String) -> ToolResult {

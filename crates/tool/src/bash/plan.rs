@@ -115,6 +115,12 @@ impl BashTool {
         });
         // Once the sandbox's layer is final (it takes part in the key).
         let session = self.session_for(&params, sandbox.as_ref());
+        if let (Some(key), Some(name)) = (&session, session_name)
+            && key.name != name
+            && params.allowed_domains.is_some()
+        {
+            notices.push(narrowed_session_notice(&key.name, name));
+        }
 
         let (timeout, clamp_notice) = self.clamp_timeout(params.timeout);
         notices.extend(clamp_notice);
@@ -276,6 +282,16 @@ impl BashTool {
         });
         Err(Box::new(self.env_gate.redacted(result)))
     }
+}
+
+/// A narrowed call does not run in the session it names: the rules belong to the sandbox a shell
+/// runs in, so it gets a shell of its own.
+fn narrowed_session_notice(shell: &str, session: &str) -> String {
+    format!(
+        "allowed_domains narrows this call's network, so it ran in a shell of its own (session '{shell}'), \
+         not in session '{session}': that session's variables, functions and directory are not there, and \
+         what this call changes stays there."
+    )
 }
 
 fn resolve_cwd(base: &Path, requested: Option<&str>) -> Result<PathBuf, String> {

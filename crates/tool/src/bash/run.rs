@@ -49,7 +49,8 @@ impl BashTool {
                 .then(|| result.job_id.as_deref().and_then(|id| self.jobs.get(id)))
                 .flatten();
             if let Some(job) = job {
-                watch.finish_when_job_ends(&mut result, &job);
+                let offer = self.domain_offer(&plan.params, &plan.cwd);
+                watch.finish_when_job_ends(&mut result, &job, Vec::new(), offer);
             } else {
                 watch.finish(&mut result, &[]).await;
                 self.offer_domain_approvals(&mut result, &plan.params, &plan.cwd);
@@ -123,8 +124,18 @@ impl BashTool {
         let mut result = self.foreground(runner, state_file, basics, live, cancel).await;
         if let Some(watch) = watch {
             let shells: Vec<u32> = shell_before.into_iter().collect();
-            watch.finish(&mut result, &shells).await;
-            self.offer_domain_approvals(&mut result, &plan.params, &plan.cwd);
+            // A run that outlived `auto_yield_ms` (or `yield_ms`) goes on as a job: its account
+            // is read when it ends.
+            let job = (result.status == ToolStatus::Running)
+                .then(|| result.job_id.as_deref().and_then(|id| self.jobs.get(id)))
+                .flatten();
+            if let Some(job) = job {
+                let offer = self.domain_offer(&plan.params, &plan.cwd);
+                watch.finish_when_job_ends(&mut result, &job, shells, offer);
+            } else {
+                watch.finish(&mut result, &shells).await;
+                self.offer_domain_approvals(&mut result, &plan.params, &plan.cwd);
+            }
         }
         result
     }

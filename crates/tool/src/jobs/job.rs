@@ -112,6 +112,8 @@ pub(crate) struct JobState {
     pub pipeline_status: Vec<i32>,
     /// `pipefail` was on when its last pipeline ended.
     pub pipefail: bool,
+    /// A sandboxed job's denials, traffic and approval offers, once it ended.
+    pub sandbox: Option<super::SandboxEnd>,
 }
 
 /// Work that must be done when a job's process has ended, before its end is published; returns
@@ -204,6 +206,7 @@ impl Job {
                 output_stopped: false,
                 pipeline_status: Vec::new(),
                 pipefail: false,
+                sandbox: None,
             }),
             changed: watch::channel(0).0,
             end_hook: Mutex::new(None),

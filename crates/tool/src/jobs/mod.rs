@@ -23,6 +23,7 @@ mod job;
 mod output;
 mod pending_input;
 mod registry;
+mod sandbox_end;
 mod slug;
 pub(crate) mod start;
 mod text;
@@ -42,6 +43,7 @@ pub use job::{JobExit, JobInfo, JobStatus};
 pub(crate) use pending_input::PendingInput;
 pub use registry::JobRegistry;
 pub(crate) use registry::wait_until_ended;
+pub(crate) use sandbox_end::SandboxEnd;
 pub use slug::new_job_id;
 pub use text::collapse_tail;
 

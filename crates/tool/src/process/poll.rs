@@ -59,6 +59,7 @@ impl ProcessTool {
                 "wait_ms passed before the program answered its input: poll again for the rest.".to_owned(),
             );
         }
+        let sandbox = if done { st.sandbox.clone() } else { None };
         let message = if done {
             // This response reports the exit, so no notification is sent for it.
             st.exit_claimed = true;
@@ -90,6 +91,12 @@ impl ProcessTool {
             retry_in_ms,
             artifact: st.output.artifact(),
             notices,
+            network: sandbox
+                .as_ref()
+                .map(|end| end.network.clone())
+                .filter(|traffic| !traffic.is_empty()),
+            sandbox_denied: sandbox.as_ref().map(|end| end.denied.clone()),
+            network_approvals: sandbox.and_then(|end| end.approvals),
         }
     }
 

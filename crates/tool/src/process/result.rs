@@ -56,6 +56,18 @@ pub struct ProcessResult {
     pub artifact: Option<String>,
     /// Things the caller should know (skipped output, leftover processes stopped, retention).
     pub notices: Vec<String>,
+    /// A sandboxed job that ended: what the sandbox denied it (as `bash` reports it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Vec<serde_json::Value>>")]
+    pub sandbox_denied: Option<Vec<shellgate_sandbox::Denial>>,
+    /// A sandboxed job that ended: the destinations it reached through the engine's proxy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Vec<serde_json::Value>>")]
+    pub network: Option<Vec<shellgate_sandbox::Traffic>>,
+    /// A sandboxed job that ended: destinations its proxy refused as not allowed, each pending a
+    /// person's `allow-always` (with asking on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network_approvals: Option<Vec<crate::NetworkApproval>>,
 }
 
 impl ProcessResult {

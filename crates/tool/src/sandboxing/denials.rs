@@ -64,17 +64,36 @@ impl DenialWatch {
         }
     }
 
-    /// For a run that goes on as `job`: its denials are read when it ends, and listed in the notices
-    /// of its final result (`process poll`).
-    pub(crate) fn finish_when_job_ends(self, result: &mut ToolResult, job: &crate::jobs::Job) {
+    /// For a run that goes on as `job`: its denials are read when it ends (with those of
+    /// `shells`, processes not recorded here such as a session's shell) and given to the job's
+    /// final result (`process poll`): `sandbox_denied`, `network`, and what `offer` makes of the
+    /// denials (approval notices and `network_approvals`).
+    pub(crate) fn finish_when_job_ends(
+        self,
+        result: &mut ToolResult,
+        job: &Arc<crate::jobs::Job>,
+        shells: Vec<u32>,
+        offer: DomainOffer,
+    ) {
         let Some(collector) = self.collector else { return };
         let recorded = self.pids;
+        // Weak: the job holds its hook until it ends.
+        let job_ref = Arc::downgrade(job);
         job.on_end(Box::new(move || {
-            let all = all_pids(&recorded, std::iter::empty());
+            let all = all_pids(&recorded, shells.into_iter());
             let report = collector.finish(&all);
             let mut notices = report_notices(&report);
             if report.denials.is_empty() && report.complete {
                 notices.push("The sandbox denied nothing.".to_owned());
+            }
+            let (offered, approvals) = offer(&report.denials);
+            notices.extend(offered);
+            if let Some(job) = job_ref.upgrade() {
+                job.state().sandbox = Some(crate::jobs::SandboxEnd {
+                    denied: report.denials,
+                    network: report.network,
+                    approvals,
+                });
             }
             notices
         }));
@@ -83,6 +102,11 @@ impl DenialWatch {
             .push("The sandbox's denials of this job are listed when it ends (process poll).".to_owned());
     }
 }
+
+/// What a run's denials lead to once it ended: notices and the destinations put to a person.
+pub(crate) type DomainOffer = Box<
+    dyn FnOnce(&[shellgate_sandbox::Denial]) -> (Vec<String>, Option<Vec<crate::NetworkApproval>>) + Send,
+>;
 
 /// The recorded pids and `more`, without zeros or duplicates.
 fn all_pids(recorded: &Mutex<Vec<u32>>, more: impl Iterator<Item = u32>) -> Vec<u32> {

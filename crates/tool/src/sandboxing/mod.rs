@@ -29,7 +29,7 @@ mod run;
 
 pub use config::{ModeSetting, NetworkSetting, ProxyFile, SandboxConfig, SandboxFile};
 pub(crate) use decide::Sandboxing;
-pub(crate) use denials::DenialWatch;
+pub(crate) use denials::{DenialWatch, DomainOffer};
 pub use engine_files::engine_files;
 pub(crate) use run::{NARROWING_NEEDS_PROXY, SandboxRun};
 

@@ -7,7 +7,7 @@ use rmcp::service::RequestContext;
 use serde_json::{Value, json};
 use shellgate::ToolResult;
 
-use super::super::approval_rounds;
+use super::super::approval_rounds::{self, Resumed};
 use super::super::elicit;
 use super::super::progress::ProgressForwarder;
 use super::super::tools;
@@ -46,7 +46,13 @@ impl McpServer {
             )),
         };
         let (id, decision) = match resumed {
-            Ok(resumed) => resumed,
+            Ok(Resumed::Command(id, decision)) => (id, decision),
+            Ok(Resumed::Domains { held, answers }) => {
+                let mut result = *held;
+                self.apply_domain_answers(&mut result, answers).await;
+                result.notices.extend(self.notes.take(None));
+                return tool_result(&result.model_text(), &result, result.is_error);
+            }
             Err(refused) => {
                 tracing::warn!(%refused, "approval retry refused");
                 let text = format!(
