@@ -36,7 +36,8 @@ const MAX_PROTOCOL: ProtocolVersion = ProtocolVersion::V_2026_07_28;
 /// The revision a handshake answers when the client asks for one this server does not know.
 const NEWEST_HANDSHAKE: ProtocolVersion = ProtocolVersion::V_2025_11_25;
 
-/// How long a client may keep the tool list: it is fixed for the life of the server process.
+/// How long a client may keep the tool list and the resource templates: they are fixed for the
+/// life of the server process.
 const TOOLS_TTL_MS: u64 = 60 * 60 * 1000;
 
 /// The server's own name and version (never the SDK's).
@@ -139,10 +140,11 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        Ok(ListResourceTemplatesResult::with_all_items(vec![
-            artifacts::template(),
-            job_resources::template(),
-        ]))
+        // The templates are as fixed as the tools. The list of resources grows with every spilled
+        // output and a read of a running job changes, so those keep rmcp's hints for 2026-07-28:
+        // `ttlMs: 0`, `cacheScope: "private"` (one person's output).
+        let templates = vec![artifacts::template(), job_resources::template()];
+        Ok(ListResourceTemplatesResult::with_all_items(templates).with_ttl_ms(TOOLS_TTL_MS))
     }
 
     async fn read_resource(

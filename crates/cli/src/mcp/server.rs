@@ -4,7 +4,9 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, DetailedTask, InputResponses, Tool};
+use rmcp::model::{
+    CallToolResponse, CallToolResult, ContentBlock, CreateTaskResult, DetailedTask, InputResponses, Tool,
+};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, Peer, RoleServer};
 use serde::Serialize;
@@ -117,7 +119,7 @@ impl McpServer {
         context: &RequestContext<RoleServer>,
     ) -> CallToolResponse {
         if retry.is_retry() {
-            return self.resume_approval(&args, retry, context).await.into();
+            return self.resume_approval(&args, retry, context).await;
         }
         let asked_with = args.clone();
         let params: BashParams = match parse(tools::BASH, args) {
@@ -125,12 +127,7 @@ impl McpServer {
             Err(result) => return result.into(),
         };
         let command = params.command.clone();
-        let may_become_task = !params.background
-            && params.yield_ms.is_none()
-            && era::is_modern(context)
-            && context
-                .client_capabilities()
-                .is_some_and(|caps| caps.supports_tasks());
+        let yields = may_become_task(&params, context);
         let progress = progress_for(context);
         let cancel: CancellationToken = context.ct.clone();
         let feed = progress.as_ref().map(ProgressForwarder::feed);
@@ -151,12 +148,8 @@ impl McpServer {
         if let Some(progress) = progress {
             progress.finish().await;
         }
-        if may_become_task
-            && result.status == ToolStatus::Running
-            && let Some(job_id) = result.job_id.as_deref()
-        {
-            let output = self.tool.redact_outgoing(&result.output);
-            return CallToolResponse::Task(self.tasks.create(job_id, &output));
+        if let Some(task) = self.as_task(yields, &result) {
+            return CallToolResponse::Task(task);
         }
         if cancel.is_cancelled() && result.status == ToolStatus::Cancelled {
             // The client will not read this result: keep what the command printed where it will look.
@@ -165,6 +158,17 @@ impl McpServer {
             result.notices.extend(self.notes.take(None));
         }
         tool_result(&result.model_text(), &result, result.is_error).into()
+    }
+
+    /// `result` as a task, when it is a run that went on as a job at `auto_yield_ms` and the call
+    /// `yields` to a task (see [`may_become_task`]).
+    fn as_task(&self, yields: bool, result: &ToolResult) -> Option<CreateTaskResult> {
+        let job_id = result
+            .job_id
+            .as_deref()
+            .filter(|_| yields && result.status == ToolStatus::Running)?;
+        let output = self.tool.redact_outgoing(&result.output);
+        Some(self.tasks.create(job_id, &output))
     }
 
     /// The state of task `task_id` (`None`: no such task). Its job's exit is reported by the task,
@@ -282,6 +286,18 @@ impl McpServer {
             .as_deref()
             .map_err(|e| McpError::internal_error(e.clone(), None))
     }
+}
+
+/// Whether a `bash` call with `params` answers a task when it outlives `auto_yield_ms`: a
+/// foreground call (not `background`, no `yield_ms` of its own) on protocol 2026-07-28 from a
+/// client that declared the tasks extension in this request.
+fn may_become_task(params: &BashParams, context: &RequestContext<RoleServer>) -> bool {
+    !params.background
+        && params.yield_ms.is_none()
+        && era::is_modern(context)
+        && context
+            .client_capabilities()
+            .is_some_and(|caps| caps.supports_tasks())
 }
 
 /// Live output for the request's progress token, when it has one.
