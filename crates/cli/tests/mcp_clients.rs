@@ -210,7 +210,7 @@ fn python_sdk_client_on_protocol_2026_07_28() {
         return;
     };
     let passed = run_python_checks(&python, "modern_client.py");
-    assert!(passed >= 47, "only {passed} checks ran");
+    assert!(passed >= 49, "only {passed} checks ran");
 }
 
 #[test]

@@ -6,8 +6,6 @@
 
 use std::borrow::Cow;
 
-#[allow(deprecated, reason = "`logging/setLevel` is served for clients of 2025-11-25")]
-use rmcp::model::SetLevelRequestParams;
 use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, GetTaskParams, GetTaskResult, Implementation,
@@ -15,6 +13,8 @@ use rmcp::model::{
     ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
     ReadResourceResponse, ReadResourceResult, ServerConfig, Tool, UpdateTaskParams,
 };
+#[allow(deprecated, reason = "`logging/setLevel` is served for clients of 2025-11-25")]
+use rmcp::model::{SetLevelRequestMethod, SetLevelRequestParams};
 #[allow(
     deprecated,
     reason = "`resources/subscribe` is served for clients of 2025-11-25"
@@ -25,6 +25,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
 use super::artifacts::{self, ReadFailure};
+use super::era;
 use super::job_resources;
 use super::logging;
 use super::server::{McpServer, Retry};
@@ -175,9 +176,13 @@ impl ServerHandler for McpServer {
     async fn set_level(
         &self,
         request: SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.log_filter.set(request.level);
+        // 2026-07-28 removed the method: such a request asks for log messages in its own `_meta`.
+        if era::is_modern(&context) {
+            return Err(McpError::method_not_found::<SetLevelRequestMethod>());
+        }
+        self.connection.log_filter.set(request.level);
         Ok(())
     }
 
@@ -215,7 +220,7 @@ impl ServerHandler for McpServer {
         request: SubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        if self.subscriptions.add(&request.uri) {
+        if self.connection.subscriptions.add(&request.uri) {
             Ok(())
         } else {
             Err(McpError::invalid_params(
@@ -237,7 +242,7 @@ impl ServerHandler for McpServer {
         request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.subscriptions.remove(&request.uri);
+        self.connection.subscriptions.remove(&request.uri);
         Ok(())
     }
 

@@ -67,6 +67,29 @@ async def job_exit_through_listen(client):
     check("job_resource_read", text.startswith("status: completed") and "listened" in text, text)
 
 
+async def logs_when_asked(binary, work_dir):
+    """A client that sets `log_level` asks for log messages in every request's `_meta`: a job's exit
+    then comes as a notification with its next request (and in that request's result)."""
+    logs = []
+
+    async def on_log(params):
+        logs.append(params)
+
+    async with Client(server(binary, work_dir), mode=MODERN, log_level="info", logging_callback=on_log) as client:
+        job = await client.call_tool("bash", {"command": "echo logged", "background": True})
+        job_id = (job.structured_content or {}).get("job_id")
+        noted = False
+        for _ in range(100):
+            later = await client.call_tool("bash", {"command": "true"})
+            if any(job_id in n for n in (later.structured_content or {}).get("notices") or []):
+                noted = True
+                break
+            await anyio.sleep(0.05)
+        check("asked_exit_in_result", noted, repr(logs))
+        exits = [l.data.get("job_id") for l in logs if l.logger == "shellgate" and isinstance(l.data, dict)]
+        check("asked_exit_logged", exits == [job_id], repr(logs))
+
+
 async def approvals(binary, work_dir):
     """The retry loop driven by hand, and a client that cannot ask."""
     async with Client(server(binary, work_dir), mode=MODERN, elicitation_callback=Person()) as client:
@@ -127,6 +150,7 @@ async def main(binary, work_dir):
         await job_exit_through_listen(client)
         await anyio.sleep(0.3)
     check("no_unsolicited_logs", not logs, repr(logs))
+    await logs_when_asked(binary, work_dir)
     await approvals(binary, work_dir)
     passed = sum(1 for _, ok in results if ok)
     failed = len(results) - passed

@@ -72,7 +72,9 @@ impl McpServer {
         if let Some(task) = self.as_task(yields, &result) {
             return CallToolResponse::Task(task);
         }
-        result.notices.extend(self.notes.take(None));
+        result
+            .notices
+            .extend(self.connection.take_for(context, None).await);
         tool_result(&result.model_text(), &result, result.is_error).into()
     }
 
