@@ -3,6 +3,10 @@
 //! handshake; `server/discover` and `_meta` on every request). rmcp fixes the era per connection
 //! from the first message and shapes results for it (`resultType`, cache hints, the error code of
 //! an unknown resource); what differs for the tools is decided per request (`era`).
+//!
+//! Every method that runs engine work awaits it boxed: rmcp keeps the future of each request in a
+//! task it spawns, and that future is as large as the largest method's. Unboxed, one `process` poll
+//! or `approve` run made every request's future kilobytes long, copied several times per request.
 
 use std::borrow::Cow;
 
@@ -105,17 +109,17 @@ impl ServerHandler for McpServer {
                 state: request.request_state.as_deref(),
                 responses: request.input_responses.as_ref(),
             };
-            // Boxed: rmcp moves each request's future into its task several times, and the
-            // whole run of a command is many kilobytes of state.
             return Ok(match Box::pin(self.bash(args, retry, &context)).await {
                 CallToolResponse::Complete(result) => self.redacted(result).into(),
                 other => other,
             });
         }
         let result = match request.name.as_ref() {
-            tools::PROCESS => self.process(args, &context).await,
+            tools::PROCESS => Box::pin(self.process(args, &context)).await,
             tools::ARTIFACT => self.artifact(args),
-            tools::APPROVE if self.tool().config().approvals.mcp_approve_tool => self.approve(args).await,
+            tools::APPROVE if self.tool().config().approvals.mcp_approve_tool => {
+                Box::pin(self.approve(args)).await
+            }
             other => {
                 let offered: Vec<&str> = self.tools.iter().map(|t| t.name.as_ref()).collect();
                 return Err(McpError::invalid_params(
@@ -154,7 +158,7 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         if job_resources::job_id(&request.uri).is_some() {
-            return match self.read_job(&request.uri).await {
+            return match Box::pin(self.read_job(&request.uri)).await {
                 Some(contents) => Ok(ReadResourceResult::new(contents).into()),
                 None => Err(McpError::resource_not_found(
                     format!("{} is not a job of this server", request.uri),
@@ -193,22 +197,7 @@ impl ServerHandler for McpServer {
     /// A 2026-07-28 client's `subscriptions/listen`: each end of a job it named is sent as a
     /// resource update on the stream, until the client cancels it.
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
-        use tokio::sync::broadcast::error::RecvError;
-        let mut exits = self.tool().jobs().subscribe();
-        loop {
-            tokio::select! {
-                () = context.cancelled() => return Ok(()),
-                exit = exits.recv() => match exit {
-                    Ok(exit) => {
-                        // A job the stream did not name is refused by the sink: nothing to do.
-                        let uri = job_resources::uri(&exit.job_id);
-                        let _ = context.sink().notify_resource_updated(uri).await;
-                    }
-                    Err(RecvError::Lagged(_)) => {}
-                    Err(RecvError::Closed) => return Ok(()),
-                },
-            }
-        }
+        Box::pin(job_resources::forward_exits(self.tool().jobs(), &context)).await
     }
 
     #[allow(
@@ -251,7 +240,7 @@ impl ServerHandler for McpServer {
         request: GetTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, McpError> {
-        match self.task_state(&request.task_id).await {
+        match Box::pin(self.task_state(&request.task_id)).await {
             Some(state) => Ok(GetTaskResult::new(state)),
             None => Err(unknown_task(&request.task_id)),
         }
@@ -262,7 +251,7 @@ impl ServerHandler for McpServer {
         request: CancelTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        if self.cancel_task(&request.task_id).await {
+        if Box::pin(self.cancel_task(&request.task_id)).await {
             Ok(())
         } else {
             Err(unknown_task(&request.task_id))
