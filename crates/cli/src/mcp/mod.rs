@@ -27,6 +27,7 @@ mod notes;
 mod progress;
 mod schema;
 mod server;
+mod stdio;
 mod tasks;
 mod tools;
 
@@ -50,7 +51,7 @@ pub async fn serve(config_file: Option<&Path>) -> anyhow::Result<()> {
         server.tool().clone(),
     );
     // The protocol handshake's future is large: keep it off the caller's stack.
-    let running = match Box::pin(Arc::clone(&server).serve(rmcp::transport::stdio_pipes())).await {
+    let running = match Box::pin(Arc::clone(&server).serve(stdio::Stdio::open())).await {
         Ok(running) => running,
         // A client that only probed (`server/discover`) and left ends the session normally.
         Err(rmcp::service::ServerInitializeError::ConnectionClosed(during)) => {
