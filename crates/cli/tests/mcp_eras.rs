@@ -221,3 +221,20 @@ fn an_approval_state_expires_with_the_elicitation_timeout() {
     assert_eq!(late["result"]["structuredContent"]["status"], "refused", "{late}");
     assert_eq!(runs(&server), 0);
 }
+
+#[test]
+fn lines_that_are_no_message_are_skipped_or_refused_and_the_connection_goes_on() {
+    let mut server = Server::start();
+    server.send_raw("not json at all");
+    server.send_raw(r#"{"jsonrpc":"1.0","method":"notifications/whatever"}"#);
+    server.send_raw(r#"{"jsonrpc":"2.0","id":99,"nothing":true}"#);
+    // A tools/call with its keys in another order and a byte-order mark still runs.
+    let meta = mcp_lines::modern_meta(&json!({}));
+    let call = json!({"params": {"arguments": {"command": "echo fine"}, "name": "bash", "_meta": meta}, "id": 7, "method": "tools/call", "jsonrpc": "2.0"});
+    server.send_raw(&format!("\u{feff}{call}\r"));
+    let answer = server.answer(7);
+    assert_eq!(answer["result"]["content"][0]["text"], "fine", "{answer}");
+    let refused: Vec<&Value> = server.seen.iter().filter(|m| m.get("error").is_some()).collect();
+    assert_eq!(refused.len(), 1, "{:?}", server.seen);
+    assert_eq!(refused[0]["error"]["code"], -32600, "{refused:?}");
+}

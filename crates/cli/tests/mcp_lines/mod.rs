@@ -88,7 +88,12 @@ impl Server {
 
     /// Write one message.
     pub fn send(&mut self, message: &Value) {
-        writeln!(self.stdin, "{message}").unwrap();
+        self.send_raw(&message.to_string());
+    }
+
+    /// Write `line` as it is, with a line end.
+    pub fn send_raw(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").unwrap();
         self.stdin.flush().unwrap();
     }
 
