@@ -3,115 +3,11 @@
 //! `-32602`; and an approval asked in an `input_required` result cannot be resumed by a replayed,
 //! altered or moved request state.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+mod mcp_lines;
 
 use serde_json::{Value, json};
 
-/// A `shellgate mcp` process and its answers, by id.
-struct Server {
-    child: Child,
-    stdin: ChildStdin,
-    lines: mpsc::Receiver<Value>,
-    next_id: u64,
-    dir: tempfile::TempDir,
-}
-
-/// The `_meta` of a 2026-07-28 request from a client with `capabilities`.
-fn modern_meta(capabilities: &Value) -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": capabilities,
-        "io.modelcontextprotocol/clientInfo": {"name": "raw-lines", "version": "1"},
-    })
-}
-
-impl Server {
-    fn start() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let config = dir.path().join("config.toml");
-        std::fs::write(&config, "").unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_shellgate"))
-            .arg("mcp")
-            .arg("--config")
-            .arg(&config)
-            .current_dir(dir.path())
-            .env("SHELLGATE_ARTIFACT_DIR", dir.path().join("artifacts"))
-            .env("SHELLGATE_APPROVALS_FILE", dir.path().join("approvals.toml"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let value: Value = serde_json::from_str(&line).expect("stdout carries JSON-RPC only");
-                if tx.send(value).is_err() {
-                    break;
-                }
-            }
-        });
-        Self {
-            stdin: child.stdin.take().unwrap(),
-            child,
-            lines: rx,
-            next_id: 0,
-            dir,
-        }
-    }
-
-    /// Send `method` with `params` and wait for its answer (notifications are skipped).
-    fn request(&mut self, method: &str, params: &Value) -> Value {
-        self.next_id += 1;
-        let id = self.next_id;
-        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        writeln!(self.stdin, "{line}").unwrap();
-        self.stdin.flush().unwrap();
-        loop {
-            let answer = self
-                .lines
-                .recv_timeout(Duration::from_secs(30))
-                .unwrap_or_else(|e| panic!("no answer to {method}: {e}"));
-            if answer["id"] == id && answer.get("method").is_none() {
-                return answer;
-            }
-        }
-    }
-
-    /// A 2026-07-28 request: `params` with the client context in `_meta`.
-    fn modern(&mut self, method: &str, params: &Value, capabilities: &Value) -> Value {
-        let mut params = params.clone();
-        params["_meta"] = modern_meta(capabilities);
-        self.request(method, &params)
-    }
-
-    fn initialize(&mut self) -> Value {
-        let params = json!({
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "raw-lines", "version": "1"},
-        });
-        let answer = self.request("initialize", &params);
-        writeln!(
-            self.stdin,
-            "{}",
-            json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        )
-        .unwrap();
-        answer
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use mcp_lines::Server;
 
 #[test]
 fn a_connection_without_a_handshake_stays_on_2026_07_28() {
@@ -131,24 +27,68 @@ fn a_connection_without_a_handshake_stays_on_2026_07_28() {
     assert_eq!(bare["error"]["code"], -32602, "{bare}");
 }
 
+/// The cache hints of a 2026-07-28 result: `(ttlMs, cacheScope)`.
+fn hints(answer: &Value) -> (Value, Value) {
+    (
+        answer["result"]["ttlMs"].clone(),
+        answer["result"]["cacheScope"].clone(),
+    )
+}
+
 #[test]
 fn results_are_shaped_for_the_era_of_the_connection() {
     let mut modern = Server::start();
-    let listed = modern.modern("resources/list", &json!({}), &json!({}));
-    assert_eq!(listed["result"]["ttlMs"], 0, "{listed}");
+    let none = json!({});
+    let big = json!({"name": "bash", "arguments": {"command": "seq 1 100000"}});
+    let spilled = modern.modern("tools/call", &big, &none);
+    let uri = spilled["result"]["structuredContent"]["artifact"]
+        .as_str()
+        .expect("an artifact")
+        .to_owned();
+    let job = json!({"name": "bash", "arguments": {"command": "echo bg", "background": true}});
+    let started = modern.modern("tools/call", &job, &none);
+    let job_uri = format!(
+        "job://{}",
+        started["result"]["structuredContent"]["job_id"]
+            .as_str()
+            .expect("a job id")
+    );
+    // A list that grows with every spilled output, and contents that change while a job runs, are
+    // not to be kept; the templates are fixed for the life of the server. All of it is one
+    // person's output: private.
+    let private = json!("private");
+    let listed = modern.modern("resources/list", &none, &none);
+    assert_eq!(hints(&listed), (json!(0), private.clone()), "{listed}");
+    let templates = modern.modern("resources/templates/list", &none, &none);
+    assert_eq!(
+        hints(&templates),
+        (json!(3_600_000), private.clone()),
+        "{templates}"
+    );
+    for read in [&uri, &job_uri] {
+        let answer = modern.modern("resources/read", &json!({"uri": read}), &none);
+        assert_eq!(answer["result"]["resultType"], "complete", "{answer}");
+        assert_eq!(hints(&answer), (json!(0), private.clone()), "{answer}");
+    }
+
     let unknown = json!({"uri": "artifact://987654321"});
-    let missing = modern.modern("resources/read", &unknown, &json!({}));
-    assert_eq!(missing["error"]["code"], -32602, "{missing}");
+    let unknown_job = json!({"uri": "job://no-such-job"});
+    for missing in [&unknown, &unknown_job] {
+        let answer = modern.modern("resources/read", missing, &none);
+        assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    }
     let call = json!({"name": "bash", "arguments": {"command": "exit 3"}});
-    let failed = modern.modern("tools/call", &call, &json!({}));
+    let failed = modern.modern("tools/call", &call, &none);
     assert_eq!(failed["result"]["resultType"], "complete", "{failed}");
     assert_eq!(failed["result"]["isError"], true, "{failed}");
 
     let mut legacy = Server::start();
     let init = legacy.initialize();
     assert_eq!(init["result"]["protocolVersion"], "2025-06-18", "{init}");
-    let missing = legacy.request("resources/read", &unknown);
-    assert_eq!(missing["error"]["code"], -32002, "{missing}");
+    for missing in [&unknown, &unknown_job] {
+        let answer = legacy.request("resources/read", missing);
+        assert_eq!(answer["error"]["code"], -32002, "{answer}");
+    }
     let failed = legacy.request("tools/call", &call);
     assert!(failed["result"].get("resultType").is_none(), "{failed}");
     assert_eq!(failed["result"]["isError"], true, "{failed}");
@@ -156,7 +96,7 @@ fn results_are_shaped_for_the_era_of_the_connection() {
 
 /// How many times the marker command of the approval tests ran.
 fn runs(server: &Server) -> usize {
-    std::fs::read_to_string(server.dir.path().join("runs")).map_or(0, |text| text.lines().count())
+    server.lines_of("runs")
 }
 
 #[test]
@@ -212,4 +152,89 @@ fn an_approval_state_resumes_once_and_only_for_its_own_arguments() {
         "{replay}"
     );
     assert_eq!(runs(&server), 1);
+}
+
+/// `call` retried with `answers` and `state`.
+fn retry(call: &Value, answers: Option<&Value>, state: &str) -> Value {
+    let mut retry = call.clone();
+    if let Some(answers) = answers {
+        retry["inputResponses"] = answers.clone();
+    }
+    retry["requestState"] = json!(state);
+    retry
+}
+
+fn allow_once() -> Value {
+    json!({"approval": {"action": "accept", "content": {"decision": "allow-once"}}})
+}
+
+#[test]
+fn a_retry_without_an_answer_is_asked_again_and_keeps_its_state() {
+    let mut server = Server::start();
+    let asks = json!({"elicitation": {}});
+    let call = json!({"name": "bash", "arguments": {"command": "echo run >> runs", "ask": "always"}});
+    let first = server.modern("tools/call", &call, &asks);
+    let state = first["result"]["requestState"]
+        .as_str()
+        .expect("a state")
+        .to_owned();
+
+    // The client lost the person's answer, or the person has not given one yet: the question comes
+    // back with the same state, and nothing runs.
+    let unanswered = json!({"approval": {"action": "accept", "content": {}}});
+    for answers in [None, Some(&unanswered)] {
+        let again = server.modern("tools/call", &retry(&call, answers, &state), &asks);
+        assert_eq!(again["result"]["resultType"], "input_required", "{again}");
+        assert_eq!(again["result"]["requestState"], state.as_str(), "{again}");
+        assert_eq!(
+            again["result"]["inputRequests"]["approval"]["method"], "elicitation/create",
+            "{again}"
+        );
+        assert_eq!(runs(&server), 0);
+    }
+
+    // The state still resumes the approval once.
+    let done = server.modern("tools/call", &retry(&call, Some(&allow_once()), &state), &asks);
+    assert_eq!(done["result"]["isError"], false, "{done}");
+    assert_eq!(runs(&server), 1);
+    let replay = server.modern("tools/call", &retry(&call, None, &state), &asks);
+    assert_eq!(
+        replay["result"]["structuredContent"]["status"], "refused",
+        "{replay}"
+    );
+    assert_eq!(runs(&server), 1);
+}
+
+#[test]
+fn an_approval_state_expires_with_the_elicitation_timeout() {
+    let mut server = Server::with_config("[approvals]\nelicitation_timeout_secs = 0.5\n");
+    let asks = json!({"elicitation": {}});
+    let call = json!({"name": "bash", "arguments": {"command": "echo run >> runs", "ask": "always"}});
+    let first = server.modern("tools/call", &call, &asks);
+    let state = first["result"]["requestState"]
+        .as_str()
+        .expect("a state")
+        .to_owned();
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    let late = server.modern("tools/call", &retry(&call, Some(&allow_once()), &state), &asks);
+    assert_eq!(late["result"]["isError"], true, "{late}");
+    assert_eq!(late["result"]["structuredContent"]["status"], "refused", "{late}");
+    assert_eq!(runs(&server), 0);
+}
+
+#[test]
+fn lines_that_are_no_message_are_skipped_or_refused_and_the_connection_goes_on() {
+    let mut server = Server::start();
+    server.send_raw("not json at all");
+    server.send_raw(r#"{"jsonrpc":"1.0","method":"notifications/whatever"}"#);
+    server.send_raw(r#"{"jsonrpc":"2.0","id":99,"nothing":true}"#);
+    // A tools/call with its keys in another order and a byte-order mark still runs.
+    let meta = mcp_lines::modern_meta(&json!({}));
+    let call = json!({"params": {"arguments": {"command": "echo fine"}, "name": "bash", "_meta": meta}, "id": 7, "method": "tools/call", "jsonrpc": "2.0"});
+    server.send_raw(&format!("\u{feff}{call}\r"));
+    let answer = server.answer(7);
+    assert_eq!(answer["result"]["content"][0]["text"], "fine", "{answer}");
+    let refused: Vec<&Value> = server.seen.iter().filter(|m| m.get("error").is_some()).collect();
+    assert_eq!(refused.len(), 1, "{:?}", server.seen);
+    assert_eq!(refused[0]["error"]["code"], -32600, "{refused:?}");
 }

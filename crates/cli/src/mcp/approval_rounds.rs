@@ -11,7 +11,9 @@
 //!   no state can be made or altered outside this process (a restart invalidates every state);
 //! - **bound** to a digest of the tool name and the exact arguments of the call that asked, so it
 //!   cannot resume an approval from a retry with other arguments;
-//! - **single-use**: each state carries a nonce redeemed once; a replay is refused;
+//! - **single-use**: each state carries a nonce redeemed once, by the retry that carries the
+//!   person's answer; a replay is refused. A retry without a usable answer spends nothing (the
+//!   client lost the answer, or asks again): it gets the same question and state back;
 //! - **time-limited**: it expires with `[approvals] elicitation_timeout_secs`.
 //!
 //! The approval a state resumes is the engine's own pending approval, decided like any other
@@ -81,11 +83,19 @@ pub enum Refused {
     NoAnswer(String),
 }
 
+/// A state issued and not yet redeemed.
+struct Outstanding {
+    /// When it stops being redeemable.
+    until: Instant,
+    /// The question it answers, asked again when a retry comes without an answer.
+    question: InputRequests,
+}
+
 /// The sealing key and the nonces issued and not yet redeemed.
 pub struct ApprovalRounds {
     codec: RequestStateCodec,
-    /// Nonce → when it stops being redeemable.
-    outstanding: Mutex<HashMap<String, Instant>>,
+    /// Nonce → the state it seals.
+    outstanding: Mutex<HashMap<String, Outstanding>>,
     /// Nonces issued so far.
     issued: AtomicU64,
     /// The results of runs whose destinations are being asked about, by nonce, returned by the
@@ -120,12 +130,12 @@ impl ApprovalRounds {
             nonce: nonce.clone(),
             domains: Vec::new(),
         };
-        let state = self.seal(tool, args, &sealed, ttl);
         let mut requests = InputRequests::new();
         requests.insert(
             INPUT_KEY.to_owned(),
             InputRequest::Elicitation(elicit::request(approval)),
         );
+        let state = self.seal(tool, args, &sealed, &requests, ttl);
         InputRequiredResult::new(Some(requests), Some(state))
     }
 
@@ -153,7 +163,7 @@ impl ApprovalRounds {
             nonce: nonce.clone(),
             domains,
         };
-        let state = self.seal(tool, args, &sealed, ttl);
+        let state = self.seal(tool, args, &sealed, &requests, ttl);
         self.held
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -161,21 +171,29 @@ impl ApprovalRounds {
         InputRequiredResult::new(Some(requests), Some(state))
     }
 
-    /// `sealed` as a state bound to `tool(args)`, its nonce redeemable within `ttl`; expired
-    /// nonces and their held results are dropped.
-    fn seal(&self, tool: &str, args: &Value, sealed: &Sealed, ttl: Duration) -> String {
+    /// `sealed` as a state bound to `tool(args)`, its nonce redeemable within `ttl` and asking
+    /// `question`; expired nonces and their held results are dropped.
+    fn seal(
+        &self,
+        tool: &str,
+        args: &Value,
+        sealed: &Sealed,
+        question: &InputRequests,
+        ttl: Duration,
+    ) -> String {
         let payload = serde_json::to_vec(sealed).expect("strings serialize");
         let bound = call_digest(tool, args);
         let state = self
             .codec
             .seal_with(&payload, &SealOptions::new().associated_data(&bound).ttl(ttl));
-        let mut outstanding = self
-            .outstanding
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut outstanding = self.lock();
         let now = Instant::now();
-        outstanding.retain(|_, until| *until > now);
-        outstanding.insert(sealed.nonce.clone(), now + ttl);
+        outstanding.retain(|_, issued| issued.until > now);
+        let issued = Outstanding {
+            until: now + ttl,
+            question: question.clone(),
+        };
+        outstanding.insert(sealed.nonce.clone(), issued);
         self.held
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -183,7 +201,9 @@ impl ApprovalRounds {
         state
     }
 
-    /// The approval and the person's decision a retry of `tool(args)` carries, once per state.
+    /// What a retry of `tool(args)` resumes, once per state. A retry whose state is good but that
+    /// carries no usable answer is refused with [`Refused::NoAnswer`] and does not spend the
+    /// state: the client may retry with the answer (see [`ApprovalRounds::ask_again`]).
     pub fn resume(
         &self,
         tool: &str,
@@ -191,57 +211,93 @@ impl ApprovalRounds {
         state: Option<&str>,
         responses: Option<&InputResponses>,
     ) -> Result<Resumed, Refused> {
+        let sealed = self.open(tool, args, state)?;
+        self.redeemable(&sealed.nonce)?;
+        let asks_domains = !sealed.domains.is_empty();
+        let command_decision = if asks_domains {
+            responses.ok_or_else(|| Refused::NoAnswer("no inputResponses".to_owned()))?;
+            None
+        } else {
+            Some(decision_in(responses)?)
+        };
+        // Spent only now, with the answer in hand; of two retries racing, one wins.
+        match self.lock().remove(&sealed.nonce) {
+            Some(issued) if issued.until > Instant::now() => {}
+            _ => return Err(Refused::Replayed),
+        }
+        let held = self
+            .held
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(&sealed.nonce);
+        match (command_decision, held) {
+            (Some(decision), _) => Ok(Resumed::Command(sealed.approval, decision)),
+            (None, Some(held)) => {
+                let responses = responses.ok_or_else(|| Refused::NoAnswer("no inputResponses".to_owned()))?;
+                let answers = sealed
+                    .domains
+                    .into_iter()
+                    .map(|(key, id)| (id, domain_answer(responses.get(&key), &key)))
+                    .collect();
+                Ok(Resumed::Domains {
+                    held: Box::new(held),
+                    answers,
+                })
+            }
+            (None, None) => Err(Refused::Replayed),
+        }
+    }
+
+    /// The question of a state that is still redeemable, with that same state, for a retry that
+    /// came without an answer; `None` when the state is not (or no longer) good for `tool(args)`.
+    pub fn ask_again(&self, tool: &str, args: &Value, state: Option<&str>) -> Option<InputRequiredResult> {
+        let sealed = self.open(tool, args, state).ok()?;
+        let question = self.redeemable(&sealed.nonce).ok()?;
+        Some(InputRequiredResult::new(Some(question), state.map(str::to_owned)))
+    }
+
+    /// The contents of `state`, when this process sealed it for `tool(args)` and it has not expired.
+    fn open(&self, tool: &str, args: &Value, state: Option<&str>) -> Result<Sealed, Refused> {
         let state = state.ok_or_else(|| Refused::Invalid("no request state".to_owned()))?;
         let bound = call_digest(tool, args);
         let payload = self
             .codec
             .open_with(state, &bound)
             .map_err(|e| Refused::Invalid(e.to_string()))?;
-        let sealed: Sealed = serde_json::from_slice(&payload).map_err(|e| Refused::Invalid(e.to_string()))?;
-        let redeemable = {
-            let mut outstanding = self
-                .outstanding
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            outstanding
-                .remove(&sealed.nonce)
-                .is_some_and(|until| until > Instant::now())
-        };
-        let held = self
-            .held
+        serde_json::from_slice(&payload).map_err(|e| Refused::Invalid(e.to_string()))
+    }
+
+    /// The question of nonce `nonce` while it may still be redeemed.
+    fn redeemable(&self, nonce: &str) -> Result<InputRequests, Refused> {
+        match self.lock().get(nonce) {
+            Some(issued) if issued.until > Instant::now() => Ok(issued.question.clone()),
+            _ => Err(Refused::Replayed),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Outstanding>> {
+        self.outstanding
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .remove(&sealed.nonce);
-        if !redeemable {
-            return Err(Refused::Replayed);
-        }
-        if let Some(held) = held {
-            let responses = responses.ok_or_else(|| Refused::NoAnswer("no inputResponses".to_owned()))?;
-            let answers = sealed
-                .domains
-                .into_iter()
-                .map(|(key, id)| (id, domain_answer(responses.get(&key), &key)))
-                .collect();
-            return Ok(Resumed::Domains {
-                held: Box::new(held),
-                answers,
-            });
-        }
-        let answer = responses
-            .and_then(|r| r.get(INPUT_KEY))
-            .ok_or_else(|| Refused::NoAnswer(format!("no `{INPUT_KEY}` in inputResponses")))?;
-        let result: ElicitResult =
-            serde_json::from_value(answer.clone()).map_err(|e| Refused::NoAnswer(e.to_string()))?;
-        match elicit::answer_of(&result) {
-            Answer::Decided(decision) => Ok(Resumed::Command(sealed.approval, decision)),
-            Answer::Unanswered(why) => Err(Refused::NoAnswer(why)),
-        }
     }
 
     /// A nonce never issued before by this process. It only has to be unique, not secret: it is
     /// sealed, so a client cannot choose one.
     fn fresh_nonce(&self) -> String {
         self.issued.fetch_add(1, Ordering::Relaxed).to_string()
+    }
+}
+
+/// The person's decision in a retry's `inputResponses`.
+fn decision_in(responses: Option<&InputResponses>) -> Result<ApprovalDecision, Refused> {
+    let answer = responses
+        .and_then(|r| r.get(INPUT_KEY))
+        .ok_or_else(|| Refused::NoAnswer(format!("no `{INPUT_KEY}` in inputResponses")))?;
+    let result: ElicitResult =
+        serde_json::from_value(answer.clone()).map_err(|e| Refused::NoAnswer(e.to_string()))?;
+    match elicit::answer_of(&result) {
+        Answer::Decided(decision) => Ok(decision),
+        Answer::Unanswered(why) => Err(Refused::NoAnswer(why)),
     }
 }
 
@@ -364,17 +420,39 @@ mod tests {
     }
 
     #[test]
-    fn a_retry_without_an_answer_is_refused_and_declining_denies() {
+    fn a_retry_without_an_answer_is_refused_without_spending_the_state() {
         let rounds = ApprovalRounds::new().unwrap();
         let args = json!({"command": "rm -rf build"});
         let state = state_of(&rounds.ask("bash", &args, &approval(), LONG));
         let resumed = rounds.resume("bash", &args, Some(&state), None);
         assert!(matches!(resumed, Err(Refused::NoAnswer(_))), "{resumed:?}");
+        let again = rounds
+            .ask_again("bash", &args, Some(&state))
+            .expect("asked again");
+        assert_eq!(again.request_state.as_deref(), Some(state.as_str()));
+        assert!(again.input_requests.unwrap().contains_key(INPUT_KEY));
+        assert!(
+            rounds
+                .ask_again("bash", &json!({"command": "ls"}), Some(&state))
+                .is_none()
+        );
         assert!(matches!(
             rounds.resume("bash", &args, None, Some(&allow_once())),
             Err(Refused::Invalid(_))
         ));
+        // The state is still good for the answered retry, and then spent.
+        assert!(
+            rounds
+                .resume("bash", &args, Some(&state), Some(&allow_once()))
+                .is_ok()
+        );
+        assert!(rounds.ask_again("bash", &args, Some(&state)).is_none());
+    }
 
+    #[test]
+    fn declining_denies() {
+        let rounds = ApprovalRounds::new().unwrap();
+        let args = json!({"command": "rm -rf build"});
         let state = state_of(&rounds.ask("bash", &args, &approval(), LONG));
         let mut declined = InputResponses::new();
         declined.insert(INPUT_KEY.to_owned(), json!({"action": "decline"}));

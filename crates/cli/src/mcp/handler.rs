@@ -3,11 +3,13 @@
 //! handshake; `server/discover` and `_meta` on every request). rmcp fixes the era per connection
 //! from the first message and shapes results for it (`resultType`, cache hints, the error code of
 //! an unknown resource); what differs for the tools is decided per request (`era`).
+//!
+//! Every method that runs engine work awaits it boxed: rmcp keeps the future of each request in a
+//! task it spawns, and that future is as large as the largest method's. Unboxed, one `process` poll
+//! or `approve` run made every request's future kilobytes long, copied several times per request.
 
 use std::borrow::Cow;
 
-#[allow(deprecated, reason = "`logging/setLevel` is served for clients of 2025-11-25")]
-use rmcp::model::SetLevelRequestParams;
 use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, GetTaskParams, GetTaskResult, Implementation,
@@ -15,6 +17,8 @@ use rmcp::model::{
     ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
     ReadResourceResponse, ReadResourceResult, ServerConfig, Tool, UpdateTaskParams,
 };
+#[allow(deprecated, reason = "`logging/setLevel` is served for clients of 2025-11-25")]
+use rmcp::model::{SetLevelRequestMethod, SetLevelRequestParams};
 #[allow(
     deprecated,
     reason = "`resources/subscribe` is served for clients of 2025-11-25"
@@ -25,6 +29,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
 use super::artifacts::{self, ReadFailure};
+use super::era;
 use super::job_resources;
 use super::logging;
 use super::server::{McpServer, Retry};
@@ -36,7 +41,8 @@ const MAX_PROTOCOL: ProtocolVersion = ProtocolVersion::V_2026_07_28;
 /// The revision a handshake answers when the client asks for one this server does not know.
 const NEWEST_HANDSHAKE: ProtocolVersion = ProtocolVersion::V_2025_11_25;
 
-/// How long a client may keep the tool list: it is fixed for the life of the server process.
+/// How long a client may keep the tool list and the resource templates: they are fixed for the
+/// life of the server process.
 const TOOLS_TTL_MS: u64 = 60 * 60 * 1000;
 
 /// The server's own name and version (never the SDK's).
@@ -103,17 +109,17 @@ impl ServerHandler for McpServer {
                 state: request.request_state.as_deref(),
                 responses: request.input_responses.as_ref(),
             };
-            // Boxed: rmcp moves each request's future into its task several times, and the
-            // whole run of a command is many kilobytes of state.
             return Ok(match Box::pin(self.bash(args, retry, &context)).await {
                 CallToolResponse::Complete(result) => self.redacted(result).into(),
                 other => other,
             });
         }
         let result = match request.name.as_ref() {
-            tools::PROCESS => self.process(args, &context).await,
+            tools::PROCESS => Box::pin(self.process(args, &context)).await,
             tools::ARTIFACT => self.artifact(args),
-            tools::APPROVE if self.tool().config().approvals.mcp_approve_tool => self.approve(args).await,
+            tools::APPROVE if self.tool().config().approvals.mcp_approve_tool => {
+                Box::pin(self.approve(args)).await
+            }
             other => {
                 let offered: Vec<&str> = self.tools.iter().map(|t| t.name.as_ref()).collect();
                 return Err(McpError::invalid_params(
@@ -139,10 +145,11 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        Ok(ListResourceTemplatesResult::with_all_items(vec![
-            artifacts::template(),
-            job_resources::template(),
-        ]))
+        // The templates are as fixed as the tools. The list of resources grows with every spilled
+        // output and a read of a running job changes, so those keep rmcp's hints for 2026-07-28:
+        // `ttlMs: 0`, `cacheScope: "private"` (one person's output).
+        let templates = vec![artifacts::template(), job_resources::template()];
+        Ok(ListResourceTemplatesResult::with_all_items(templates).with_ttl_ms(TOOLS_TTL_MS))
     }
 
     async fn read_resource(
@@ -151,7 +158,7 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         if job_resources::job_id(&request.uri).is_some() {
-            return match self.read_job(&request.uri).await {
+            return match Box::pin(self.read_job(&request.uri)).await {
                 Some(contents) => Ok(ReadResourceResult::new(contents).into()),
                 None => Err(McpError::resource_not_found(
                     format!("{} is not a job of this server", request.uri),
@@ -173,9 +180,13 @@ impl ServerHandler for McpServer {
     async fn set_level(
         &self,
         request: SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.log_filter.set(request.level);
+        // 2026-07-28 removed the method: such a request asks for log messages in its own `_meta`.
+        if era::is_modern(&context) {
+            return Err(McpError::method_not_found::<SetLevelRequestMethod>());
+        }
+        self.connection.log_filter.set(request.level);
         Ok(())
     }
 
@@ -186,22 +197,7 @@ impl ServerHandler for McpServer {
     /// A 2026-07-28 client's `subscriptions/listen`: each end of a job it named is sent as a
     /// resource update on the stream, until the client cancels it.
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
-        use tokio::sync::broadcast::error::RecvError;
-        let mut exits = self.tool().jobs().subscribe();
-        loop {
-            tokio::select! {
-                () = context.cancelled() => return Ok(()),
-                exit = exits.recv() => match exit {
-                    Ok(exit) => {
-                        // A job the stream did not name is refused by the sink: nothing to do.
-                        let uri = job_resources::uri(&exit.job_id);
-                        let _ = context.sink().notify_resource_updated(uri).await;
-                    }
-                    Err(RecvError::Lagged(_)) => {}
-                    Err(RecvError::Closed) => return Ok(()),
-                },
-            }
-        }
+        Box::pin(job_resources::forward_exits(self.tool().jobs(), &context)).await
     }
 
     #[allow(
@@ -213,7 +209,7 @@ impl ServerHandler for McpServer {
         request: SubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        if self.subscriptions.add(&request.uri) {
+        if self.connection.subscriptions.add(&request.uri) {
             Ok(())
         } else {
             Err(McpError::invalid_params(
@@ -235,7 +231,7 @@ impl ServerHandler for McpServer {
         request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.subscriptions.remove(&request.uri);
+        self.connection.subscriptions.remove(&request.uri);
         Ok(())
     }
 
@@ -244,7 +240,7 @@ impl ServerHandler for McpServer {
         request: GetTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, McpError> {
-        match self.task_state(&request.task_id).await {
+        match Box::pin(self.task_state(&request.task_id)).await {
             Some(state) => Ok(GetTaskResult::new(state)),
             None => Err(unknown_task(&request.task_id)),
         }
@@ -255,7 +251,7 @@ impl ServerHandler for McpServer {
         request: CancelTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        if self.cancel_task(&request.task_id).await {
+        if Box::pin(self.cancel_task(&request.task_id)).await {
             Ok(())
         } else {
             Err(unknown_task(&request.task_id))

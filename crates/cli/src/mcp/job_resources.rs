@@ -9,7 +9,9 @@
 use std::collections::HashSet;
 use std::sync::Mutex;
 
+use rmcp::ErrorData as McpError;
 use rmcp::model::{ResourceContents, ResourceTemplate, SubscriptionFilter};
+use rmcp::service::SubscriptionContext;
 use shellgate::{ProcessAction, ProcessParams, ProcessTool};
 
 /// The scheme of job resources.
@@ -62,6 +64,28 @@ pub async fn read(process: &ProcessTool, uri: &str) -> Option<Vec<ResourceConten
     let status = logged.status.map_or("unknown", |s| s.as_str());
     let text = format!("status: {status}\n{}", logged.model_text());
     Some(vec![ResourceContents::text(text, uri)])
+}
+
+/// Send each end of a job on `context`'s `subscriptions/listen` stream as a resource update of its
+/// URI (the stream refuses the jobs it did not name), until the client cancels the stream.
+pub async fn forward_exits(
+    jobs: &shellgate::JobRegistry,
+    context: &SubscriptionContext,
+) -> Result<(), McpError> {
+    use tokio::sync::broadcast::error::RecvError;
+    let mut exits = jobs.subscribe();
+    loop {
+        tokio::select! {
+            () = context.cancelled() => return Ok(()),
+            exit = exits.recv() => match exit {
+                Ok(exit) => {
+                    let _ = context.sink().notify_resource_updated(uri(&exit.job_id)).await;
+                }
+                Err(RecvError::Lagged(_)) => {}
+                Err(RecvError::Closed) => return Ok(()),
+            },
+        }
+    }
 }
 
 /// The job URIs a handshake-era client subscribed to.

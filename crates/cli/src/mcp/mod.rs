@@ -7,13 +7,17 @@
 //! through elicitation when the client supports it (`elicitation/create` on the handshake era, an
 //! `input_required` result with sealed state on 2026-07-28); artifacts as resources
 //! (`artifact://<id>`, template `artifact://{id}`); live output as progress notifications;
-//! `notifications/cancelled` stops the command; background job exits in the next tool result, and
-//! on the handshake era as `notifications/message` (logger `shellgate`) too. Stdout carries only
-//! the protocol; logs go to stderr (`RUST_LOG`). At EOF every job tree and shell session is stopped
-//! before the process exits.
+//! `notifications/cancelled` stops the command; background job exits in the next tool result, as
+//! resource updates on `job://<id>` to a client that subscribed (`subscriptions/listen` on
+//! 2026-07-28, `resources/subscribe` before), and as `notifications/message` (logger `shellgate`)
+//! where the client asked for log messages (`logging/setLevel` on the handshake era, at once; the
+//! request's `_meta` on 2026-07-28, with that request). Stdout carries only the protocol; logs go
+//! to stderr (`RUST_LOG`). At EOF every job tree and shell session is stopped before the process
+//! exits.
 
 mod approval_rounds;
 mod artifacts;
+mod connection;
 mod domain_questions;
 mod elicit;
 mod era;
@@ -24,6 +28,7 @@ mod notes;
 mod progress;
 mod schema;
 mod server;
+mod stdio;
 mod tasks;
 mod tools;
 
@@ -47,7 +52,7 @@ pub async fn serve(config_file: Option<&Path>) -> anyhow::Result<()> {
         server.tool().clone(),
     );
     // The protocol handshake's future is large: keep it off the caller's stack.
-    let running = match Box::pin(Arc::clone(&server).serve(rmcp::transport::stdio_pipes())).await {
+    let running = match Box::pin(Arc::clone(&server).serve(stdio::Stdio::open())).await {
         Ok(running) => running,
         // A client that only probed (`server/discover`) and left ends the session normally.
         Err(rmcp::service::ServerInitializeError::ConnectionClosed(during)) => {
@@ -81,8 +86,9 @@ fn init_stderr_logging() {
         .try_init();
 }
 
-/// Announce each background job's exit as a log notification and keep it for the next result (a
-/// `poll`/`kill`/`remove` already waiting on the job when it ends reports the exit instead).
+/// Keep each background job's exit for the next result and announce it where the client hears
+/// events (a `poll`/`kill`/`remove` already waiting on the job when it ends reports the exit
+/// instead).
 fn spawn_exit_notifier(
     server: &Arc<McpServer>,
     peer: rmcp::Peer<rmcp::RoleServer>,
@@ -93,10 +99,11 @@ fn spawn_exit_notifier(
         loop {
             match exits.recv().await {
                 Ok(exit) => {
-                    server.note(Some(&exit.job_id), exit.message.clone());
                     let mut data = serde_json::to_value(&exit).unwrap_or_else(|_| json!({}));
                     data["event"] = json!("job_exited");
-                    server.notify(&peer, data).await;
+                    server
+                        .event(&peer, Some(&exit.job_id), exit.message.clone(), data)
+                        .await;
                     server.announce_subscribed(&peer, &exit.job_id).await;
                 }
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}

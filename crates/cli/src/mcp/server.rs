@@ -4,7 +4,9 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, DetailedTask, InputResponses, Tool};
+use rmcp::model::{
+    CallToolResponse, CallToolResult, ContentBlock, CreateTaskResult, DetailedTask, InputResponses, Tool,
+};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, Peer, RoleServer};
 use serde::Serialize;
@@ -18,10 +20,10 @@ use shellgate::{
 
 use super::approval_rounds::ApprovalRounds;
 use super::artifacts::{self, ArtifactParams};
+use super::connection::Connection;
 use super::era;
-use super::job_resources::{self, Subscriptions};
-use super::logging::LogFilter;
-use super::notes::{PendingNotes, collapsed_tail};
+use super::job_resources;
+use super::notes::collapsed_tail;
 use super::progress::ProgressForwarder;
 use super::tasks::{self, Tasks};
 use super::tools;
@@ -38,16 +40,13 @@ pub struct McpServer {
     process: ProcessTool,
     store: Result<Arc<ArtifactStore>, String>,
     pub(super) tools: Vec<Tool>,
-    notes: PendingNotes,
-    /// What a handshake-era client wants to hear (`logging/setLevel`).
-    pub(super) log_filter: LogFilter,
+    /// The client connection's events, log level and subscriptions.
+    pub(super) connection: Connection,
     /// Seals and redeems the state of approvals asked in `input_required` results (`None` when no
     /// key could be drawn: modern clients then get `approval_pending`).
     rounds: Option<ApprovalRounds>,
     /// Foreground runs that outlived `auto_yield_ms` for clients with the tasks extension.
     tasks: Tasks,
-    /// The `job://` resources a handshake-era client subscribed to.
-    pub(super) subscriptions: Subscriptions,
 }
 
 /// What a `tools/call` retry after `input_required` carries.
@@ -84,13 +83,11 @@ impl McpServer {
             process: ProcessTool::for_bash(&tool),
             tool,
             store,
-            notes: PendingNotes::default(),
-            log_filter: LogFilter::default(),
+            connection: Connection::default(),
             rounds: ApprovalRounds::new()
                 .inspect_err(|e| tracing::warn!(%e, "no key for approval request state"))
                 .ok(),
             tasks: Tasks::default(),
-            subscriptions: Subscriptions::default(),
         }
     }
 
@@ -99,14 +96,11 @@ impl McpServer {
         &self.tool
     }
 
-    /// Keep `text` for the next result (a job exit or a cancelled call).
-    pub fn note(&self, job_id: Option<&str>, text: impl Into<String>) {
-        self.notes.push(job_id, text);
-    }
-
-    /// Send `data` as a `notifications/message` at level `notice`, when the client wants it.
-    pub async fn notify(&self, peer: &Peer<RoleServer>, data: Value) {
-        self.log_filter.notice(peer, self.redacted(data)).await;
+    /// An event outside any request (a job exit or a cancelled call): `text` for the next result,
+    /// `data` for a log notification where the client hears them (see [`Connection::event`]).
+    pub async fn event(&self, peer: &Peer<RoleServer>, job_id: Option<&str>, text: String, data: Value) {
+        let data = self.redacted(data);
+        self.connection.event(peer, job_id, text, data).await;
     }
 
     /// A `bash` call. On protocol 2026-07-28 a command that needs a person answers
@@ -118,7 +112,7 @@ impl McpServer {
         context: &RequestContext<RoleServer>,
     ) -> CallToolResponse {
         if retry.is_retry() {
-            return self.resume_approval(&args, retry, context).await.into();
+            return self.resume_approval(&args, retry, context).await;
         }
         let asked_with = args.clone();
         let params: BashParams = match parse(tools::BASH, args) {
@@ -126,12 +120,7 @@ impl McpServer {
             Err(result) => return result.into(),
         };
         let command = params.command.clone();
-        let may_become_task = !params.background
-            && params.yield_ms.is_none()
-            && era::is_modern(context)
-            && context
-                .client_capabilities()
-                .is_some_and(|caps| caps.supports_tasks());
+        let yields = may_become_task(&params, context);
         let progress = progress_for(context);
         let cancel: CancellationToken = context.ct.clone();
         let feed = progress.as_ref().map(ProgressForwarder::feed);
@@ -167,20 +156,29 @@ impl McpServer {
         if let Some(progress) = progress {
             progress.finish().await;
         }
-        if may_become_task
-            && result.status == ToolStatus::Running
-            && let Some(job_id) = result.job_id.as_deref()
-        {
-            let output = self.tool.redact_outgoing(&result.output);
-            return CallToolResponse::Task(self.tasks.create(job_id, &output));
+        if let Some(task) = self.as_task(yields, &result) {
+            return CallToolResponse::Task(task);
         }
         if cancel.is_cancelled() && result.status == ToolStatus::Cancelled {
             // The client will not read this result: keep what the command printed where it will look.
             self.keep_cancelled(&command, &result, &context.peer).await;
         } else {
-            result.notices.extend(self.notes.take(None));
+            result
+                .notices
+                .extend(self.connection.take_for(context, None).await);
         }
         tool_result(&result.model_text(), &result, result.is_error).into()
+    }
+
+    /// `result` as a task, when it is a run that went on as a job at `auto_yield_ms` and the call
+    /// `yields` to a task (see [`may_become_task`]).
+    fn as_task(&self, yields: bool, result: &ToolResult) -> Option<CreateTaskResult> {
+        let job_id = result
+            .job_id
+            .as_deref()
+            .filter(|_| yields && result.status == ToolStatus::Running)?;
+        let output = self.tool.redact_outgoing(&result.output);
+        Some(self.tasks.create(job_id, &output))
     }
 
     /// The state of task `task_id` (`None`: no such task). Its job's exit is reported by the task,
@@ -192,7 +190,7 @@ impl McpServer {
         };
         let mut state = self.tasks.get(&self.process, task_id, &finish).await?;
         if state.status().is_terminal() {
-            drop(self.notes.take(Some(task_id)));
+            self.connection.forget_job(task_id);
         }
         if let Some(message) = state.task.status_message.take() {
             state.task.status_message = Some(self.tool.redact_outgoing(&message));
@@ -203,7 +201,7 @@ impl McpServer {
     /// Tell a handshake-era client that subscribed to `job://<job_id>` that the job changed.
     pub async fn announce_subscribed(&self, peer: &Peer<RoleServer>, job_id: &str) {
         let uri = job_resources::uri(job_id);
-        if era::is_handshake(peer) && self.subscriptions.has(&uri) {
+        if era::is_handshake(peer) && self.connection.subscriptions.has(&uri) {
             let param = rmcp::model::ResourceUpdatedNotificationParam::new(uri);
             if let Err(e) = peer.notify_resource_updated(param).await {
                 tracing::debug!(%e, "cannot send a resource update");
@@ -238,9 +236,8 @@ impl McpServer {
             }
             None => text.push_str("; no output"),
         }
-        self.note(None, text);
         let data = json!({"event": "cancelled", "command": command, "result": result});
-        self.notify(peer, data).await;
+        self.event(peer, None, text, data).await;
     }
 
     pub(super) async fn process(&self, args: Value, context: &RequestContext<RoleServer>) -> CallToolResult {
@@ -257,7 +254,9 @@ impl McpServer {
             .job_id
             .as_deref()
             .filter(|_| result.status.is_some_and(|s| s != JobStatus::Running));
-        result.notices.extend(self.notes.take(reported));
+        result
+            .notices
+            .extend(self.connection.take_for(context, reported).await);
         tool_result(&result.model_text(), &result, result.is_error)
     }
 
@@ -298,6 +297,18 @@ impl McpServer {
             .as_deref()
             .map_err(|e| McpError::internal_error(e.clone(), None))
     }
+}
+
+/// Whether a `bash` call with `params` answers a task when it outlives `auto_yield_ms`: a
+/// foreground call (not `background`, no `yield_ms` of its own) on protocol 2026-07-28 from a
+/// client that declared the tasks extension in this request.
+fn may_become_task(params: &BashParams, context: &RequestContext<RoleServer>) -> bool {
+    !params.background
+        && params.yield_ms.is_none()
+        && era::is_modern(context)
+        && context
+            .client_capabilities()
+            .is_some_and(|caps| caps.supports_tasks())
 }
 
 /// Live output for the request's progress token, when it has one.

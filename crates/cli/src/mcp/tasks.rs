@@ -160,3 +160,27 @@ pub fn object(value: Value) -> JsonObject {
         _ => JsonObject::new(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use shellgate::ToolConfig;
+
+    /// The shortest tool-call timeout common among MCP clients (several stop waiting for a result
+    /// after about 60 s, and progress notifications do not reset it). A call must answer before it:
+    /// by `auto_yield_ms` a foreground run becomes a job (or a task) and the call returns.
+    const SMALLEST_COMMON_CLIENT_TIMEOUT: Duration = Duration::from_secs(60);
+
+    #[test]
+    fn a_foreground_run_yields_well_before_the_smallest_common_client_timeout() {
+        let after = ToolConfig::default()
+            .auto_yield
+            .expect("auto_yield_ms is on by default");
+        // Room on top for the client's own overhead.
+        assert!(
+            after * 2 <= SMALLEST_COMMON_CLIENT_TIMEOUT,
+            "auto_yield_ms defaults to {after:?}"
+        );
+    }
+}

@@ -60,8 +60,9 @@ fn policy_sentence(config: &ToolConfig) -> String {
     format!(
         "Commands are judged before they run (security = \"{}\", ask = \"{}\"): a refused one returns \
          status \"blocked\" with the rule and reason, one that needs a person's approval returns \
-         \"approval_pending\" (where the client can ask the person itself, the call waits for the \
-         answer and returns the run's result or \"blocked\"); an unapproved command never runs. `security`/`ask` may make one call stricter, never looser. \
+         \"approval_pending\" (where the client can ask the person itself, the person is asked — \
+         while the call waits, or in a question the client answers by repeating the call — and the \
+         result is the run's or \"blocked\"); an unapproved command never runs. `security`/`ask` may make one call stricter, never looser. \
          Variables such as PATH, LD_* or BASH_ENV in `env` are refused.",
         policy.security().as_str(),
         policy.ask().as_str()
@@ -93,7 +94,7 @@ pub fn bash_description(config: &ToolConfig) -> String {
          once with its job id; `yield_ms: N` runs it in the foreground and, if it is still running \
          after N ms ({min_yield}..{max_yield} ms), leaves it running as a background job and returns \
          what it printed so far. Jobs keep the timeout. Follow up with the `{process}` tool (poll, \
-         log, write, kill); a job's exit is announced as a notification and in the next result.\n\
+         log, write, kill); a job's exit is noted in the next result.\n\
          The result is an error (isError) for a non-zero exit code, a timeout, a cancellation, a \
          blocked command or a failure to start; structuredContent carries status, exit_code, output, \
          truncation, artifact, cwd, duration_ms, notices and job_id. While a command runs, its output \

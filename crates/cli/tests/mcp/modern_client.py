@@ -2,11 +2,10 @@
 
 Usage: modern_client.py SHELLGATE_BINARY WORK_DIR
 
-Checked: `server/discover` (mode "auto") picks 2026-07-28; with the version pinned, the tools and
-their annotations, a call, a failing command as isError, progress, an artifact listed and read, an
-unknown resource as -32602; an approval asked in an `input_required` result and answered through
-the elicitation callback (allow-once runs, decline blocks), a client without elicitation gets
-`approval_pending`; and the attacks on the sealed request state: a replayed answer, an altered
+Checked: `server/discover` (mode "auto") picks 2026-07-28; with the version pinned, every feature of
+`sdk_features.py` (approvals are asked in `input_required` results and answered through the
+elicitation callback), `resultType` and an unknown resource as -32602, a job's exit through
+`subscriptions/listen`; a client without elicitation gets `approval_pending`; and the attacks on the sealed request state: a replayed answer, an altered
 state and a state moved to other arguments each run nothing. No log notification arrives (none
 was opted into).
 
@@ -16,39 +15,20 @@ exit status is non-zero when any check failed.
 
 import os
 import sys
-import time
 
 import anyio
-from mcp import Client, StdioServerParameters, types
+from mcp import Client, types
 from mcp.shared.exceptions import MCPError
+
+import sdk_features
+from sdk_features import Checks, Person, server, status_of
 
 MODERN = "2026-07-28"
 results = []
 
 
 def check(name, condition, why=""):
-    results.append((name, bool(condition)))
-    print(f"ok {name}" if condition else f"FAIL {name}: {why}", flush=True)
-
-
-def text_of(result):
-    return "".join(getattr(c, "text", "") for c in result.content)
-
-
-def status_of(result):
-    return (result.structured_content or {}).get("status")
-
-
-def server(binary, work_dir):
-    return StdioServerParameters(
-        command=binary,
-        args=["mcp"],
-        cwd=work_dir,
-        env={
-            "SHELLGATE_ARTIFACT_DIR": os.path.join(work_dir, "artifacts"),
-            "SHELLGATE_APPROVALS_FILE": os.path.join(work_dir, "approvals.toml"),
-        },
-    )
+    Checks("", results, tag=0)(name, condition, why)
 
 
 async def discovered(binary, work_dir):
@@ -58,65 +38,15 @@ async def discovered(binary, work_dir):
         check("discover_server_info", info is not None and info.name == "shellgate", repr(info))
 
 
-async def tools_and_artifacts(client, work_dir):
-    tools = await client.list_tools()
-    by_name = {t.name: t for t in tools.tools}
-    check("list_tools", list(by_name) == ["bash", "process", "artifact"], repr(list(by_name)))
-    bash = by_name["bash"].annotations
-    check(
-        "bash_annotations",
-        bash and not bash.read_only_hint and bash.destructive_hint and not bash.idempotent_hint and bash.open_world_hint,
-        repr(bash),
-    )
-    process = by_name["process"].annotations
-    check("process_not_read_only", process and process.read_only_hint is False, repr(process))
-    artifact = by_name["artifact"].annotations
-    check("artifact_read_only", artifact and artifact.read_only_hint and artifact.open_world_hint is False, repr(artifact))
-
+async def modern_only(client):
+    """What only 2026-07-28 has: `resultType` on results, -32602 for an unknown resource."""
     hi = await client.call_tool("bash", {"command": "echo hi"})
-    check("call_bash", not hi.is_error and text_of(hi) == "hi", repr(hi))
     check("result_type", getattr(hi, "result_type", None) == "complete", repr(hi))
-    failed = await client.call_tool("bash", {"command": "exit 3"})
-    check("is_error", failed.is_error and "Command exited with code 3" in text_of(failed), repr(failed))
-
-    progress = []
-
-    async def on_progress(value, total, message):
-        progress.append(message or "")
-
-    ticking = await client.call_tool(
-        "bash",
-        {"command": "for i in $(seq 1 10); do echo tick $i; sleep 0.1; done"},
-        progress_callback=on_progress,
-    )
-    check("progress_result", not ticking.is_error, repr(ticking))
-    check("progress_text", "".join(progress) == "".join(f"tick {i}\n" for i in range(1, 11)), repr(progress))
-
-    big = await client.call_tool("bash", {"command": "seq 1 300000"})
-    uri = (big.structured_content or {}).get("artifact")
-    check("artifact_made", uri and uri.startswith("artifact://"), repr(big.structured_content))
-    listed = await client.list_resources()
-    check("list_resources", uri in [str(r.uri) for r in listed.resources], repr(listed))
-    read_back = await client.read_resource(uri)
-    text = read_back.contents[0].text
-    check("read_resource", text.startswith("1\n2\n") and text.endswith("300000\n"), f"{len(text)} chars")
     try:
         await client.read_resource("artifact://999999999")
         check("unknown_resource", False, "read an artifact that does not exist")
     except MCPError as e:
         check("unknown_resource", e.code == -32602, repr(e))
-
-    job = await client.call_tool("bash", {"command": "sleep 0.3; echo job done", "background": True})
-    job_id = (job.structured_content or {}).get("job_id")
-    check("background_job", job_id and not job.is_error, repr(job))
-    deadline = time.monotonic() + 10
-    polled, seen = None, ""
-    while time.monotonic() < deadline:
-        polled = await client.call_tool("process", {"action": "poll", "job_id": job_id, "wait_ms": 1000})
-        seen += (polled.structured_content or {}).get("output") or ""
-        if status_of(polled) != "running":
-            break
-    check("background_polled_to_exit", status_of(polled) == "completed" and seen == "job done\n", f"{seen!r} {polled!r}")
 
 
 async def job_exit_through_listen(client):
@@ -137,28 +67,32 @@ async def job_exit_through_listen(client):
     check("job_resource_read", text.startswith("status: completed") and "listened" in text, text)
 
 
+async def logs_when_asked(binary, work_dir):
+    """A client that sets `log_level` asks for log messages in every request's `_meta`: a job's exit
+    then comes as a notification with its next request (and in that request's result)."""
+    logs = []
+
+    async def on_log(params):
+        logs.append(params)
+
+    async with Client(server(binary, work_dir), mode=MODERN, log_level="info", logging_callback=on_log) as client:
+        job = await client.call_tool("bash", {"command": "echo logged", "background": True})
+        job_id = (job.structured_content or {}).get("job_id")
+        noted = False
+        for _ in range(100):
+            later = await client.call_tool("bash", {"command": "true"})
+            if any(job_id in n for n in (later.structured_content or {}).get("notices") or []):
+                noted = True
+                break
+            await anyio.sleep(0.05)
+        check("asked_exit_in_result", noted, repr(logs))
+        exits = [l.data.get("job_id") for l in logs if l.logger == "shellgate" and isinstance(l.data, dict)]
+        check("asked_exit_logged", exits == [job_id], repr(logs))
+
+
 async def approvals(binary, work_dir):
-    asked = []
-    answers = []
-
-    async def person(context, params):
-        asked.append(params)
-        return answers.pop(0)
-
-    async with Client(server(binary, work_dir), mode=MODERN, elicitation_callback=person) as client:
-        marker = os.path.join(work_dir, "modern-ran-once")
-        command = f"touch '{marker}'; echo allowed"
-        answers.append(types.ElicitResult(action="accept", content={"decision": "allow-once"}))
-        ran = await client.call_tool("bash", {"command": command, "ask": "always"})
-        check("mrtr_asked", len(asked) == 1 and command in asked[0].message, repr(asked))
-        check("mrtr_allow_once_ran", not ran.is_error and text_of(ran).startswith("allowed"), repr(ran))
-        check("mrtr_marker", os.path.exists(marker), marker)
-
-        never = os.path.join(work_dir, "modern-never-declined")
-        answers.append(types.ElicitResult(action="decline"))
-        blocked = await client.call_tool("bash", {"command": f"touch '{never}'", "ask": "always"})
-        check("mrtr_decline_blocked", blocked.is_error and status_of(blocked) == "blocked", repr(blocked))
-        check("mrtr_decline_did_not_run", not os.path.exists(never), never)
+    """The retry loop driven by hand, and a client that cannot ask."""
+    async with Client(server(binary, work_dir), mode=MODERN, elicitation_callback=Person()) as client:
         await attacks(client.session, work_dir)
 
     async with Client(server(binary, work_dir), mode=MODERN) as client:
@@ -208,12 +142,15 @@ async def main(binary, work_dir):
         logs.append(params)
 
     await discovered(binary, work_dir)
-    async with Client(server(binary, work_dir), mode=MODERN, logging_callback=on_log) as client:
+    person = Person()
+    async with Client(server(binary, work_dir), mode=MODERN, logging_callback=on_log, elicitation_callback=person) as client:
         check("pinned_version", client.protocol_version == MODERN, client.protocol_version)
-        await tools_and_artifacts(client, work_dir)
+        await sdk_features.run_all(client, person, work_dir, Checks("modern_", results, tag=2))
+        await modern_only(client)
         await job_exit_through_listen(client)
         await anyio.sleep(0.3)
     check("no_unsolicited_logs", not logs, repr(logs))
+    await logs_when_asked(binary, work_dir)
     await approvals(binary, work_dir)
     passed = sum(1 for _, ok in results if ok)
     failed = len(results) - passed

@@ -2,6 +2,10 @@
 
 Usage: python_client.py SHELLGATE_BINARY WORK_DIR
 
+The low-level `ClientSession` after `initialize` (schemas, structured content, live progress,
+cancellation, job exits as log notifications and as updates of subscribed `job://` resources), then
+the high-level `Client(mode="legacy")` through every feature of `sdk_features.py`.
+
 Each check prints `ok <name>` or `FAIL <name>: <why>`; the last line is `N passed, N failed` and the
 exit status is non-zero when any check failed.
 """
@@ -13,6 +17,9 @@ import time
 import anyio
 from mcp import Client, ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
+
+import sdk_features
+from sdk_features import Checks, Person
 
 results = []
 
@@ -143,30 +150,21 @@ async def main(binary, work_dir):
             job_text = (await session.read_resource(sub_uri)).contents[0].text
             check("job_resource_read", job_text.startswith("status: completed") and "sub" in job_text, job_text)
 
-    await legacy_mode(server, work_dir)
+    await legacy_mode(binary, work_dir)
     passed = sum(1 for _, ok in results if ok)
     failed = len(results) - passed
     print(f"{passed} passed, {failed} failed", flush=True)
     return failed
 
 
-async def legacy_mode(server, work_dir):
-    """The SDK's high-level `Client` forced onto the handshake (`mode="legacy"`)."""
-    asked = []
-
-    async def person(context, params):
-        asked.append(params)
-        return types.ElicitResult(action="accept", content={"decision": "allow-once"})
-
-    async with Client(server, mode="legacy", elicitation_callback=person) as client:
-        check("legacy_version", client.protocol_version == "2025-11-25", client.protocol_version)
-        check("legacy_server_info", client.server_info and client.server_info.name == "shellgate", repr(client.server_info))
-        failed = await client.call_tool("bash", {"command": "echo legacy; exit 4"})
-        check("legacy_is_error", failed.is_error and text_of(failed).startswith("legacy"), repr(failed))
-        marker = os.path.join(work_dir, "legacy-approved")
-        ran = await client.call_tool("bash", {"command": f"touch '{marker}'", "ask": "always"})
-        check("legacy_approval_asked", len(asked) == 1, repr(asked))
-        check("legacy_approval_ran", not ran.is_error and os.path.exists(marker), repr(ran))
+async def legacy_mode(binary, work_dir):
+    """The SDK's high-level `Client` forced onto the handshake (`mode="legacy"`): every feature."""
+    check = Checks("legacy_", results, tag=1)
+    person = Person()
+    async with Client(sdk_features.server(binary, work_dir), mode="legacy", elicitation_callback=person) as client:
+        check("version", client.protocol_version == "2025-11-25", client.protocol_version)
+        check("server_info", client.server_info and client.server_info.name == "shellgate", repr(client.server_info))
+        await sdk_features.run_all(client, person, work_dir, check)
 
 
 if __name__ == "__main__":

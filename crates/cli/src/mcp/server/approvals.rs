@@ -2,16 +2,16 @@
 //! (`input_required`, resumed by the retry), through `elicitation/create` before it.
 
 use rmcp::RoleServer;
-use rmcp::model::{CallToolResult, InputRequiredResult};
+use rmcp::model::{CallToolResponse, CallToolResult, InputRequiredResult};
 use rmcp::service::RequestContext;
 use serde_json::{Value, json};
-use shellgate::ToolResult;
+use shellgate::{BashParams, ToolResult};
 
-use super::super::approval_rounds::{self, Resumed};
+use super::super::approval_rounds::{Refused, Resumed};
 use super::super::elicit;
 use super::super::progress::ProgressForwarder;
 use super::super::tools;
-use super::{McpServer, Retry, progress_for, tool_result};
+use super::{McpServer, Retry, may_become_task, progress_for, tool_result};
 
 impl McpServer {
     /// The `input_required` result putting `pending`'s approval to the person, when the request
@@ -31,37 +31,40 @@ impl McpServer {
     }
 
     /// The retry of a call that answered `input_required`: the person's decision is applied to the
-    /// approval its sealed state names. A state that does not verify, was used before, or came
-    /// without an answer runs nothing.
+    /// approval its sealed state names. A state that does not verify or was used before runs
+    /// nothing; a good state that came without an answer gets its question back, unspent. An
+    /// approved run still going at `auto_yield_ms` becomes a task for a client with the tasks
+    /// extension, as the first call would have.
     pub(super) async fn resume_approval(
         &self,
         args: &Value,
         retry: Retry<'_>,
         context: &RequestContext<RoleServer>,
-    ) -> CallToolResult {
-        let resumed = match &self.rounds {
-            Some(rounds) => rounds.resume(tools::BASH, args, retry.state, retry.responses),
-            None => Err(approval_rounds::Refused::Invalid(
+    ) -> CallToolResponse {
+        let Some(rounds) = &self.rounds else {
+            return refusal(&Refused::Invalid(
                 "this server issues no request state".to_owned(),
-            )),
+            ))
+            .into();
         };
-        let (id, decision) = match resumed {
+        let (id, decision) = match rounds.resume(tools::BASH, args, retry.state, retry.responses) {
             Ok(Resumed::Command(id, decision)) => (id, decision),
             Ok(Resumed::Domains { held, answers }) => {
                 let mut result = *held;
                 self.apply_domain_answers(&mut result, answers).await;
-                result.notices.extend(self.notes.take(None));
-                return tool_result(&result.model_text(), &result, result.is_error);
+                result
+                    .notices
+                    .extend(self.connection.take_for(context, None).await);
+                return tool_result(&result.model_text(), &result, result.is_error).into();
             }
-            Err(refused) => {
-                tracing::warn!(%refused, "approval retry refused");
-                let text = format!(
-                    "Not run: {refused}. A pending approval stays pending; a person can still decide it \
-                     with `shellgate approve ID allow-once|allow-always|deny`."
-                );
-                let fields = json!({"status": "refused", "reason": refused.to_string()});
-                return tool_result(&text, &fields, true);
-            }
+            Err(Refused::NoAnswer(why)) => match rounds.ask_again(tools::BASH, args, retry.state) {
+                Some(again) => {
+                    tracing::info!(%why, "approval retry without an answer: asked again");
+                    return CallToolResponse::InputRequired(again);
+                }
+                None => return refusal(&Refused::NoAnswer(why)).into(),
+            },
+            Err(refused) => return refusal(&refused).into(),
         };
         let progress = progress_for(context);
         let feed = progress.as_ref().map(ProgressForwarder::feed);
@@ -72,8 +75,15 @@ impl McpServer {
         if let Some(progress) = progress {
             progress.finish().await;
         }
-        result.notices.extend(self.notes.take(None));
-        tool_result(&result.model_text(), &result, result.is_error)
+        let yields = serde_json::from_value::<BashParams>(args.clone())
+            .is_ok_and(|params| may_become_task(&params, context));
+        if let Some(task) = self.as_task(yields, &result) {
+            return CallToolResponse::Task(task);
+        }
+        result
+            .notices
+            .extend(self.connection.take_for(context, None).await);
+        tool_result(&result.model_text(), &result, result.is_error).into()
     }
 
     /// Put a pending approval to the person at the client (elicitation), when the client can ask
@@ -114,4 +124,15 @@ impl McpServer {
             }
         }
     }
+}
+
+/// The result of a retry that resumes nothing.
+fn refusal(refused: &Refused) -> CallToolResult {
+    tracing::warn!(%refused, "approval retry refused");
+    let text = format!(
+        "Not run: {refused}. A pending approval stays pending; a person can still decide it \
+         with `shellgate approve ID allow-once|allow-always|deny`."
+    );
+    let fields = json!({"status": "refused", "reason": refused.to_string()});
+    tool_result(&text, &fields, true)
 }
