@@ -23,6 +23,10 @@ pub struct SessionView {
     /// Variables with the integer attribute (and name references): what is assigned to them is
     /// evaluated as arithmetic.
     pub integers: BTreeSet<String>,
+    /// Name references whose target is not a plain variable (`declare -n r='a[$(id)]'`), or
+    /// refers to such a reference: expanding, assigning or testing them evaluates the target's
+    /// subscript.
+    pub references: BTreeSet<String>,
     /// A command is running in the session: its state may change before the judged one runs.
     pub busy: bool,
 }
@@ -33,6 +37,7 @@ impl SessionView {
     pub fn from_saved_state(text: &str) -> Self {
         let mut view = SessionView::default();
         let mut values: BTreeMap<String, String> = BTreeMap::new();
+        let mut references: BTreeMap<String, String> = BTreeMap::new();
         let mut lines = text.lines().peekable();
         while let Some(line) = lines.next() {
             if let Some((flags, name, value)) = declaration(line) {
@@ -41,6 +46,7 @@ impl SessionView {
                 }
                 if flags.contains('n') {
                     view.arithmetic_unsafe.insert(name.to_owned());
+                    references.insert(name.to_owned(), value.to_owned());
                 }
                 values.insert(name.to_owned(), value.to_owned());
             } else if let Some((name, value)) = alias(line) {
@@ -58,6 +64,7 @@ impl SessionView {
             }
         }
         view.arithmetic_unsafe.extend(unsafe_for_arithmetic(&values));
+        view.references = unsafe_references(&references);
         view
     }
 
@@ -67,6 +74,7 @@ impl SessionView {
         self.aliases.extend(other.aliases);
         self.arithmetic_unsafe.extend(other.arithmetic_unsafe);
         self.integers.extend(other.integers);
+        self.references.extend(other.references);
         self.busy |= other.busy;
     }
 }
@@ -130,6 +138,32 @@ fn unsafe_for_arithmetic(values: &BTreeMap<String, String>) -> BTreeSet<String> 
     }
 }
 
+/// The name references whose target is not a plain variable name, or is such a reference.
+fn unsafe_references(references: &BTreeMap<String, String>) -> BTreeSet<String> {
+    let target = |v: &str| v.trim_matches(['"', '\'']).to_owned();
+    let plain = |t: &str| {
+        !t.is_empty()
+            && !t.starts_with(|c: char| c.is_ascii_digit())
+            && t.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    };
+    let mut out: BTreeSet<String> = references
+        .iter()
+        .filter(|(_, v)| !plain(&target(v)))
+        .map(|(k, _)| k.clone())
+        .collect();
+    loop {
+        let more: Vec<String> = references
+            .iter()
+            .filter(|(k, v)| !out.contains(*k) && out.contains(&target(v)))
+            .map(|(k, _)| k.clone())
+            .collect();
+        if more.is_empty() {
+            return out;
+        }
+        out.extend(more);
+    }
+}
+
 /// An array's printed value without its `[index]=` prefixes.
 fn strip_indexes(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
@@ -170,6 +204,11 @@ mod tests {
             ["arr", "r", "x", "y"]
         );
         assert_eq!(v.integers.iter().collect::<Vec<_>>(), ["n", "r"]);
+        assert!(v.references.is_empty());
+        let refs = SessionView::from_saved_state(
+            "declare -n r=\"a[\\$(id)]\"\ndeclare -n s=\"r\"\ndeclare -n t=\"x\"\n",
+        );
+        assert_eq!(refs.references.iter().collect::<Vec<_>>(), ["r", "s"]);
     }
 
     #[test]

@@ -37,46 +37,105 @@ pub(super) fn directory(place: Place<'_>, chdirs: &[&str]) -> Result<PathBuf, St
     Ok(dir)
 }
 
-/// `Err` naming the first key of the repository's own configuration (found from `dir` upwards)
-/// through which a read would run a program.
+/// `Err` naming the first key of a configuration git reads in `dir` (the repository found from
+/// `dir` upwards, its common directory, its submodules' directories) through which a read would
+/// run a program.
 pub(super) fn config_runs_nothing(dir: &Path) -> Result<(), String> {
-    let Some(git_dir) = find_git_dir(dir) else {
+    let Some(git_dir) = find_git_dir(dir)? else {
         return Ok(());
     };
-    let mut files = vec![git_dir.join("config"), git_dir.join("config.worktree")];
+    let mut dirs = vec![git_dir.clone()];
     // A linked worktree shares its main repository's configuration.
-    if let Ok(common) = std::fs::read_to_string(git_dir.join("commondir")) {
-        let common = git_dir.join(common.trim());
-        files.push(common.join("config"));
-        files.push(common.join("config.worktree"));
+    if let Some(common) = read_optional(&git_dir.join("commondir"))? {
+        dirs.push(git_dir.join(String::from_utf8_lossy(&common).trim()));
     }
-    for file in files {
-        let Ok(text) = std::fs::read_to_string(&file) else {
-            continue;
-        };
-        if let Some(key) = running_key(&text) {
-            return Err(format!(
-                "the repository's configuration ({}) sets `{key}`, which runs a program",
-                file.display()
-            ));
+    // `git status` and `git diff` look into submodules, which read their own configuration.
+    for d in dirs.clone() {
+        submodule_dirs(&d.join("modules"), 0, &mut dirs)?;
+    }
+    for d in dirs {
+        for file in [d.join("config"), d.join("config.worktree")] {
+            let Some(bytes) = read_optional(&file)? else {
+                continue;
+            };
+            // Keys are ASCII; a stray byte elsewhere must not hide them.
+            if let Some(key) = running_key(&String::from_utf8_lossy(&bytes)) {
+                return Err(format!(
+                    "the repository's configuration ({}) sets `{key}`, which runs a program",
+                    file.display()
+                ));
+            }
         }
     }
     Ok(())
 }
 
-/// The `.git` directory of the repository holding `dir` (a `.git` file points to it).
-fn find_git_dir(dir: &Path) -> Option<PathBuf> {
+/// How deep submodules of submodules are followed before giving up.
+const MAX_SUBMODULE_DEPTH: usize = 8;
+
+/// Every repository directory under a `modules` directory (`modules/a`, `modules/a/modules/b`;
+/// a submodule's name may hold `/`, so every directory that looks like a repository counts).
+fn submodule_dirs(modules: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    let Ok(entries) = std::fs::read_dir(modules) else {
+        return Ok(());
+    };
+    if depth > MAX_SUBMODULE_DEPTH {
+        return Err("the repository's submodules nest too deeply to judge".into());
+    }
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if !path.is_dir() {
+            continue;
+        }
+        if is_git_dir(&path) {
+            submodule_dirs(&path.join("modules"), depth + 1, out)?;
+            out.push(path);
+        } else {
+            submodule_dirs(&path, depth + 1, out)?;
+        }
+    }
+    Ok(())
+}
+
+/// A file's bytes, `None` when it does not exist; an error when it exists but cannot be read
+/// (git would read it).
+fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, String> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) if path.is_dir() => Err(format!("{} is a directory: {e}", path.display())),
+        Err(e) => Err(format!("{} cannot be read to judge it: {e}", path.display())),
+    }
+}
+
+/// Whether `dir` looks like a repository directory to git's discovery (`HEAD` beside `objects/`
+/// or `refs/`, or a linked worktree's `commondir`). Looser than git: a directory counted here that
+/// git would not use only costs a needless look at its configuration.
+fn is_git_dir(dir: &Path) -> bool {
+    dir.join("HEAD").is_file()
+        && (dir.join("objects").is_dir() || dir.join("refs").is_dir() || dir.join("commondir").is_file())
+}
+
+/// The repository directory git uses in `dir`: at each level up, `.git` (a directory, or a file
+/// naming one with `gitdir:`), then the level itself as a bare repository.
+fn find_git_dir(dir: &Path) -> Result<Option<PathBuf>, String> {
     for d in dir.ancestors() {
         let dot_git = d.join(".git");
         if dot_git.is_dir() {
-            return Some(dot_git);
+            return Ok(Some(dot_git));
         }
-        if let Ok(text) = std::fs::read_to_string(&dot_git) {
-            let target = text.trim().strip_prefix("gitdir:")?.trim();
-            return Some(d.join(target));
+        if let Some(text) = read_optional(&dot_git)? {
+            let text = String::from_utf8_lossy(&text);
+            let Some(target) = text.trim().strip_prefix("gitdir:") else {
+                return Err(format!("{} is not a `gitdir:` file", dot_git.display()));
+            };
+            return Ok(Some(d.join(target.trim())));
+        }
+        if is_git_dir(d) {
+            return Ok(Some(d.to_path_buf()));
         }
     }
-    None
+    Ok(None)
 }
 
 /// The first `section.key` in a git configuration text that makes reads run a program.
@@ -132,6 +191,9 @@ fn runs_program(key: &str, value: &str) -> bool {
         | ("gpg", "program")
         | ("credential", "helper")
         | ("include", "path") => true,
+        // An alias cannot replace a built-in subcommand, but one starting with `!` is a shell
+        // command: no reason to read in a repository that defines one.
+        ("alias", _) => value.starts_with('!'),
         (s, "path") => s.starts_with("includeif"),
         _ => false,
     }
