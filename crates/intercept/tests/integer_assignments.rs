@@ -142,7 +142,11 @@ fn judge_in_session(state: &str, command: &str) -> Decision {
 fn session_references_and_integers_are_code_where_used() {
     // As `declare -p` prints what `declare -n r='a[$(touch /tmp/p)]'; declare -n s=r; declare -i n`
     // left behind.
-    let state = "declare -n r=\"a[\\$(touch /tmp/p)]\"\ndeclare -n s=\"r\"\ndeclare -n ok=\"HOME\"\ndeclare -i n=\"0\"\n";
+    let state = &common::bash_state(
+        "declare -n r=\"a[\\$(touch /tmp/p)]\"\ndeclare -n s=\"r\"\ndeclare -n ok=\"HOME\"\ndeclare -i n=\"0\"\n",
+        "",
+        "",
+    );
     for command in [
         "echo $r",
         "echo ${r}",

@@ -91,8 +91,10 @@ pub(super) fn scan(script: &Script, session: Option<&SessionView>) -> Names {
     let Some(view) = session else { return names };
     let mut followed: BTreeSet<String> = BTreeSet::new();
     let mut pending: Vec<String> = names.calls.iter().cloned().collect();
-    if view.functions.contains_key("command_not_found_handle") {
-        pending.push("command_not_found_handle".to_owned());
+    for handler in ["command_not_found_handle", "command_not_found_handler"] {
+        if view.functions.contains_key(handler) {
+            pending.push(handler.to_owned());
+        }
     }
     while let Some(name) = pending.pop() {
         if !followed.insert(name.clone()) {

@@ -17,13 +17,17 @@ pub(super) fn before_any_command(w: &mut Walker<'_, '_>, view: &SessionView) {
             "the session is running another command, which may change its functions and aliases before this one runs",
         );
     }
-    if let Some(definition) = view.functions.get("command_not_found_handle") {
-        function_body(
-            w,
-            "command_not_found_handle",
-            definition,
-            "command_not_found_handle",
+    if let Some(why) = &view.unjudgeable {
+        w.fail(
+            "(the session)",
+            format!("the session's state cannot be judged against: {why}"),
         );
+    }
+    // bash's and zsh's names for it.
+    for handler in ["command_not_found_handle", "command_not_found_handler"] {
+        if let Some(definition) = view.functions.get(handler) {
+            function_body(w, handler, definition, handler);
+        }
     }
 }
 
