@@ -14,7 +14,7 @@
 
 use std::collections::BTreeSet;
 
-use shellgate_normalize::ast::{CompoundCommand, CompoundKind, Script, SimpleCommand, WordPart};
+use shellgate_normalize::ast::{CompoundCommand, CompoundKind, Script, SimpleCommand, Word, WordPart};
 use shellgate_normalize::visit::{self, Visitor};
 
 use crate::SessionView;
@@ -87,7 +87,7 @@ impl Names {
 /// in the same shell) and the session's `command_not_found_handle`.
 pub(super) fn scan(script: &Script, session: Option<&SessionView>) -> Names {
     let mut names = Names::default();
-    visit::walk_script(&mut Scan(&mut names), script);
+    visit::walk_script(&mut Scan(&mut names, session.is_some()), script);
     let Some(view) = session else { return names };
     let mut followed: BTreeSet<String> = BTreeSet::new();
     let mut pending: Vec<String> = names.calls.iter().cloned().collect();
@@ -107,13 +107,32 @@ pub(super) fn scan(script: &Script, session: Option<&SessionView>) -> Names {
             continue;
         };
         let before: BTreeSet<String> = names.calls.clone();
-        visit::walk_script(&mut Scan(&mut names), &body);
+        visit::walk_script(&mut Scan(&mut names, true), &body);
         pending.extend(names.calls.difference(&before).cloned());
     }
     names
 }
 
-struct Scan<'n>(&'n mut Names);
+/// The names `builtin` cares about.
+const INTERESTING: &[&str] = &[
+    "eval",
+    "source",
+    ".",
+    "declare",
+    "typeset",
+    "local",
+    "export",
+    "readonly",
+    "integer",
+    "printf",
+    "read",
+    "mapfile",
+    "readarray",
+    "getopts",
+];
+
+/// The facts being gathered, and whether command names are noted (to follow session functions).
+struct Scan<'n>(&'n mut Names, bool);
 
 impl Visitor<'_> for Scan<'_> {
     fn simple_command(&mut self, s: &SimpleCommand) {
@@ -122,23 +141,25 @@ impl Visitor<'_> for Scan<'_> {
                 self.0.dynamic.insert(&a.name);
             }
         }
-        let words: Vec<Option<String>> = s
-            .words
-            .iter()
-            .map(shellgate_normalize::ast::Word::static_value)
-            .collect();
         // `builtin declare`, `command -p read`.
         let mut k = 0;
-        while let Some(Some(w)) = words.get(k) {
-            let command_option = k > 0 && words[0].as_deref() == Some("command") && w.starts_with('-');
+        let name = loop {
+            let Some(Some(w)) = s.words.get(k).map(Word::static_value) else {
+                return;
+            };
+            let command_option = k > 0 && s.words[0].is_literal("command") && w.starts_with('-');
             if !command_option && !matches!(w.as_str(), "builtin" | "command") {
-                break;
+                break w;
             }
             k += 1;
+        };
+        if INTERESTING.contains(&name.as_str()) {
+            let args: Vec<Option<String>> = s.words[k + 1..].iter().map(Word::static_value).collect();
+            builtin(self.0, &name, &args);
         }
-        let Some(Some(name)) = words.get(k) else { return };
-        self.0.calls.insert(name.clone());
-        builtin(self.0, name, &words[k + 1..]);
+        if self.1 {
+            self.0.calls.insert(name);
+        }
     }
 
     fn compound(&mut self, cc: &CompoundCommand) {

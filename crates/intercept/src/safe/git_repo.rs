@@ -6,6 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::git_cache::Watched;
+
 /// Where a `git` command runs: its directory (when known) and the workspace it must stay in.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Place<'a> {
@@ -40,22 +42,30 @@ pub(super) fn directory(place: Place<'_>, chdirs: &[&str]) -> Result<PathBuf, St
 /// `Err` naming the first key of a configuration git reads in `dir` (the repository found from
 /// `dir` upwards, its common directory, its submodules' directories) through which a read would
 /// run a program.
+/// The verdict is kept while nothing it was read from changes (see `git_cache`).
 pub(super) fn config_runs_nothing(dir: &Path) -> Result<(), String> {
-    let Some(git_dir) = find_git_dir(dir)? else {
+    super::git_cache::cached(dir, |w| judge_configuration(dir, w))
+}
+
+fn judge_configuration(dir: &Path, w: &mut Watched) -> Result<(), String> {
+    let Some(git_dir) = find_git_dir(dir, w)? else {
         return Ok(());
     };
+    w.note(&git_dir);
     let mut dirs = vec![git_dir.clone()];
     // A linked worktree shares its main repository's configuration.
-    if let Some(common) = read_optional(&git_dir.join("commondir"))? {
-        dirs.push(git_dir.join(String::from_utf8_lossy(&common).trim()));
+    if let Some(common) = read_optional(&git_dir.join("commondir"), w)? {
+        let common = git_dir.join(String::from_utf8_lossy(&common).trim());
+        w.note(&common);
+        dirs.push(common);
     }
     // `git status` and `git diff` look into submodules, which read their own configuration.
     for d in dirs.clone() {
-        submodule_dirs(&d.join("modules"), 0, &mut dirs)?;
+        submodule_dirs(&d.join("modules"), 0, &mut dirs, w)?;
     }
     for d in dirs {
         for file in [d.join("config"), d.join("config.worktree")] {
-            let Some(bytes) = read_optional(&file)? else {
+            let Some(bytes) = read_optional(&file, w)? else {
                 continue;
             };
             // Keys are ASCII; a stray byte elsewhere must not hide them.
@@ -75,7 +85,13 @@ const MAX_SUBMODULE_DEPTH: usize = 8;
 
 /// Every repository directory under a `modules` directory (`modules/a`, `modules/a/modules/b`;
 /// a submodule's name may hold `/`, so every directory that looks like a repository counts).
-fn submodule_dirs(modules: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), String> {
+fn submodule_dirs(
+    modules: &Path,
+    depth: usize,
+    out: &mut Vec<PathBuf>,
+    w: &mut Watched,
+) -> Result<(), String> {
+    w.note(modules);
     let Ok(entries) = std::fs::read_dir(modules) else {
         return Ok(());
     };
@@ -87,11 +103,12 @@ fn submodule_dirs(modules: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Resul
         if !path.is_dir() {
             continue;
         }
+        w.note(&path);
         if is_git_dir(&path) {
-            submodule_dirs(&path.join("modules"), depth + 1, out)?;
+            submodule_dirs(&path.join("modules"), depth + 1, out, w)?;
             out.push(path);
         } else {
-            submodule_dirs(&path, depth + 1, out)?;
+            submodule_dirs(&path, depth + 1, out, w)?;
         }
     }
     Ok(())
@@ -99,7 +116,8 @@ fn submodule_dirs(modules: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Resul
 
 /// A file's bytes, `None` when it does not exist; an error when it exists but cannot be read
 /// (git would read it).
-fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, String> {
+fn read_optional(path: &Path, w: &mut Watched) -> Result<Option<Vec<u8>>, String> {
+    w.note(path);
     match std::fs::read(path) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -118,13 +136,15 @@ fn is_git_dir(dir: &Path) -> bool {
 
 /// The repository directory git uses in `dir`: at each level up, `.git` (a directory, or a file
 /// naming one with `gitdir:`), then the level itself as a bare repository.
-fn find_git_dir(dir: &Path) -> Result<Option<PathBuf>, String> {
+fn find_git_dir(dir: &Path, w: &mut Watched) -> Result<Option<PathBuf>, String> {
     for d in dir.ancestors() {
+        // Its entries decide: `.git`, `HEAD`, `objects`, `refs`, `commondir`.
+        w.note(d);
         let dot_git = d.join(".git");
         if dot_git.is_dir() {
             return Ok(Some(dot_git));
         }
-        if let Some(text) = read_optional(&dot_git)? {
+        if let Some(text) = read_optional(&dot_git, w)? {
             let text = String::from_utf8_lossy(&text);
             let Some(target) = text.trim().strip_prefix("gitdir:") else {
                 return Err(format!("{} is not a `gitdir:` file", dot_git.display()));

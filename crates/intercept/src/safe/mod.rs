@@ -4,6 +4,7 @@
 mod awk;
 mod escapes;
 mod git;
+mod git_cache;
 mod git_repo;
 mod profile;
 mod sed;
