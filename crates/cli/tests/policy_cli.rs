@@ -386,6 +386,56 @@ fn check_prints_the_verdict_and_exits_by_decision() {
 }
 
 #[test]
+fn check_refuses_the_safe_profile_bypasses_an_earlier_version_allowed() {
+    let s = Scratch::new("check-safe");
+    let config = s.config("[policy]\nsecurity = \"allowlist\"\nask = \"off\"\nallow = [\"@safe\"]\n");
+    let config = config.to_str().unwrap();
+    // A bare repository in the workspace whose configuration runs a program on `log -p`.
+    let bare = s.path().join("evil");
+    for d in ["objects", "refs/heads"] {
+        std::fs::create_dir_all(bare.join(d)).unwrap();
+    }
+    std::fs::write(bare.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(bare.join("config"), "[diff \"x\"]\n\ttextconv = touch /tmp/p\n").unwrap();
+    for command in [
+        r#"awk 'BEGIN { x = 1. / 1; system("touch /tmp/p") }'"#,
+        r"sed -e '#x\' -e 'e touch /tmp/p' f",
+        "sed -n ':a e touch /tmp/p' f",
+        "printf -v 'a[$(touch /tmp/p)]' x",
+        "declare -i n; printf -v n %s 'a[$(touch /tmp/p)]'",
+        "declare -i n; for n in 'a[$(touch /tmp/p)]'; do :; done",
+        "x=$(cat f); echo $((x))",
+        "git config core.fsmonitor 'touch /tmp/p' get",
+        "git -C evil log -p",
+        "timeout 3 head -n1 < /dev/tcp/127.0.0.1/8081",
+        "GIT_TRACE=/tmp/any git status",
+        "ptx -G in out",
+        "hostname --file=F",
+        "git branch --sort=x NAME",
+        "doas bash -lc 'echo hi'",
+        "sudo bash -lc 'echo hi'",
+    ] {
+        let out = check(&s, &["--config", config, "--", command]);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{command}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    let out = check(
+        &s,
+        &["--config", config, "--", "git status && grep -n x f | head"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
 fn configuration_errors_name_the_key_its_line_and_a_suggestion() {
     let s = Scratch::new("config-errors");
     let config = s.config("timeout = 30\n[policy]\nsecuirty = \"allowlist\"\n");

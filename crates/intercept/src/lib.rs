@@ -80,6 +80,7 @@ mod policy;
 mod preflight;
 mod redirect;
 mod safe;
+mod session_hooks;
 mod session_view;
 mod verdict;
 

@@ -161,11 +161,15 @@ fn dangerous_commands_by_meaning() {
 #[test]
 fn session_aliases_and_functions_meet_deny_rules_where_used() {
     use shellgate_normalize::{Normalizer, StandardNormalizer};
-    let state = "#shellgate-state-functions\ngit () \n{ \n    command git \"$@\"\n}\nalias p='git push'\n";
+    let state = common::bash_state(
+        "",
+        "git () \n{ \n    command git \"$@\"\n}\nalias p='git push'\n",
+        "",
+    );
     let ctx = shellgate_intercept::Context {
         cwd: Some(common::WORKSPACE.into()),
         session: Some(std::sync::Arc::new(
-            shellgate_intercept::SessionView::from_saved_state(state),
+            shellgate_intercept::SessionView::from_saved_state(&state),
         )),
         ..Default::default()
     };
@@ -178,10 +182,10 @@ fn session_aliases_and_functions_meet_deny_rules_where_used() {
     assert_ne!(judge("p origin master"), Decision::Allow);
     assert_ne!(judge("git push"), Decision::Allow);
     assert_eq!(judge("ls"), Decision::Allow);
-    let alias_only = "#shellgate-state-functions\nalias p='git push'\n";
+    let alias_only = common::bash_state("", "alias p='git push'\n", "");
     let ctx = shellgate_intercept::Context {
         session: Some(std::sync::Arc::new(
-            shellgate_intercept::SessionView::from_saved_state(alias_only),
+            shellgate_intercept::SessionView::from_saved_state(&alias_only),
         )),
         ..ctx
     };

@@ -1,9 +1,12 @@
 //! `@safe`'s awk and sed readers agree with the real programs: for generated programs around the
 //! constructs where a reader can go wrong (comments, line continuations, labels, file names,
 //! regular expression or division, numbers with a trailing dot), whatever the policy allows must
-//! neither run a command nor write a file as the real program parses it. mawk (Debian's `awk`)
-//! prints its parse with `-W dump` without running it; GNU sed is run on a few lines in a
-//! throwaway directory, where every command the fragments can run or write only creates a file.
+//! neither run a command nor write a file as the real programs parse it. An awk program must be
+//! harmless to both awks: mawk (Debian's `awk`) prints its parse with `-W dump`, gawk its program
+//! with `--pretty-print`, neither running it. GNU sed prints the program it parsed with `--debug`
+//! — every command, also those behind addresses that never match — when run on `/dev/null` in a
+//! throwaway directory (where the `w` files it opens are created), and is also run on a few lines
+//! there, where every command the fragments can run or write only creates a file.
 
 mod common;
 
@@ -32,9 +35,9 @@ fn allowed(command: &str) -> bool {
     common::decide(&common::safe_policy(&[]), command) == Decision::Allow
 }
 
-/// How mawk parses a program.
+/// How an awk parses a program.
 #[derive(Debug, PartialEq, Eq)]
-enum Mawk {
+enum Awk {
     /// It is not a program mawk runs.
     Rejected,
     /// It only reads and prints to stdout.
@@ -44,7 +47,7 @@ enum Mawk {
 }
 
 /// What mawk's parse of `program` runs or writes, if anything.
-fn mawk_danger(program: &str) -> Mawk {
+fn mawk_danger(program: &str) -> Awk {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("p.awk");
     std::fs::write(&file, program).unwrap();
@@ -55,7 +58,7 @@ fn mawk_danger(program: &str) -> Mawk {
         .output()
         .unwrap();
     if !out.status.success() {
-        return Mawk::Rejected;
+        return Awk::Rejected;
     }
     let text = String::from_utf8_lossy(&out.stdout);
     let mut previous: Vec<&str> = Vec::new();
@@ -63,18 +66,173 @@ fn mawk_danger(program: &str) -> Mawk {
         let fields: Vec<&str> = line.split_whitespace().collect();
         let op = fields.get(2).copied().unwrap_or("");
         if op.contains("system") || op.contains("getline") {
-            return Mawk::Runs(line.to_owned());
+            return Awk::Runs(line.to_owned());
         }
         // A print to a file or a pipe pushes a negative output type just before it.
         if matches!(op, "print" | "printf")
             && previous.first() == Some(&"pushint")
             && previous.get(1).is_some_and(|v| v.starts_with('-'))
         {
-            return Mawk::Runs(line.to_owned());
+            return Awk::Runs(line.to_owned());
         }
         previous = fields.get(2..).map(<[&str]>::to_vec).unwrap_or_default();
     }
-    Mawk::Harmless
+    Awk::Harmless
+}
+
+/// What gawk's parse of `program` runs or writes, if anything: its pretty-printed program puts
+/// one statement a line and a redirected `print`'s arguments in parentheses (`print("a") > "f"`).
+fn gawk_danger(program: &str) -> Awk {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("p.awk");
+    let pretty = dir.path().join("pretty.awk");
+    std::fs::write(&file, program).unwrap();
+    let out = Command::new("gawk")
+        .arg(format!("--pretty-print={}", pretty.display()))
+        .arg("-f")
+        .arg(&file)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    if !out.status.success() {
+        return Awk::Rejected;
+    }
+    let text = std::fs::read_to_string(&pretty).unwrap_or_default();
+    for line in text.lines() {
+        let statement = line.trim_start();
+        let code = without_strings(statement);
+        let redirected = ["print(", "printf("].iter().any(|p| code.starts_with(p))
+            && after_parenthesis(&code).is_some_and(|rest| rest.trim_start().starts_with(['>', '|']));
+        if code.contains("system(")
+            || code
+                .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                .any(|w| w == "getline")
+            || code.contains("|&")
+            || statement.starts_with('@')
+            || redirected
+        {
+            return Awk::Runs(line.to_owned());
+        }
+    }
+    Awk::Harmless
+}
+
+/// Awk text with its string literals emptied (`"a)b"` → `""`).
+fn without_strings(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    let mut chars = code.chars();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c == '"' {
+            while let Some(s) = chars.next() {
+                if s == '\\' {
+                    chars.next();
+                } else if s == '"' {
+                    out.push('"');
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// What follows the parenthesis that closes the first one opened in `code`.
+fn after_parenthesis(code: &str) -> Option<&str> {
+    let open = code.find('(')?;
+    let mut depth = 0usize;
+    for (i, c) in code[open..].char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(&code[open + i + 1..]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// What GNU sed's parse of `scripts` runs or writes: the commands `--debug` prints when it runs
+/// them over `/dev/null` in a throwaway directory (`e`, `w`, `W`, `s///e`, `s///w`), and the
+/// files it created there. `None` when sed rejects the script or nothing in it runs or writes.
+fn sed_parse_danger(scripts: &[String]) -> Option<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new("timeout");
+    cmd.args(["5", "sed", "--debug", "-n"]);
+    for s in scripts {
+        cmd.arg("-e").arg(s);
+    }
+    let out = cmd.arg("/dev/null").current_dir(dir.path()).output().unwrap();
+    if !out.status.success() {
+        return None;
+    }
+    let files = created(dir.path());
+    if !files.is_empty() {
+        return Some(format!("created {files:?}"));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    // Commands are indented; the text of `a`, `i`, `c` continues at the line start.
+    text.lines()
+        .filter(|l| l.starts_with("  "))
+        .find(|l| sed_command_runs(command_after_address(l.trim_start())))
+        .map(str::to_owned)
+}
+
+/// The command of a `--debug` line after its address (`/re/`, `\cREc`, `1`, `$`, `1,3`, `1~2`,
+/// `!`) and the blank after it.
+fn command_after_address(line: &str) -> &str {
+    let b = line.as_bytes();
+    let mut i = 0;
+    loop {
+        match b.get(i) {
+            Some(b'/' | b'\\') => {
+                let delimiter = if b[i] == b'\\' {
+                    i += 1;
+                    b.get(i).copied().unwrap_or(b'/')
+                } else {
+                    b'/'
+                };
+                i += 1;
+                while i < b.len() && b[i] != delimiter {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+                while matches!(b.get(i), Some(b'I' | b'M')) {
+                    i += 1;
+                }
+            }
+            Some(c) if c.is_ascii_digit() || matches!(c, b'$' | b',' | b'~' | b'+' | b'!') => i += 1,
+            Some(b' ') if i > 0 => return line.get(i + 1..).unwrap_or(""),
+            _ => return line.get(i..).unwrap_or(""),
+        }
+    }
+}
+
+fn sed_command_runs(command: &str) -> bool {
+    match command.as_bytes().first() {
+        Some(b'e' | b'w' | b'W') => true,
+        Some(b's') => {
+            let b = command.as_bytes();
+            let Some(&delimiter) = b.get(1) else { return false };
+            let (mut i, mut seen) = (2, 0);
+            while i < b.len() && seen < 2 {
+                if b[i] == b'\\' {
+                    i += 1;
+                } else if b[i] == delimiter {
+                    seen += 1;
+                }
+                i += 1;
+            }
+            let flags = &command[i.min(command.len())..];
+            let flags = flags.split('w').next().unwrap_or("");
+            flags.contains('e') || command[i.min(command.len())..].contains('w')
+        }
+        _ => false,
+    }
 }
 
 /// The files GNU sed creates running `scripts` (as `-e` arguments) over a few lines.
@@ -145,6 +303,10 @@ const AWK_STATEMENTS: &[&str] = &[
     "n++",
     "\"date\" | getline d",
     "print @E\n",
+    "print @E |& \"sh\"",
+    "\"cat\" |& getline z",
+    "printf @E > \"out\"",
+    "x = @E; print x > \"out\" @E",
 ];
 
 fn awk_program(statements: &[(usize, usize, usize)]) -> String {
@@ -204,17 +366,20 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
 
     #[test]
-    fn awk_programs_the_policy_allows_do_nothing_in_mawk(
+    fn awk_programs_the_policy_allows_do_nothing_in_mawk_or_gawk(
         statements in prop::collection::vec((0..64usize, 0..64usize, 0..64usize), 1..6)
     ) {
-        if !require("mawk") {
+        if !require("mawk") || !require("gawk") {
             return Ok(());
         }
         let program = awk_program(&statements);
-        if allowed(&format!("awk '{program}' f"))
-            && let Mawk::Runs(op) = mawk_danger(&program)
-        {
-            prop_assert!(false, "allowed {program:?}, which mawk parses to run `{op}`");
+        if allowed(&format!("awk '{program}' f")) {
+            if let Awk::Runs(op) = mawk_danger(&program) {
+                prop_assert!(false, "allowed {program:?}, which mawk parses to run `{op}`");
+            }
+            if let Awk::Runs(op) = gawk_danger(&program) {
+                prop_assert!(false, "allowed {program:?}, which gawk parses to run `{op}`");
+            }
         }
     }
 
@@ -242,6 +407,8 @@ proptest! {
         if allowed(&command) {
             let effects = sed_effects(&scripts);
             prop_assert!(effects.is_empty(), "allowed {command:?}, and GNU sed created {effects:?}");
+            let parsed = sed_parse_danger(&scripts);
+            prop_assert!(parsed.is_none(), "allowed {command:?}, and GNU sed parses `{parsed:?}`");
         }
     }
 }
@@ -253,13 +420,43 @@ fn the_oracles_see_the_known_attacks() {
     }
     assert!(matches!(
         mawk_danger(r#"BEGIN { x = 1. / 1; system("touch p") }"#),
-        Mawk::Runs(_)
+        Awk::Runs(_)
     ));
     assert!(matches!(
         mawk_danger(r#"BEGIN { x = 1. / 1; print "a" | "sh" }"#),
-        Mawk::Runs(_)
+        Awk::Runs(_)
     ));
-    assert_eq!(mawk_danger("{ print $1 / 2 }"), Mawk::Harmless);
+    assert_eq!(mawk_danger("{ print $1 / 2 }"), Awk::Harmless);
+    if require("gawk") {
+        for program in [
+            r#"BEGIN { x = 1. / 1; system("touch p") }"#,
+            r#"BEGIN { print "a" > "out" }"#,
+            "BEGIN { print NR > 1 }",
+            r#"BEGIN { "date" | getline d }"#,
+            r#"BEGIN { print "a" |& "sh" }"#,
+        ] {
+            assert!(matches!(gawk_danger(program), Awk::Runs(_)), "{program}");
+        }
+        for program in [
+            "{ print $1 / 2 }",
+            "BEGIN { print (NR > 1) }",
+            r#"BEGIN { x = "a)b" }"#,
+        ] {
+            assert_eq!(gawk_danger(program), Awk::Harmless, "{program}");
+        }
+    }
+    // Behind an address that never matches, only the parse shows them.
+    for script in [
+        "/zz/ e touch E1",
+        "/zz/ s/a/b/e",
+        "/zz/ w W1",
+        "1!{s/a/b/gw S1\n}",
+    ] {
+        assert!(sed_parse_danger(&[script.into()]).is_some(), "{script}");
+    }
+    for script in ["p", "/e/ p", "s/w/e/g", "a e touch\\\nw x", "y/e/w/"] {
+        assert_eq!(sed_parse_danger(&[script.into()]), None, "{script}");
+    }
     assert_eq!(sed_effects(&["#x\\".into(), "e touch E1".into()]), ["E1"]);
     assert_eq!(sed_effects(&[":a e touch E1".into()]), ["E1"]);
     assert!(sed_effects(&["p".into()]).is_empty());

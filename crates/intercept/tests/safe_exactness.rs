@@ -276,9 +276,12 @@ fn judge_in_session(state: &str, busy: bool, command: &str) -> Decision {
 
 #[test]
 fn session_functions_and_aliases_are_judged_by_their_bodies() {
-    let state = "declare -- x=\"a[\\$(touch /tmp/p)]\"\ndeclare -- y=\"x\"\ndeclare -- z=\"3\"\ndeclare -i n=\"1\"\n\
-                 #shellgate-state-functions\nls () \n{ \n    rm -rf ~\n}\ngrep () \n{ \n    command grep --color=never \"$@\"\n}\n\
-                 alias cat='rm -rf ~ #'\nalias ll='grep -n'\nalias e='echo '\n";
+    let state = &common::bash_state(
+        "declare -- x=\"a[\\$(touch /tmp/p)]\"\ndeclare -- y=\"x\"\ndeclare -- z=\"3\"\ndeclare -i n=\"1\"\n",
+        "ls () \n{ \n    rm -rf ~\n}\ngrep () \n{ \n    command grep --color=never \"$@\"\n}\n\
+         alias cat='rm -rf ~ #'\nalias ll='grep -n'\nalias e='echo '\n",
+        "",
+    );
     let no = |c: &str| assert_ne!(judge_in_session(state, false, c), Decision::Allow, "{c}");
     let yes = |c: &str| assert_eq!(judge_in_session(state, false, c), Decision::Allow, "{c}");
     for c in [
@@ -313,10 +316,10 @@ fn session_functions_and_aliases_are_judged_by_their_bodies() {
     // While another command runs in the session, nothing is known to be safe.
     assert_ne!(judge_in_session(state, true, "pwd"), Decision::Allow);
     // A handler for names not found runs for any of them.
-    let handler = "#shellgate-state-functions\ncommand_not_found_handle () \n{ \n    rm -rf ~\n}\n";
-    assert_ne!(judge_in_session(handler, false, "pwd"), Decision::Allow);
-    // An unreadable function fails closed where it is used.
-    let broken = "#shellgate-state-functions\nls () \n{ \n    if then\n}\n";
-    assert_ne!(judge_in_session(broken, false, "ls"), Decision::Allow);
-    assert_eq!(judge_in_session(broken, false, "pwd"), Decision::Allow);
+    let handler = common::bash_state("", "command_not_found_handle () \n{ \n    rm -rf ~\n}\n", "");
+    assert_ne!(judge_in_session(&handler, false, "pwd"), Decision::Allow);
+    // An unreadable function: its text's extent is unknown, so nothing is judged safe.
+    let broken = common::bash_state("", "ls () \n{ \n    if then\n}\n", "");
+    assert_ne!(judge_in_session(&broken, false, "ls"), Decision::Allow);
+    assert_ne!(judge_in_session(&broken, false, "pwd"), Decision::Allow);
 }

@@ -38,6 +38,7 @@ mod launch;
 mod plan;
 mod remote;
 mod run;
+mod session_views;
 
 impl std::fmt::Debug for BashTool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

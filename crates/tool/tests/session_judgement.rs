@@ -78,3 +78,47 @@ async fn state_left_by_an_earlier_call_is_judged_where_it_is_used() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Plant `defs` in a session of its own through the allowed `source`, then run `command` there.
+async fn planted_then(tag: &str, defs: &str, command: &str) -> (ToolResult, PathBuf) {
+    let dir = scratch(tag);
+    std::fs::write(dir.join("defs.sh"), defs).unwrap();
+    let tool = tool(&dir);
+    let params = |c: &str| BashParams {
+        session: Some(tag.into()),
+        ..BashParams::new(c)
+    };
+    let planted = tool
+        .call(params("source ./defs.sh"), CancellationToken::new())
+        .await;
+    assert_eq!(planted.status, ToolStatus::Completed, "{planted:?}");
+    let _ = std::fs::remove_file(dir.join("ran"));
+    let r = tool.call(params(command), CancellationToken::new()).await;
+    tool.sessions().shutdown();
+    (r, dir)
+}
+
+#[tokio::test]
+async fn traps_hashed_paths_and_options_left_in_a_session_stop_its_judgement() {
+    let touch = "\"$(command -v touch)\"";
+    for (tag, defs, command) in [
+        ("debug", "trap 'touch \"$PWD/ran\"' DEBUG\n".to_owned(), "pwd"),
+        (
+            "return",
+            "trap 'touch \"$PWD/ran\"' RETURN\nf() { :; }\n".to_owned(),
+            "pwd",
+        ),
+        ("hash", format!("hash -p {touch} ls\n"), "ls ran"),
+        ("extdebug", "shopt -s extdebug\n".to_owned(), "pwd"),
+        ("keyword", "set -k\n".to_owned(), "pwd"),
+    ] {
+        let (r, dir) = planted_then(tag, &defs, command).await;
+        assert_eq!(r.status, ToolStatus::Blocked, "{tag}: {r:?}");
+        assert!(!dir.join("ran").exists(), "{tag}: the planted state ran");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    // An ordinary session stays judged: the same calls run.
+    let (r, dir) = planted_then("plain", "x=1\nalias ll='ls -l'\n", "pwd").await;
+    assert_eq!(r.status, ToolStatus::Completed, "{r:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

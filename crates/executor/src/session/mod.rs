@@ -45,7 +45,9 @@
 //!
 //! After each command that may have changed it, the shell writes its state (`declare -p`, `declare -f`,
 //! `alias -p`, the option sets; zsh: `typeset -p` of non-special parameters, functions, aliases, options) to one of two
-//! alternating files and reports "saved"; the call returns once the save is confirmed. Saving is the
+//! alternating files and reports "saved"; after them come, for judging later commands only (never
+//! restored), the traps (`trap -p`), hashed paths (`hash -l`), enabled builtins (`enable -a`) and an end
+//! line; the call returns once the save is confirmed. Saving is the
 //! dearest part of a round trip, so commands that provably only run programs (`cargo test | tail`) skip
 //! it — the previous save is still exact after them (see `stateless.rs` for the conservative rules).
 //! When the shell is lost — `exit N`, `exec cmd`, `set -e` with a failure, a timeout or cancel (the whole

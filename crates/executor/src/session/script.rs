@@ -70,6 +70,21 @@ pub(crate) fn is_valid_name(name: &str) -> bool {
 /// Marker between the variable part of a saved state and the rest (functions, aliases).
 const STATE_SPLIT: &str = "#shellgate-state-functions";
 
+/// Marker before the part of a saved state that is only read to judge later commands, never
+/// restored: traps (`trap -p`), hashed command paths (`hash -l`), enabled builtins (`enable -a`;
+/// zsh: traps only), then [`STATE_END`], so that a state cut short or written by something else
+/// is told from a complete one.
+const STATE_HOOKS: &str = "#shellgate-state-hooks";
+
+/// (bash: `DEBUG` and `RETURN` traps show inside a function only when it and its callers have the
+/// trace attribute, so the functions that end a command and save have it — a session's own `DEBUG`
+/// trap then also runs for their commands. Each command of the save redirects on its own: a
+/// `DEBUG` trap runs before its command's redirection applies, so what the trap prints goes to the
+/// shell's own output, `/dev/null`, never into the state.)
+///
+/// The last line of a complete saved state.
+const STATE_END: &str = ": shellgate-state-end";
+
 /// The state file the shell writes when a command ends it (`exit`, a failure under `set -e`): bash's
 /// `EXIT` trap, zsh's `TRAPEXIT`. The engine uses it only when the command was neither timed out nor
 /// cancelled. Installed once, when
@@ -136,7 +151,15 @@ __shellgate_end() {{
 }}
 __shellgate_save() {{
   __shellgate_so=$SHELLOPTS __shellgate_bo=$BASHOPTS
-  {{ \builtin declare -p; \builtin printf '%s\n' '{STATE_SPLIT}'; \builtin declare -f; \builtin alias -p; }} >|"$1" 2>/dev/null
+  \builtin declare -p >|"$1" 2>/dev/null
+  \builtin printf '%s\n' '{STATE_SPLIT}' >>"$1"
+  \builtin declare -f >>"$1" 2>/dev/null
+  \builtin alias -p >>"$1"
+  \builtin printf '%s\n' '{STATE_HOOKS}' >>"$1"
+  \builtin trap -p >>"$1"
+  \builtin hash -l >>"$1" 2>/dev/null
+  \builtin enable -a >>"$1"
+  \builtin printf '%s\n' '{STATE_END}' >>"$1"
 }}
 __shellgate_exit() {{
   case $BASHPID in $$) ;; *) \builtin return 0;; esac
@@ -144,6 +167,7 @@ __shellgate_exit() {{
   \__shellgate_save {dir_q}/{EXIT_STATE}
   \builtin printf '%s' "$PWD" >|{dir_q}/{EXIT_CWD}
 }}
+\builtin declare -ft __shellgate_end __shellgate_save __shellgate_exit
 "#
             );
             // The output FIFO's path, as a variable, which keeps the command lines short.
@@ -187,6 +211,7 @@ __shellgate_save() {{
   {{ \builtin typeset -p -- ${{(k)parameters[(R)^(*special*|*local*)]}}; \builtin print -r -- '{STATE_SPLIT}';
      \builtin typeset -f -- ${{(k)functions:#TRAPEXIT}}; \builtin alias -L;
      \builtin print -r -- "$__shellgate_on"; \builtin print -r -- "$__shellgate_off";
+     \builtin print -r -- '{STATE_HOOKS}'; \builtin trap; \builtin print -r -- '{STATE_END}';
   }} >|"$1" 2>/dev/null
 }}
 __shellgate_rc() {{ \builtin return "$1" }}
@@ -576,10 +601,12 @@ const VOLATILE: &[&str] = &[
 /// can be filtered by name; everything after the split marker is kept as it is.
 pub(crate) fn restorable_state(kind: ShellKind, saved: &[u8]) -> Vec<u8> {
     let text = String::from_utf8_lossy(saved);
-    let (vars, rest) = match text.find(STATE_SPLIT) {
+    let (vars, rest) = match marker_line(&text, STATE_SPLIT) {
         Some(i) => (&text[..i], &text[i..]),
         None => (&text[..], ""),
     };
+    // Traps, hashed paths and builtins are for judging only: they are not restored.
+    let rest = marker_line(rest, STATE_HOOKS).map_or(rest, |i| &rest[..i]);
     let mut out = String::with_capacity(text.len());
     for line in vars.lines() {
         if declared_name(line).is_some_and(|name| VOLATILE.contains(&name)) {
@@ -593,6 +620,17 @@ pub(crate) fn restorable_state(kind: ShellKind, saved: &[u8]) -> Vec<u8> {
     out.push_str(unalias_all(kind));
     out.push_str(rest);
     out.into_bytes()
+}
+
+/// Where `marker` stands as a whole line of `text` (a variable's value may hold the same text
+/// inside a line).
+fn marker_line(text: &str, marker: &str) -> Option<usize> {
+    if text.starts_with(marker) && text[marker.len()..].starts_with(['\n', '\r']) {
+        return Some(0);
+    }
+    text.match_indices(marker)
+        .map(|(i, _)| i)
+        .find(|&i| text[..i].ends_with('\n') && text[i + marker.len()..].starts_with(['\n', '\r']))
 }
 
 /// The variable a `declare -x NAME=…` / `export NAME=…` / `typeset NAME` line declares.
@@ -729,6 +767,16 @@ mod tests {
             out.contains("    declare -- RANDOM"),
             "function bodies are kept: {out}"
         );
+    }
+
+    #[test]
+    fn hooks_are_not_restored_and_markers_are_whole_lines() {
+        let saved = b"declare -- V=\"#shellgate-state-functions\"\ndeclare -- W=\"2\"\n#shellgate-state-functions\n\
+                      alias ll='ls -l'\n#shellgate-state-hooks\ntrap -- 'echo' DEBUG\nenable echo\n: shellgate-state-end\n";
+        let out = String::from_utf8(restorable_state(ShellKind::Bash, saved)).unwrap();
+        assert!(out.contains("declare -- W=\"2\"\n"), "{out}");
+        assert!(out.contains("alias ll='ls -l'"), "{out}");
+        assert!(!out.contains("DEBUG") && !out.contains("enable"), "{out}");
     }
 
     #[test]

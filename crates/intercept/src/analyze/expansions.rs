@@ -2,7 +2,6 @@
 //! argument looks like before it runs.
 
 use shellgate_normalize::ast::{Script, Word, WordPart};
-use shellgate_normalize::visit::{self, Visitor};
 
 use super::Walker;
 use crate::argv::Arg;
@@ -25,33 +24,29 @@ pub(super) fn walk_parts(w: &mut Walker<'_, '_>, parts: &[WordPart], src: &str) 
                 "the command substitution `{}` cannot be parsed in place",
                 span.slice(src)
             )),
-            WordPart::Arithmetic { expression, span } => {
-                let expr = expression.slice(src);
-                if text_may_execute(expr) {
-                    Err(format!(
-                        "the arithmetic `{}` contains a command substitution",
-                        span.slice(src)
-                    ))
-                } else if expr.contains('[') || w.arith_poison {
-                    Err(format!(
-                        "the arithmetic `{}` may evaluate text that runs a command",
-                        span.slice(src)
-                    ))
-                } else if let Some(name) = super::session::unsafe_in_arithmetic(w, expr) {
-                    Err(format!(
-                        "the arithmetic `{}` reads the session variable `{name}`, whose value runs a command there",
-                        span.slice(src)
-                    ))
-                } else {
-                    Ok(())
-                }
+            WordPart::Parameter { name, span, .. }
+                if super::session::named_reference(w, name.as_str()).is_some() =>
+            {
+                Err(format!(
+                    "`{}`: {}",
+                    span.slice(src),
+                    super::session::reference_reason(name.as_str())
+                ))
             }
+            WordPart::Arithmetic { expression, span } => match w.arithmetic_hazard(expression.slice(src)) {
+                Some(why) => Err(format!("the arithmetic `{}` {why}", span.slice(src))),
+                None => Ok(()),
+            },
             WordPart::Parameter {
                 name,
                 braced: true,
                 span,
             } => braced_parameter(name, w.arith_poison || unsafe_offset(w, name))
-                .map_err(|why| format!("`{}` {why}", span.slice(src))),
+                .map_err(|why| format!("`{}` {why}", span.slice(src)).to_string())
+                .and_then(|()| match parameter_hazard(w, name) {
+                    Some(why) => Err(format!("`{}` {why}", span.slice(src))),
+                    None => Ok(()),
+                }),
             WordPart::Array { elements, .. } => {
                 for e in elements {
                     w.word(e, src);
@@ -85,6 +80,42 @@ fn unsafe_offset(w: &Walker<'_, '_>, inner: &str) -> bool {
         .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
         .count();
     super::session::unsafe_in_arithmetic(w, &inner[name_len..]).is_some()
+}
+
+/// Why `${…}` with this inside evaluates, as arithmetic or as a variable name, a value only known
+/// when the call runs: a subscript (`${a[x]}`), an offset or length (`${s:x:y}`), an indirection
+/// (`${!x}`), or a default given to an integer variable (`${n:=v}`).
+fn parameter_hazard(w: &Walker<'_, '_>, inner: &str) -> Option<String> {
+    if let Some(target) = inner.strip_prefix('!') {
+        let len = super::names::identifier_len(target);
+        let listing = matches!(&target[len..], "*" | "@" | "[@]" | "[*]");
+        if len > 0 && !listing && w.names.is_dynamic(&target[..len]) {
+            return Some(format!(
+                "names a variable through `{}`, whose value is only known when it runs",
+                &target[..len]
+            ));
+        }
+        return None;
+    }
+    let len = super::names::identifier_len(inner.strip_prefix('#').unwrap_or(inner));
+    let name_end = len + usize::from(inner.starts_with('#'));
+    let mut rest = &inner[name_end..];
+    if let Some(after) = rest.strip_prefix('[') {
+        let close = after.find(']').unwrap_or(after.len());
+        if let Some(why) = w.subscript_hazard(&after[..close]) {
+            return Some(why);
+        }
+        rest = after.get(close + 1..).unwrap_or("");
+    }
+    let name = &inner[usize::from(inner.starts_with('#'))..name_end];
+    if let Some(default) = rest.strip_prefix(":=").or_else(|| rest.strip_prefix('=')) {
+        return w.assignment_hazard(name, Some(default));
+    }
+    let offset = rest
+        .strip_prefix(':')
+        .filter(|r| !r.starts_with(['-', '=', '?', '+']))?;
+    w.unsafe_names(offset)
+        .map(|why| format!("takes an offset or length that {why}"))
 }
 
 /// Whether `${…}` with this inside can run code or hides code the analysis cannot parse.
@@ -133,26 +164,6 @@ pub(super) fn heredoc_may_execute(body: &str) -> bool {
         }
     }
     false
-}
-
-/// Whether some word of the script holds text that would run a command if it were evaluated as
-/// arithmetic (`x='a[$(id)]'; echo $((x))`): then every arithmetic context fails closed.
-pub(super) fn poisons_arithmetic(script: &Script) -> bool {
-    struct Find(bool);
-    impl Visitor<'_> for Find {
-        fn word_part(&mut self, part: &WordPart) {
-            if let WordPart::Literal { value, .. }
-            | WordPart::SingleQuoted { value, .. }
-            | WordPart::AnsiC { value, .. } = part
-                && crate::argv::code_in_subscript(value)
-            {
-                self.0 = true;
-            }
-        }
-    }
-    let mut f = Find(false);
-    visit::walk_script(&mut f, script);
-    f.0
 }
 
 /// The argument a word becomes.

@@ -11,7 +11,7 @@ pub(super) fn check(argv: &[Arg]) -> Option<Result<(), String>> {
         "test" | "[" => Some(test_names(name, args)),
         "unset" => Some(named_variables(name, args.iter().filter(|a| !a.is("-v")))),
         "cd" | "pushd" | "popd" | "true" | "false" | ":" | "shift" | "exit" | "return" | "break"
-        | "continue" | "dirs" | "umask" | "wait"
+        | "continue" | "dirs" | "umask" | "wait" | "let"
             if (name != "umask" || args.is_empty())
                 && (name != "wait" || !args.iter().any(|a| a.raw.starts_with("-p"))) =>
         {

@@ -8,8 +8,10 @@
 //! expansion that can execute, too deep a nesting) becomes an [`SegmentKind::Unjudgeable`]
 //! segment, so the policy fails closed on it.
 
+mod arith;
 mod expansions;
 mod inert;
+mod names;
 mod runners;
 mod session;
 mod wrappers;
@@ -88,13 +90,15 @@ pub(crate) struct Options<'a> {
 
 /// Analyse `script` (spans index `src`).
 pub(crate) fn analyze(script: &Script, src: &str, opts: &Options<'_>) -> Vec<Segment> {
+    let names = names::scan(script, opts.session);
     let mut w = Walker {
         opts,
         out: Vec::new(),
         depth: 0,
         here: opts.cwd.map(Path::to_path_buf),
         cd_seen: false,
-        arith_poison: expansions::poisons_arithmetic(script),
+        arith_poison: names.poison,
+        names,
         elevated: false,
         expanding: Vec::new(),
     };
@@ -127,6 +131,8 @@ struct Walker<'o, 'a> {
     cd_seen: bool,
     /// Some word holds text that would run a command if evaluated as arithmetic (`a[$(id)]`).
     arith_poison: bool,
+    /// What the whole call does to the names arithmetic reads and assigns.
+    names: names::Names,
     /// Inside a script a privilege wrapper runs (`sudo bash -c '…'`): everything in it is elevated.
     elevated: bool,
     /// Session aliases and functions being expanded (bash does not expand an alias inside itself;
@@ -239,13 +245,13 @@ impl Walker<'_, '_> {
                 variable,
                 ..
             } => {
+                if let Some(r) = session::named_reference(self, variable) {
+                    self.fail(cc.span.slice(src), session::reference_reason(r));
+                }
                 for w in words.iter().flatten() {
                     let arg = self.word(w, src);
-                    if session::evaluated_assignment(self, variable, arg.get()) {
-                        self.fail(
-                            cc.span.slice(src),
-                            format!("`{variable}` is an integer variable of the session: the loop evaluates each word"),
-                        );
+                    if let Some(why) = self.assignment_hazard(variable, arg.get()) {
+                        self.fail(cc.span.slice(src), format!("the loop assigns each word: {why}"));
                     }
                 }
                 self.list(body, src);
@@ -284,6 +290,9 @@ impl Walker<'_, '_> {
                         text,
                         format!("the test reads the session variable `{name}`, whose value runs a command as arithmetic"),
                     );
+                } else if let Some(why) = conditional_arithmetic(expr).and_then(|()| self.unsafe_names(expr))
+                {
+                    self.fail(text, format!("the test evaluates arithmetic that {why}"));
                 } else {
                     self.push(text, SegmentKind::Inert);
                 }
@@ -304,23 +313,12 @@ impl Walker<'_, '_> {
 
     /// Check an arithmetic expression; `false` (after recording a failure) when it may execute.
     fn arithmetic(&mut self, expr: &str, text: &str) -> bool {
-        if expansions::text_may_execute(expr) {
-            self.fail(
-                text,
-                "arithmetic containing a command substitution cannot be judged",
-            );
-            false
-        } else if expr.contains('[') || self.arith_poison {
-            self.fail(text, "arithmetic with array subscripts may run a command");
-            false
-        } else if let Some(name) = session::unsafe_in_arithmetic(self, expr) {
-            self.fail(
-                text,
-                format!("arithmetic reads the session variable `{name}`, whose value runs a command there"),
-            );
-            false
-        } else {
-            true
+        match self.arithmetic_hazard(expr) {
+            Some(why) => {
+                self.fail(text, format!("the arithmetic {why}"));
+                false
+            }
+            None => true,
         }
     }
 
@@ -342,10 +340,13 @@ impl Walker<'_, '_> {
         match shellgate_normalize::parse(text) {
             Ok(script) => {
                 self.depth += 1;
+                let outer = self.names.clone();
+                self.names.merge(names::scan(&script, self.opts.session));
                 let poison = self.arith_poison;
-                self.arith_poison |= expansions::poisons_arithmetic(&script);
+                self.arith_poison |= self.names.poison;
                 self.list(&script.list, text);
                 self.arith_poison = poison;
+                self.names = outer;
                 self.depth -= 1;
             }
             Err(e) => self.fail(outer_text, format!("the inner command does not parse: {e}")),
@@ -392,17 +393,19 @@ impl Walker<'_, '_> {
         if session::expands_alias(self, s, src) {
             return;
         }
-        let mut problem = None;
+        let mut problem = session::named_reference(self, text).map(session::reference_reason);
         for a in &s.assignments {
             let word = self.word(&a.word, src);
             let value = word.get().and_then(|v| v.split_once('=')).map(|(_, v)| v);
-            if session::evaluated_assignment(self, &a.name, value) {
-                problem = Some(format!(
-                    "`{}` is an integer variable of the session: what is assigned to it is evaluated as arithmetic",
-                    a.name
-                ));
+            if let Some(why) = self.assignment_hazard(&a.name, value) {
+                problem = Some(why);
             }
-            if crate::argv::code_in_subscript(a.word.span.slice(src)) {
+            if let Some(why) = self.assignment_subscripts(a, src) {
+                problem = Some(why);
+            }
+            if crate::argv::code_in_subscript(a.word.span.slice(src))
+                || value.is_some_and(crate::argv::code_in_subscript)
+            {
                 // A variable with the integer attribute (set in this or an earlier call)
                 // evaluates what it is given.
                 problem = Some(format!(
@@ -498,10 +501,15 @@ impl Walker<'_, '_> {
             self.cd_seen = true;
             self.here = changed_directory(self.here.as_deref(), &inv.argv[1..]);
         }
+        let builtin = inv.argv[0].get().is_some_and(|n| !n.contains('/'));
+        if builtin && let Some(why) = self.builtin_assignment_hazard(&inv.argv) {
+            self.push(text, SegmentKind::Unjudgeable(why));
+            return;
+        }
         if !inv.elevated
             && !inv.open_ended
             && inv.problem.is_none()
-            && inv.argv[0].get().is_some_and(|n| !n.contains('/'))
+            && builtin
             && let Some(result) = inert::check(&inv.argv)
         {
             let kind = match result {
@@ -522,6 +530,14 @@ impl Walker<'_, '_> {
         self.out[idx].danger = danger;
         self.out[idx].control = control;
     }
+}
+
+/// `Some` when a `[[ … ]]` test evaluates some operand as arithmetic (`-eq` and the other
+/// integer comparisons) or names a variable whose subscript is evaluated (`-v`, `-R`).
+fn conditional_arithmetic(expr: &str) -> Option<()> {
+    expr.split_whitespace()
+        .any(|w| matches!(w, "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge" | "-v" | "-R"))
+        .then_some(())
 }
 
 /// Why a redirect target is (or may be) one of bash's network paths (`/dev/tcp/HOST/PORT`,

@@ -17,13 +17,17 @@ pub(super) fn before_any_command(w: &mut Walker<'_, '_>, view: &SessionView) {
             "the session is running another command, which may change its functions and aliases before this one runs",
         );
     }
-    if let Some(definition) = view.functions.get("command_not_found_handle") {
-        function_body(
-            w,
-            "command_not_found_handle",
-            definition,
-            "command_not_found_handle",
+    if let Some(why) = &view.unjudgeable {
+        w.fail(
+            "(the session)",
+            format!("the session's state cannot be judged against: {why}"),
         );
+    }
+    // bash's and zsh's names for it.
+    for handler in ["command_not_found_handle", "command_not_found_handler"] {
+        if let Some(definition) = view.functions.get(handler) {
+            function_body(w, handler, definition, handler);
+        }
     }
 }
 
@@ -118,14 +122,20 @@ pub(super) fn unsafe_in_arithmetic<'v>(w: &Walker<'_, 'v>, expr: &str) -> Option
     identifiers(expr).find_map(|name| view.arithmetic_unsafe.get(name).map(String::as_str))
 }
 
-/// Whether a value given to `name` is evaluated as arithmetic (an integer variable of the session)
-/// and is not a plain number.
-pub(super) fn evaluated_assignment(w: &Walker<'_, '_>, name: &str, value: Option<&str>) -> bool {
-    let number = |v: &str| {
-        let digits = v.strip_prefix('-').unwrap_or(v);
-        !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
-    };
-    w.opts.session.is_some_and(|view| view.integers.contains(name)) && !value.is_some_and(number)
+/// A session name reference whose target's subscript runs code, named anywhere in `text`.
+pub(super) fn named_reference<'v>(w: &Walker<'_, 'v>, text: &str) -> Option<&'v str> {
+    let view = w.opts.session?;
+    if view.references.is_empty() {
+        return None;
+    }
+    identifiers(text).find_map(|n| view.references.get(n).map(String::as_str))
+}
+
+/// Why naming the session reference `name` runs code.
+pub(super) fn reference_reason(name: &str) -> String {
+    format!(
+        "`{name}` is a name reference of the session whose target's subscript runs a command when it is used"
+    )
 }
 
 /// The names in arithmetic or test text.

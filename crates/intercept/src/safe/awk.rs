@@ -5,10 +5,6 @@
 use crate::argv::Arg;
 use crate::getopt::{Item, Spec, long_may_be, scan};
 
-pub(super) fn is_awk(name: &str) -> bool {
-    matches!(name, "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk")
-}
-
 pub(super) fn check(name: &str, args: &[Arg]) -> Result<(), String> {
     let spec = Spec {
         short_values: "Fvfe",

@@ -6,6 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::git_cache::Watched;
+
 /// Where a `git` command runs: its directory (when known) and the workspace it must stay in.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Place<'a> {
@@ -37,46 +39,123 @@ pub(super) fn directory(place: Place<'_>, chdirs: &[&str]) -> Result<PathBuf, St
     Ok(dir)
 }
 
-/// `Err` naming the first key of the repository's own configuration (found from `dir` upwards)
-/// through which a read would run a program.
+/// `Err` naming the first key of a configuration git reads in `dir` (the repository found from
+/// `dir` upwards, its common directory, its submodules' directories) through which a read would
+/// run a program.
+/// The verdict is kept while nothing it was read from changes (see `git_cache`).
 pub(super) fn config_runs_nothing(dir: &Path) -> Result<(), String> {
-    let Some(git_dir) = find_git_dir(dir) else {
+    super::git_cache::cached(dir, |w| judge_configuration(dir, w))
+}
+
+fn judge_configuration(dir: &Path, w: &mut Watched) -> Result<(), String> {
+    let Some(git_dir) = find_git_dir(dir, w)? else {
         return Ok(());
     };
-    let mut files = vec![git_dir.join("config"), git_dir.join("config.worktree")];
+    w.note(&git_dir);
+    let mut dirs = vec![git_dir.clone()];
     // A linked worktree shares its main repository's configuration.
-    if let Ok(common) = std::fs::read_to_string(git_dir.join("commondir")) {
-        let common = git_dir.join(common.trim());
-        files.push(common.join("config"));
-        files.push(common.join("config.worktree"));
+    if let Some(common) = read_optional(&git_dir.join("commondir"), w)? {
+        let common = git_dir.join(String::from_utf8_lossy(&common).trim());
+        w.note(&common);
+        dirs.push(common);
     }
-    for file in files {
-        let Ok(text) = std::fs::read_to_string(&file) else {
-            continue;
-        };
-        if let Some(key) = running_key(&text) {
-            return Err(format!(
-                "the repository's configuration ({}) sets `{key}`, which runs a program",
-                file.display()
-            ));
+    // `git status` and `git diff` look into submodules, which read their own configuration.
+    for d in dirs.clone() {
+        submodule_dirs(&d.join("modules"), 0, &mut dirs, w)?;
+    }
+    for d in dirs {
+        for file in [d.join("config"), d.join("config.worktree")] {
+            let Some(bytes) = read_optional(&file, w)? else {
+                continue;
+            };
+            // Keys are ASCII; a stray byte elsewhere must not hide them.
+            if let Some(key) = running_key(&String::from_utf8_lossy(&bytes)) {
+                return Err(format!(
+                    "the repository's configuration ({}) sets `{key}`, which runs a program",
+                    file.display()
+                ));
+            }
         }
     }
     Ok(())
 }
 
-/// The `.git` directory of the repository holding `dir` (a `.git` file points to it).
-fn find_git_dir(dir: &Path) -> Option<PathBuf> {
-    for d in dir.ancestors() {
-        let dot_git = d.join(".git");
-        if dot_git.is_dir() {
-            return Some(dot_git);
+/// How deep submodules of submodules are followed before giving up.
+const MAX_SUBMODULE_DEPTH: usize = 8;
+
+/// Every repository directory under a `modules` directory (`modules/a`, `modules/a/modules/b`;
+/// a submodule's name may hold `/`, so every directory that looks like a repository counts).
+fn submodule_dirs(
+    modules: &Path,
+    depth: usize,
+    out: &mut Vec<PathBuf>,
+    w: &mut Watched,
+) -> Result<(), String> {
+    w.note(modules);
+    let Ok(entries) = std::fs::read_dir(modules) else {
+        return Ok(());
+    };
+    if depth > MAX_SUBMODULE_DEPTH {
+        return Err("the repository's submodules nest too deeply to judge".into());
+    }
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if !path.is_dir() {
+            continue;
         }
-        if let Ok(text) = std::fs::read_to_string(&dot_git) {
-            let target = text.trim().strip_prefix("gitdir:")?.trim();
-            return Some(d.join(target));
+        w.note(&path);
+        if is_git_dir(&path) {
+            submodule_dirs(&path.join("modules"), depth + 1, out, w)?;
+            out.push(path);
+        } else {
+            submodule_dirs(&path, depth + 1, out, w)?;
         }
     }
-    None
+    Ok(())
+}
+
+/// A file's bytes, `None` when it does not exist; an error when it exists but cannot be read
+/// (git would read it).
+fn read_optional(path: &Path, w: &mut Watched) -> Result<Option<Vec<u8>>, String> {
+    w.note(path);
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) if path.is_dir() => Err(format!("{} is a directory: {e}", path.display())),
+        Err(e) => Err(format!("{} cannot be read to judge it: {e}", path.display())),
+    }
+}
+
+/// Whether `dir` looks like a repository directory to git's discovery (`HEAD` beside `objects/`
+/// or `refs/`, or a linked worktree's `commondir`). Looser than git: a directory counted here that
+/// git would not use only costs a needless look at its configuration.
+fn is_git_dir(dir: &Path) -> bool {
+    dir.join("HEAD").is_file()
+        && (dir.join("objects").is_dir() || dir.join("refs").is_dir() || dir.join("commondir").is_file())
+}
+
+/// The repository directory git uses in `dir`: at each level up, `.git` (a directory, or a file
+/// naming one with `gitdir:`), then the level itself as a bare repository.
+fn find_git_dir(dir: &Path, w: &mut Watched) -> Result<Option<PathBuf>, String> {
+    for d in dir.ancestors() {
+        // Its entries decide: `.git`, `HEAD`, `objects`, `refs`, `commondir`.
+        w.note(d);
+        let dot_git = d.join(".git");
+        if dot_git.is_dir() {
+            return Ok(Some(dot_git));
+        }
+        if let Some(text) = read_optional(&dot_git, w)? {
+            let text = String::from_utf8_lossy(&text);
+            let Some(target) = text.trim().strip_prefix("gitdir:") else {
+                return Err(format!("{} is not a `gitdir:` file", dot_git.display()));
+            };
+            return Ok(Some(d.join(target.trim())));
+        }
+        if is_git_dir(d) {
+            return Ok(Some(d.to_path_buf()));
+        }
+    }
+    Ok(None)
 }
 
 /// The first `section.key` in a git configuration text that makes reads run a program.
@@ -132,6 +211,9 @@ fn runs_program(key: &str, value: &str) -> bool {
         | ("gpg", "program")
         | ("credential", "helper")
         | ("include", "path") => true,
+        // An alias cannot replace a built-in subcommand, but one starting with `!` is a shell
+        // command: no reason to read in a repository that defines one.
+        ("alias", _) => value.starts_with('!'),
         (s, "path") => s.starts_with("includeif"),
         _ => false,
     }

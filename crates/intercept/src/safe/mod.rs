@@ -4,7 +4,9 @@
 mod awk;
 mod escapes;
 mod git;
+mod git_cache;
 mod git_repo;
+mod profile;
 mod sed;
 
 pub(crate) use git_repo::Place;
@@ -13,119 +15,11 @@ pub(crate) use escapes::escapes;
 
 use crate::argv::{Arg, basename};
 use crate::getopt::{Item, Spec, long_may_be, scan};
-
-/// Commands with no option that writes files or runs programs: any arguments are read-only, and
-/// arguments appended at run time (`xargs`) are harmless too.
-const ANY_ARGS: &[&str] = &[
-    "cat",
-    "head",
-    "tail",
-    "wc",
-    "ls",
-    "pwd",
-    "echo",
-    "true",
-    "false",
-    "test",
-    "[",
-    "which",
-    "type",
-    "whoami",
-    "id",
-    "uname",
-    "basename",
-    "dirname",
-    "realpath",
-    "readlink",
-    "stat",
-    "du",
-    "df",
-    "nl",
-    "paste",
-    "rev",
-    "seq",
-    "expr",
-    "tac",
-    "numfmt",
-    "cut",
-    "tr",
-    "comm",
-    "fold",
-    "fmt",
-    "column",
-    "strings",
-    "od",
-    "hexdump",
-    "md5sum",
-    "sha1sum",
-    "sha224sum",
-    "sha256sum",
-    "sha384sum",
-    "sha512sum",
-    "b2sum",
-    "cksum",
-    "sum",
-    "grep",
-    "egrep",
-    "fgrep",
-    "printenv",
-    "nproc",
-    "arch",
-    "uptime",
-    "free",
-    "groups",
-    "locale",
-    "tty",
-    "getconf",
-    "ps",
-    "pgrep",
-    "cmp",
-    "diff",
-    "jq",
-    "sleep",
-    "expand",
-    "unexpand",
-    "join",
-    "look",
-    "lsblk",
-    "env",
-    "whereis",
-    "cal",
-    "users",
-    "who",
-    "logname",
-    "pathchk",
-    "tsort",
-    "factor",
-];
+use profile::Judge;
 
 /// Whether `name` is a command the profile knows (a function of that name would shadow it).
 pub(crate) fn knows(name: &str) -> bool {
-    ANY_ARGS.contains(&name)
-        || matches!(
-            name,
-            "printf"
-                | "date"
-                | "hostname"
-                | "ptx"
-                | "uniq"
-                | "xxd"
-                | "file"
-                | "tree"
-                | "base64"
-                | "base32"
-                | "sort"
-                | "find"
-                | "fd"
-                | "fdfind"
-                | "rg"
-                | "ag"
-                | "sed"
-                | "gsed"
-                | "git"
-                | "command"
-        )
-        || awk::is_awk(name)
+    profile::entry(name).is_some()
 }
 
 /// `Ok` when `argv` is read-only; otherwise why not.
@@ -137,7 +31,10 @@ pub(crate) fn check(argv: &[Arg], open_ended: bool, elevated: bool, place: Place
         return Err(format!("`{name}` runs with raised privileges"));
     }
     let args = &argv[1..];
-    if ANY_ARGS.contains(&name) {
+    let Some(entry) = profile::entry(name) else {
+        return Err(format!("`{name}` is not in the read-only profile"));
+    };
+    if matches!(entry.judge, Judge::AnyArgs) {
         return Ok(());
     }
     if open_ended {
@@ -145,217 +42,30 @@ pub(crate) fn check(argv: &[Arg], open_ended: bool, elevated: bool, place: Place
             "`{name}` with arguments appended at run time is not known to be read-only"
         ));
     }
-    match name {
-        "printf" => printf(args),
-        "date" => refuse(name, args, Spec::default(), &['s'], &["set"]),
-        // `-F FILE`/`--file` and `-b` set the host name, as an operand does.
-        "hostname" => {
-            let spec = Spec {
-                short_values: "F",
-                long_values: &["file"],
-            };
-            refuse(name, args, spec, &['F', 'b'], &["file", "boot"])?;
-            positional_count(name, args, spec, 0)
+    let with_review = |why: String| format!("{why} ({})", entry.review);
+    match &entry.judge {
+        Judge::AnyArgs => Ok(()),
+        Judge::Options {
+            spec,
+            short,
+            long,
+            max_operands,
+        } => {
+            refuse(name, args, *spec, short, long).map_err(with_review)?;
+            match max_operands {
+                Some(max) => positional_count(name, args, *spec, *max).map_err(with_review),
+                None => Ok(()),
+            }
         }
-        // `ptx -G IN OUT` (traditional mode) writes OUT.
-        "ptx" => refuse(
-            name,
-            args,
-            Spec {
-                short_values: "bioFgSWw",
-                long_values: &[
-                    "break-file",
-                    "ignore-file",
-                    "only-file",
-                    "flag-truncation",
-                    "gap-size",
-                    "sentence-regexp",
-                    "word-regexp",
-                    "width",
-                    "macro-name",
-                    "format",
-                ],
-            },
-            &['G'],
-            &["traditional"],
-        ),
-        "uniq" => {
-            refuse(
-                name,
-                args,
-                Spec {
-                    short_values: "fsw",
-                    long_values: &[
-                        "skip-fields",
-                        "skip-chars",
-                        "check-chars",
-                        "group",
-                        "all-repeated",
-                    ],
-                },
-                &[],
-                &[],
-            )?;
-            positional_count(
-                name,
-                args,
-                Spec {
-                    short_values: "fsw",
-                    long_values: &["skip-fields", "skip-chars", "check-chars"],
-                },
-                1,
-            )
-        }
-        "xxd" => {
-            let spec = Spec {
-                short_values: "cglosn",
-                long_values: &[],
-            };
-            refuse(name, args, spec, &[], &[])?;
-            positional_count(name, args, spec, 1)
-        }
-        "file" => refuse(
-            name,
-            args,
-            Spec {
-                short_values: "emfFP",
-                long_values: &["magic-file", "files-from", "separator", "exclude", "parameter"],
-            },
-            &['C'],
-            &["compile"],
-        ),
-        "tree" => refuse(
-            name,
-            args,
-            Spec {
-                short_values: "LPIHToF",
-                long_values: &["filelimit", "timefmt", "sort", "charset"],
-            },
-            &['o', 'R'],
-            &["output"],
-        ),
-        "base64" | "base32" => refuse(
-            name,
-            args,
-            Spec {
-                short_values: "wio",
-                long_values: &["wrap", "input", "output"],
-            },
-            &['o'],
-            &["output"],
-        ),
-        "sort" => refuse(
-            name,
-            args,
-            Spec {
-                short_values: "kotTS",
-                long_values: &[
-                    "key",
-                    "output",
-                    "field-separator",
-                    "temporary-directory",
-                    "buffer-size",
-                    "compress-program",
-                    "files0-from",
-                    "random-source",
-                    "parallel",
-                    "batch-size",
-                    "sort",
-                ],
-            },
-            &['o'],
-            &["output", "compress-program"],
-        ),
-        "find" => find(args),
-        "fd" | "fdfind" => refuse(
-            name,
-            args,
-            Spec {
-                short_values: "tEedjScxXo",
-                long_values: &[
-                    "type",
-                    "exclude",
-                    "extension",
-                    "max-depth",
-                    "min-depth",
-                    "exact-depth",
-                    "threads",
-                    "size",
-                    "changed-within",
-                    "changed-before",
-                    "owner",
-                    "base-directory",
-                    "search-path",
-                    "color",
-                    "max-results",
-                    "format",
-                    "ignore-file",
-                    "path-separator",
-                    "and",
-                ],
-            },
-            &['x', 'X'],
-            &["exec", "exec-batch"],
-        ),
-        "rg" => refuse(
-            name,
-            args,
-            Spec {
-                short_values: "ABCdEefgjMmrTt",
-                long_values: &[
-                    "after-context",
-                    "before-context",
-                    "context",
-                    "max-depth",
-                    "encoding",
-                    "regexp",
-                    "file",
-                    "glob",
-                    "iglob",
-                    "threads",
-                    "max-columns",
-                    "max-count",
-                    "replace",
-                    "type-not",
-                    "type",
-                    "type-add",
-                    "type-clear",
-                    "pre",
-                    "pre-glob",
-                    "hostname-bin",
-                    "colors",
-                    "color",
-                    "sort",
-                    "sortr",
-                    "path-separator",
-                    "context-separator",
-                    "field-context-separator",
-                    "field-match-separator",
-                    "ignore-file",
-                    "max-filesize",
-                    "dfa-size-limit",
-                    "regex-size-limit",
-                    "engine",
-                ],
-            },
-            &['z'],
-            &["pre", "hostname-bin", "search-zip"],
-        ),
-        "ag" => refuse(
-            name,
-            args,
-            Spec {
-                short_values: "ABCGgmp",
-                long_values: &["pager", "ignore", "file-search-regex", "depth"],
-            },
-            &[],
-            &["pager"],
-        ),
-        "sed" | "gsed" => sed::check(args),
-        n if awk::is_awk(n) => awk::check(n, args),
-        "git" => git::check(args, place),
-        "command" if args.first().is_some_and(|a| a.is("-v") || a.is("-V")) => Ok(()),
-        _ => Err(format!("`{name}` is not in the read-only profile")),
+        Judge::Words(words) => refuse_words(name, args, words).map_err(with_review),
+        Judge::Own => match name {
+            "printf" => printf(args),
+            "sed" | "gsed" => sed::check(args),
+            "git" => git::check(args, place),
+            "command" if args.first().is_some_and(|a| a.is("-v") || a.is("-V")) => Ok(()),
+            "command" => Err("`command` runs a program".into()),
+            _ => awk::check(name, args),
+        },
     }
 }
 
@@ -392,6 +102,22 @@ fn positional_count(name: &str, args: &[Arg], spec: Spec<'_>, max: usize) -> Res
     Ok(())
 }
 
+/// Refuse the listed argument words (`find -delete`), and dynamic words that may be one.
+fn refuse_words(name: &str, args: &[Arg], words: &[&str]) -> Result<(), String> {
+    for a in args {
+        match a.get() {
+            Some(v) if words.contains(&v) => {
+                return Err(format!("`{name} {v}` writes files or runs programs"));
+            }
+            None if a.may_be_option => {
+                return Err(format!("`{name}` argument `{}` may expand to an action", a.raw));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 fn printf(args: &[Arg]) -> Result<(), String> {
     if let Some(first) = args.first()
         && first.is("-v")
@@ -415,24 +141,6 @@ fn printf(args: &[Arg]) -> Result<(), String> {
     }
 }
 
-fn find(args: &[Arg]) -> Result<(), String> {
-    for a in args {
-        match a.get() {
-            Some(
-                v @ ("-exec" | "-execdir" | "-ok" | "-okdir" | "-delete" | "-fprint" | "-fprint0"
-                | "-fprintf" | "-fls"),
-            ) => {
-                return Err(format!("`find {v}` writes files or runs programs"));
-            }
-            None if a.may_be_option => {
-                return Err(format!("`find` argument `{}` may expand to an action", a.raw));
-            }
-            _ => {}
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -443,29 +151,77 @@ mod tests {
     }
 
     #[test]
+    fn every_dangerous_option_in_the_table_is_refused() {
+        let cases = profile::dangerous_cases();
+        assert!(cases.len() > 40, "{cases:?}");
+        for c in cases {
+            assert!(!safe(&c), "{c}");
+        }
+        for e in profile::PROFILE {
+            assert!(!e.review.is_empty(), "{:?} has no review", e.names);
+        }
+        for (name, why) in profile::LEFT_OUT {
+            assert!(!knows(name), "{name} is in the profile, but {why}");
+            assert!(!safe(&format!("{name} x")), "{name}");
+        }
+    }
+
+    #[test]
     fn dangerous_flags_are_refused() {
         for c in [
             "sort -o out x",
             "sort --output=out",
             "sort --compress-prog=sh x",
             "sort -uo out",
+            "sort x -o out",
             "rg --pre=sh x",
             "rg -z x",
             "rg --search-z x",
             "rg --hostname-bin=x y",
             "find . -delete",
             "find . -exec rm {} ;",
+            "find . -execdir rm {} ;",
+            "find . -ok rm {} ;",
+            "find . -okdir rm {} ;",
             "find . -fprint f",
+            "find . -fprint0 f",
+            "find . -fprintf f %p",
+            "find . -fls f",
             "fd -x rm",
+            "fd -X rm",
             "fd --exec-b rm",
             "date -s 2020",
+            "date --set=2020",
+            "date --se 2020",
             "uniq a b",
+            "xxd a b",
+            "xxd -r a b",
             "tree -o f",
+            "tree --output=f",
+            "tree -F -o f",
+            "tree -R",
             "file -C",
+            "file --compile",
             "ag --pager=x y",
+            "ag -C --pager=x y",
             "hostname evil",
+            "hostname -b",
+            "hostname --boot",
+            "hostname -F f",
+            "ptx -G in out",
+            "ptx --traditional in out",
             "base64 -o f",
             "printf -v PATH x",
+            "git diff --output=f",
+            "git log --output f",
+            "git show --outp=f",
+            "git format-patch -o d",
+            "git archive -o f HEAD",
+            "split x",
+            "tee x",
+            "less x",
+            "man ls",
+            "command rm x",
         ] {
             assert!(!safe(c), "{c}");
         }
@@ -487,6 +243,12 @@ mod tests {
             "printf %s x",
             "hostname -f",
             "command -v git",
+            "ptx in out",
+            "xxd a",
+            "tree -F -L 2",
+            "file -m magic x",
+            "date -d yesterday",
+            "ag -C3 x",
         ] {
             assert!(safe(c), "{c}");
         }

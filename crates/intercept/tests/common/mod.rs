@@ -37,3 +37,16 @@ pub fn judge(policy: &Policy, command: &str) -> Judgement {
 pub fn decide(policy: &Policy, command: &str) -> Decision {
     judge(policy, command).decision()
 }
+
+/// A complete bash session state as the engine saves it: `vars` (`declare -p` lines), the shell's
+/// options, `defs` (functions and aliases), the engine's own exit trap, `hooks` (more traps,
+/// hashed paths, builtins) and the end line.
+pub fn bash_state(vars: &str, defs: &str, hooks: &str) -> String {
+    format!(
+        "{vars}declare -x PATH=\"/usr/local/bin:/usr/bin:/bin\"\n\
+         declare -- __shellgate_so=\"braceexpand:hashall:interactive-comments\"\n\
+         declare -- __shellgate_bo=\"expand_aliases:extglob:extquote\"\n\
+         #shellgate-state-functions\n{defs}#shellgate-state-hooks\n\
+         trap -- '{{ \\__shellgate_exit; }} 2>/dev/null' EXIT\n{hooks}enable echo\n: shellgate-state-end\n"
+    )
+}

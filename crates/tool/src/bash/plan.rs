@@ -238,7 +238,7 @@ impl BashTool {
             ..SessionView::default()
         };
         for (_, text) in &named.saved {
-            view.merge(SessionView::from_saved_state(text));
+            view.merge(SessionView::clone(&super::session_views::view_of(text)));
         }
         view
     }

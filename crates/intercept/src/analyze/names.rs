@@ -1,0 +1,285 @@
+//! What a whole call does to variable names that arithmetic depends on, gathered before the walk
+//! (flow-insensitively: a loop's second turn sees what its end declared, and a function body what
+//! the code after its definition did).
+//!
+//! - *integers*: names that may carry the integer attribute (`declare -i`, `typeset -i`, `local
+//!   -i`, `integer`) or be name references: bash evaluates what is assigned to them as arithmetic;
+//! - *dynamic*: names whose value is only known when the call runs (`x=$(cat f)`, `read x`,
+//!   `for x in *`, `printf -v x`): arithmetic over them evaluates that value, and arithmetic runs
+//!   the substitutions in array subscripts (`a[$(id)]`);
+//! - *poison*: some literal holds text that runs a command when evaluated as arithmetic.
+//!
+//! `eval`, `source` and a `declare` with a word only known at run time can do anything to any
+//! name: the sets then hold every name.
+
+use std::collections::BTreeSet;
+
+use shellgate_normalize::ast::{CompoundCommand, CompoundKind, Script, SimpleCommand, Word, WordPart};
+use shellgate_normalize::visit::{self, Visitor};
+
+use crate::SessionView;
+
+/// Names that are always only known when the call runs: bash sets them itself.
+const SET_BY_THE_SHELL: &[&str] = &["_", "REPLY", "OPTARG", "MAPFILE", "BASH_REMATCH"];
+
+/// A set of variable names that may also be "every name".
+#[derive(Debug, Clone, Default)]
+pub(super) struct NameSet {
+    names: BTreeSet<String>,
+    any: bool,
+}
+
+impl NameSet {
+    pub(super) fn contains(&self, name: &str) -> bool {
+        self.any || self.names.contains(name)
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        !self.any && self.names.is_empty()
+    }
+
+    fn insert(&mut self, name: &str) {
+        let base = name
+            .split(['[', '='])
+            .next()
+            .unwrap_or(name)
+            .trim_end_matches('+');
+        if !base.is_empty() {
+            self.names.insert(base.to_owned());
+        }
+    }
+}
+
+/// The call-wide facts (see the module documentation).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Names {
+    pub integers: NameSet,
+    pub dynamic: NameSet,
+    pub poison: bool,
+    /// Static command names the call runs (to follow session functions and aliases).
+    calls: BTreeSet<String>,
+}
+
+impl Names {
+    /// Whether `name` is only known when the call runs.
+    pub(super) fn is_dynamic(&self, name: &str) -> bool {
+        self.dynamic.contains(name) || SET_BY_THE_SHELL.contains(&name)
+    }
+
+    /// Add what a nested script does.
+    pub(super) fn merge(&mut self, other: Names) {
+        self.integers.names.extend(other.integers.names);
+        self.integers.any |= other.integers.any;
+        self.dynamic.names.extend(other.dynamic.names);
+        self.dynamic.any |= other.dynamic.any;
+        self.poison |= other.poison;
+        self.calls.extend(other.calls);
+    }
+
+    /// Everything can be anything.
+    fn give_up(&mut self) {
+        self.integers.any = true;
+        self.dynamic.any = true;
+    }
+}
+
+/// The facts of `script`, following the session functions and aliases it calls (their bodies run
+/// in the same shell) and the session's `command_not_found_handle`.
+pub(super) fn scan(script: &Script, session: Option<&SessionView>) -> Names {
+    let mut names = Names::default();
+    visit::walk_script(&mut Scan(&mut names, session.is_some()), script);
+    let Some(view) = session else { return names };
+    let mut followed: BTreeSet<String> = BTreeSet::new();
+    let mut pending: Vec<String> = names.calls.iter().cloned().collect();
+    for handler in ["command_not_found_handle", "command_not_found_handler"] {
+        if view.functions.contains_key(handler) {
+            pending.push(handler.to_owned());
+        }
+    }
+    while let Some(name) = pending.pop() {
+        if !followed.insert(name.clone()) {
+            continue;
+        }
+        let text = view.functions.get(&name).or_else(|| view.aliases.get(&name));
+        let Some(text) = text else { continue };
+        let Ok(body) = shellgate_normalize::parse(text) else {
+            names.give_up();
+            continue;
+        };
+        let before: BTreeSet<String> = names.calls.clone();
+        visit::walk_script(&mut Scan(&mut names, true), &body);
+        pending.extend(names.calls.difference(&before).cloned());
+    }
+    names
+}
+
+/// The names `builtin` cares about.
+const INTERESTING: &[&str] = &[
+    "eval",
+    "source",
+    ".",
+    "declare",
+    "typeset",
+    "local",
+    "export",
+    "readonly",
+    "integer",
+    "printf",
+    "read",
+    "mapfile",
+    "readarray",
+    "getopts",
+];
+
+/// The facts being gathered, and whether command names are noted (to follow session functions).
+struct Scan<'n>(&'n mut Names, bool);
+
+impl Visitor<'_> for Scan<'_> {
+    fn simple_command(&mut self, s: &SimpleCommand) {
+        for a in &s.assignments {
+            if a.word.static_value().is_none() {
+                self.0.dynamic.insert(&a.name);
+            }
+        }
+        // `builtin declare`, `command -p read`.
+        let mut k = 0;
+        let name = loop {
+            let Some(Some(w)) = s.words.get(k).map(Word::static_value) else {
+                return;
+            };
+            let command_option = k > 0 && s.words[0].is_literal("command") && w.starts_with('-');
+            if !command_option && !matches!(w.as_str(), "builtin" | "command") {
+                break w;
+            }
+            k += 1;
+        };
+        if INTERESTING.contains(&name.as_str()) {
+            let args: Vec<Option<String>> = s.words[k + 1..].iter().map(Word::static_value).collect();
+            builtin(self.0, &name, &args);
+        }
+        if self.1 {
+            self.0.calls.insert(name);
+        }
+    }
+
+    fn compound(&mut self, cc: &CompoundCommand) {
+        if let CompoundKind::For {
+            select,
+            variable,
+            words,
+            ..
+        } = &cc.kind
+        {
+            let known = words
+                .as_ref()
+                .is_some_and(|ws| ws.iter().all(|w| w.static_value().is_some()));
+            if *select || !known {
+                self.0.dynamic.insert(variable);
+            }
+        }
+    }
+
+    fn word_part(&mut self, part: &WordPart) {
+        match part {
+            WordPart::Literal { value, .. }
+            | WordPart::SingleQuoted { value, .. }
+            | WordPart::AnsiC { value, .. }
+                if crate::argv::code_in_subscript(value) =>
+            {
+                self.0.poison = true;
+            }
+            // `${x:=…}` / `${x=…}` assign the default.
+            WordPart::Parameter {
+                name, braced: true, ..
+            } => {
+                let inner = name.as_str();
+                let len = identifier_len(inner);
+                if len > 0 && (inner[len..].starts_with(":=") || inner[len..].starts_with('=')) {
+                    self.0.dynamic.insert(&inner[..len]);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// What the builtin `name` with `args` does to names.
+fn builtin(names: &mut Names, name: &str, args: &[Option<String>]) {
+    match name {
+        "eval" | "source" | "." => names.give_up(),
+        "declare" | "typeset" | "local" | "export" | "readonly" | "integer" => {
+            if args.iter().any(Option::is_none) {
+                return names.give_up();
+            }
+            let args = args.iter().flatten();
+            let integer = name == "integer"
+                || args
+                    .clone()
+                    .any(|a| a.starts_with(['-', '+']) && a.contains(['i', 'n']));
+            if integer {
+                for a in args.filter(|a| !a.starts_with(['-', '+'])) {
+                    names.integers.insert(a);
+                }
+            }
+        }
+        "printf" => {
+            for (i, a) in args.iter().enumerate() {
+                match a.as_deref() {
+                    Some("-v") => match args.get(i + 1) {
+                        Some(Some(target)) => names.dynamic.insert(target),
+                        _ => names.dynamic.any = true,
+                    },
+                    Some(v) if v.starts_with("-v") => names.dynamic.insert(&v[2..]),
+                    _ => {}
+                }
+            }
+        }
+        "read" | "mapfile" | "readarray" | "getopts" => {
+            for a in args {
+                match a.as_deref() {
+                    None => names.dynamic.any = true,
+                    // `printf -vNAME`, `read -aNAME`.
+                    Some(v) if v.starts_with('-') && v.len() > 2 => names.dynamic.insert(&v[2..]),
+                    Some(v) if identifier_len(v) > 0 => names.dynamic.insert(v),
+                    Some(_) => {}
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The length of the identifier at the start of `text`.
+pub(super) fn identifier_len(text: &str) -> usize {
+    if text.starts_with(|c: char| c.is_ascii_digit()) {
+        return 0;
+    }
+    text.bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(src: &str) -> Names {
+        scan(&shellgate_normalize::parse(src).unwrap(), None)
+    }
+
+    #[test]
+    fn integers_and_dynamic_values_are_found() {
+        let n = names(
+            "declare -i n; f() { local -il m=1; }; x=$(cat f); for y in *; do :; done; read -r z; printf -v w %s 1",
+        );
+        assert!(n.integers.contains("n") && n.integers.contains("m") && !n.integers.contains("x"));
+        for d in ["x", "y", "z", "w", "REPLY"] {
+            assert!(n.is_dynamic(d), "{d}");
+        }
+        assert!(!n.is_dynamic("n"));
+        assert!(names("eval \"$s\"").integers.contains("anything"));
+        assert!(names("declare $o n").dynamic.contains("anything"));
+        assert!(names("echo 'a[$(id)]'").poison);
+        assert!(!names("for i in 1 2; do :; done").is_dynamic("i"));
+    }
+}
