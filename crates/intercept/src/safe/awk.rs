@@ -140,6 +140,12 @@ fn program_is_read_only(p: &str) -> Result<(), &'static str> {
                 if matches!(word, "print" | "printf") {
                     print_depth = Some(depth);
                 }
+                // `length` without parentheses, then `/`: gawk divides, mawk reads a regular
+                // expression (so a `>` after it may become a redirection). Neither reading is safe
+                // to assume.
+                if word == "length" && next_non_blank(b, i) == Some(b'/') {
+                    return Err("has `length /`, which the awks read differently");
+                }
                 prev = if EXPRESSION_KEYWORDS.contains(&word) {
                     Prev::Operator
                 } else {
@@ -194,6 +200,11 @@ fn program_is_read_only(p: &str) -> Result<(), &'static str> {
     Ok(())
 }
 
+/// The first byte at or after `i` that is not a space or a tab.
+fn next_non_blank(b: &[u8], i: usize) -> Option<u8> {
+    b[i..].iter().copied().find(|c| !matches!(c, b' ' | b'\t'))
+}
+
 /// The end of the number starting at `i`: digits, a fraction, an exponent.
 fn number_end(b: &[u8], mut i: usize) -> usize {
     while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.') {
@@ -246,6 +257,8 @@ mod tests {
             "@load \"x\"",
             r#"{ print $1 |& "cat" }"#,
             r#"BEGIN { f = "sys" "tem"; @f("id") }"#,
+            // mawk reads `/ 2; y = 1. /` as a regular expression, then `> 1` as a redirection.
+            "BEGIN { if (1.) print length / 2; y = 1. / NR>1 }",
         ] {
             assert!(ro(p).is_err(), "{p}");
         }
