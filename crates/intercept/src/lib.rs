@@ -72,6 +72,8 @@ mod env;
 mod env_classes;
 mod error;
 mod getopt;
+mod git_config;
+mod identity;
 mod judgement;
 mod meaning;
 mod path_lookup;

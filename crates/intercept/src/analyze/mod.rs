@@ -84,6 +84,9 @@ pub(crate) struct Options<'a> {
     pub session: Option<&'a crate::SessionView>,
     /// The configured workspace, when it differs from where the command starts.
     pub workspace: Option<&'a Path>,
+    /// The name a program word runs as in a directory, when it differs from the word's own file
+    /// name (a link to another program); see `identity`.
+    pub real_name: &'a dyn Fn(&str, Option<&Path>) -> Option<String>,
 }
 
 /// Analyse `script` (spans index `src`).
@@ -483,7 +486,11 @@ impl Walker<'_, '_> {
             }
             return;
         };
-        let base = basename(name).to_owned();
+        // A link to a wrapper or a shell under another name is looked through as that program.
+        let base = match (self.opts.real_name)(name, self.here.as_deref()) {
+            Some(real) if !wrappers::dispatches(basename(name)) && wrappers::dispatches(&real) => real,
+            _ => basename(name).to_owned(),
+        };
         self.depth += 1;
         wrappers::dispatch(self, text, inv, &base, stdin);
         self.depth -= 1;
@@ -511,13 +518,19 @@ impl Walker<'_, '_> {
             self.push(text, kind);
             return;
         }
-        let danger = danger::check(
-            &inv.argv,
-            (self.opts.cwd, self.opts.workspace),
-            self.here.as_deref(),
-            self.cd_seen,
-        );
-        let control = control::check(&inv.argv, inv.open_ended);
+        let places = (self.opts.cwd, self.opts.workspace);
+        let mut danger = danger::check(&inv.argv, places, self.here.as_deref(), self.cd_seen);
+        let mut control = control::check(&inv.argv, inv.open_ended);
+        // Also checked as the program it runs, by the real file's name (`./del` linked to `rm`).
+        if let Some(real) = inv.argv[0]
+            .get()
+            .and_then(|n| (self.opts.real_name)(n, self.here.as_deref()))
+        {
+            let mut argv = inv.argv.clone();
+            argv[0] = Arg::literal(&real);
+            danger = danger.or_else(|| danger::check(&argv, places, self.here.as_deref(), self.cd_seen));
+            control = control.or_else(|| control::check(&argv, inv.open_ended));
+        }
         let idx = self.push(text, SegmentKind::Run(inv));
         self.out[idx].danger = danger;
         self.out[idx].control = control;

@@ -41,6 +41,31 @@ pub(super) fn dispatch(w: &mut Walker<'_, '_>, text: &str, inv: Invocation, base
     }
 }
 
+/// Whether `base` is a program [`dispatch`] looks through (a wrapper, a shell, a runner).
+pub(super) fn dispatches(base: &str) -> bool {
+    matches!(
+        base,
+        "env"
+            | "sudo"
+            | "doas"
+            | "timeout"
+            | "nice"
+            | "nohup"
+            | "builtin"
+            | "command"
+            | "exec"
+            | "stdbuf"
+            | "time"
+            | "xargs"
+            | "eval"
+            | "trap"
+            | "find"
+            | "fd"
+            | "fdfind"
+    ) || SHELLS.contains(&base)
+        || super::runners::is_runner(base)
+}
+
 /// A wrapper with nothing after its options: it is the command itself, unless arguments are
 /// appended when it runs (`xargs env`), which then become the command it runs.
 fn bare_wrapper(w: &mut Walker<'_, '_>, text: &str, inv: Invocation) {
