@@ -78,6 +78,7 @@ mod judgement;
 mod meaning;
 mod path_lookup;
 mod pattern;
+mod pipelines;
 mod policy;
 mod preflight;
 mod redirect;

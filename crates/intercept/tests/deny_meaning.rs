@@ -192,3 +192,45 @@ fn session_aliases_and_functions_meet_deny_rules_where_used() {
     };
     assert_eq!(judge("p origin master"), Decision::Deny);
 }
+
+#[test]
+fn words_appended_at_run_time_could_make_a_rule_match() {
+    for c in [
+        "echo push | xargs git",
+        "echo -rf d | xargs rm",
+        "xargs -0 git < list",
+        "xargs -n1 rm < list",
+        "cat list | parallel git",
+        "parallel git {.} ::: push.x",
+        "parallel -a list git",
+        "find . -printf '-rf\\n' | xargs rm",
+    ] {
+        assert_eq!(decide(RULES, c), Decision::Ask, "{c}");
+    }
+    for c in [
+        "find . | xargs rm -rf",
+        "parallel git ::: push",
+        "parallel git {} origin ::: push",
+        "parallel -j2 rm -rf ::: a b",
+        "parallel git ::: status push",
+        "parallel 'git push' ::: origin",
+    ] {
+        assert_eq!(decide(RULES, c), Decision::Deny, "{c}");
+    }
+    for c in [
+        "ls | xargs cat",
+        "git ls-files | xargs git add",
+        "find . -name '*.o' | xargs rm",
+        "parallel git ::: status log",
+        "echo a | xargs -I{} git log {}",
+    ] {
+        assert_eq!(decide(RULES, c), Decision::Allow, "{c}");
+    }
+    let off = Policy::builder()
+        .security(Security::Full)
+        .ask(AskMode::Off)
+        .deny("git push *")
+        .build()
+        .unwrap();
+    assert_eq!(common::decide(&off, "echo push | xargs git"), Decision::Deny);
+}

@@ -10,6 +10,7 @@
 
 mod expansions;
 mod inert;
+mod parallel;
 mod runners;
 mod session;
 mod wrappers;
@@ -169,7 +170,7 @@ impl Walker<'_, '_> {
             self.command(c, src);
         }
         if p.commands.len() > 1 {
-            danger::pipe_to_interpreter(&mut self.out, &stage_starts);
+            crate::pipelines::check(&mut self.out, &stage_starts);
         }
         // `echo TEXT | sh` runs TEXT: judge it as a script too.
         for pair in p.commands.windows(2) {
