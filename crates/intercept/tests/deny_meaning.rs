@@ -234,3 +234,30 @@ fn words_appended_at_run_time_could_make_a_rule_match() {
         .unwrap();
     assert_eq!(common::decide(&off, "echo push | xargs git"), Decision::Deny);
 }
+
+#[test]
+fn signalling_the_engine_is_judged_by_what_the_pattern_matches() {
+    for c in [
+        "pgrep -f 'gate rpc' | xargs kill",
+        "pgrep -f shellg | xargs kill -9",
+        "pidof shellgate | xargs kill",
+        "pgrep -f 'gate rpc' | xargs -r kill -TERM",
+        "killall -r 'shell.*'",
+        "killall -r '^shellg'",
+        "killall --regexp gate",
+        "killall -9 -r '.*'",
+        "pkill -fx 'shellgate rpc'",
+        // The command line of the process judging (here the test binary) is the engine's own.
+        "pkill -f deny_meaning",
+    ] {
+        assert_eq!(decide(&[], c), Decision::Ask, "{c}");
+    }
+    for c in [
+        "pgrep -f myserver | xargs kill",
+        "pgrep -f 'gate rpc' | wc -l",
+        "killall -r myserver",
+        "pgrep -f 'gate rpc'",
+    ] {
+        assert_eq!(decide(&[], c), Decision::Allow, "{c}");
+    }
+}
