@@ -599,6 +599,11 @@ impl Policy {
         if let Some(p) = definite {
             return Some(deny_rule_met(p, argv));
         }
+        // A function body where the function is defined: its run-time words are judged where it is
+        // called, with the call's arguments.
+        if seg.in_definition {
+            return None;
+        }
         let possible = if open_ended { view.with_appended() } else { view };
         let word = possible.uncertain_word()?.to_owned();
         let p = deny

@@ -261,3 +261,58 @@ fn signalling_the_engine_is_judged_by_what_the_pattern_matches() {
         assert_eq!(decide(&[], c), Decision::Allow, "{c}");
     }
 }
+
+#[test]
+fn a_session_function_is_judged_with_the_call_s_arguments() {
+    use shellgate_normalize::{Normalizer, StandardNormalizer};
+    let state = "#shellgate-state-functions\ngit () \n{ \n    command git \"$@\"\n}\nmy_rm () \n{ \n    rm $1 \"$2\"\n}\nshifty () \n{ \n    shift;\n    git \"$@\"\n}\n";
+    let ctx = shellgate_intercept::Context {
+        cwd: Some(common::WORKSPACE.into()),
+        session: Some(std::sync::Arc::new(
+            shellgate_intercept::SessionView::from_saved_state(state),
+        )),
+        ..Default::default()
+    };
+    let judge = |c: &str| {
+        full(RULES)
+            .judge(&StandardNormalizer::default().normalize(c), &ctx)
+            .decision()
+    };
+    for c in [
+        "git status",
+        "git -C sub log",
+        "git commit -m x",
+        "my_rm -f x",
+        "git log $REV",
+    ] {
+        assert_eq!(judge(c), Decision::Allow, "{c}");
+    }
+    for c in ["git push", "git -C . push origin x", "my_rm -rf x"] {
+        assert_eq!(judge(c), Decision::Deny, "{c}");
+    }
+    // Arguments only known at run time, or moved by `shift`, could be `push`.
+    for c in ["git $x", "shifty x push", "shifty status"] {
+        assert_eq!(judge(c), Decision::Ask, "{c}");
+    }
+    // A function this command defines is judged where it is called, each of its definitions.
+    for c in [
+        "f() { git \"$@\"; }; f push",
+        "f() { git \"$@\"; }; if c; then f() { ls; }; fi; f push",
+        "f() { git \"$@\"; }; g() { f \"$1\" x; }; g push",
+    ] {
+        assert_eq!(judge(c), Decision::Deny, "{c}");
+    }
+    for c in [
+        "f() { git \"$@\"; }",
+        "f() { git \"$@\"; }; f status",
+        "f() { git push; }",
+    ] {
+        let expected = if c.contains("git push") {
+            Decision::Deny
+        } else {
+            Decision::Allow
+        };
+        assert_eq!(judge(c), expected, "{c}");
+    }
+    assert_eq!(judge("f() { git \"$@\"; }; f $x"), Decision::Ask);
+}

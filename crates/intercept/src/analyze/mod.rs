@@ -11,6 +11,7 @@
 mod expansions;
 mod inert;
 mod parallel;
+mod positional;
 mod runners;
 mod session;
 mod wrappers;
@@ -42,6 +43,9 @@ pub(crate) struct Segment {
     /// For a command whose name is only known at run time: its words, so deny rules can ask
     /// whether it could be one they name.
     pub uncertain: Option<Vec<Arg>>,
+    /// Part of a function's body seen where the function is defined: its arguments (`"$@"`) are
+    /// only known where it is called, and it is judged again there with them.
+    pub in_definition: bool,
 }
 
 /// What a segment is.
@@ -101,6 +105,8 @@ pub(crate) fn analyze(script: &Script, src: &str, opts: &Options<'_>) -> Vec<Seg
         arith_poison: expansions::poisons_arithmetic(script),
         elevated: false,
         expanding: Vec::new(),
+        defining: 0,
+        defined: Vec::new(),
     };
     if let Some(view) = opts.session {
         session::before_any_command(&mut w, view);
@@ -117,6 +123,7 @@ pub(crate) fn unjudgeable(text: &str, reason: impl Into<String>) -> Segment {
         danger: None,
         control: None,
         uncertain: None,
+        in_definition: false,
     }
 }
 
@@ -136,6 +143,10 @@ struct Walker<'o, 'a> {
     /// Session aliases and functions being expanded (bash does not expand an alias inside itself;
     /// a function calling itself is not followed).
     expanding: Vec<String>,
+    /// How many function definitions the walk is inside.
+    defining: usize,
+    /// Functions this command defines, `(name, definition)`, judged again where called.
+    defined: Vec<(String, String)>,
 }
 
 impl Walker<'_, '_> {
@@ -146,6 +157,7 @@ impl Walker<'_, '_> {
             danger: None,
             control: None,
             uncertain: None,
+            in_definition: self.defining > 0,
         });
         self.out.len() - 1
     }
@@ -207,7 +219,10 @@ impl Walker<'_, '_> {
         if danger::is_fork_bomb(f) {
             self.out[idx].danger = Some(format!("`{}` is a fork bomb", f.name));
         }
+        self.defined.push((f.name.clone(), text.to_owned()));
+        self.defining += 1;
         self.compound(&f.body, src);
+        self.defining -= 1;
     }
 
     fn compound(&mut self, cc: &CompoundCommand, src: &str) {
