@@ -1,5 +1,7 @@
 //! [`Policy`]: the command policy (SPEC I-1…I-6) as one interceptor.
 
+mod explain;
+
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -432,6 +434,39 @@ impl Policy {
                 segments: Vec::new(),
             };
         }
+        let (verdicts, mut findings) = self.analyzed(cmd, ctx, |segments, cwd, real_name| {
+            let mut verdicts = Vec::with_capacity(segments.len() + 1);
+            let mut findings = Vec::with_capacity(segments.len() + 1);
+            for seg in segments {
+                let f = self.judge_segment(seg, cwd, real_name);
+                verdicts.push(segment_verdict(seg, &f));
+                findings.push(f);
+            }
+            (verdicts, findings)
+        });
+        if !self.inner.redirect.is_empty() {
+            let available = |tool: &str| self.inner.tools.iter().chain(&ctx.tool_names).any(|t| t == tool);
+            if let Some((tool, message)) = self.inner.redirect.check(cmd, &available) {
+                findings.push(Finding {
+                    decision: Decision::Deny,
+                    basis: Basis::Redirect,
+                    rule: Some(format!("redirect:{tool}")),
+                    reason: Some(message),
+                    suggested_tool: Some(tool),
+                });
+            }
+        }
+        self.combine(&findings, verdicts)
+    }
+
+    /// The segments of `cmd` in `ctx`, given to `then` with the directory the command starts in
+    /// and the resolver of program words (each resolved once).
+    fn analyzed<R>(
+        &self,
+        cmd: &Normalized,
+        ctx: &Context,
+        then: impl FnOnce(&[Segment], Option<&Path>, &RealName<'_>) -> R,
+    ) -> R {
         let lifted = lifted_cwd(cmd, ctx);
         // Without a directory in the context the command runs in the engine's own.
         let process_cwd = ctx.cwd.is_none().then(|| std::env::current_dir().ok()).flatten();
@@ -478,26 +513,7 @@ impl Policy {
                 format!("the command does not parse: {e}"),
             )],
         };
-        let mut verdicts = Vec::with_capacity(segments.len() + 1);
-        let mut findings = Vec::with_capacity(segments.len() + 1);
-        for seg in &segments {
-            let f = self.judge_segment(seg, cwd, &real_name);
-            verdicts.push(segment_verdict(seg, &f));
-            findings.push(f);
-        }
-        if !self.inner.redirect.is_empty() {
-            let available = |tool: &str| self.inner.tools.iter().chain(&ctx.tool_names).any(|t| t == tool);
-            if let Some((tool, message)) = self.inner.redirect.check(cmd, &available) {
-                findings.push(Finding {
-                    decision: Decision::Deny,
-                    basis: Basis::Redirect,
-                    rule: Some(format!("redirect:{tool}")),
-                    reason: Some(message),
-                    suggested_tool: Some(tool),
-                });
-            }
-        }
-        self.combine(&findings, verdicts)
+        then(&segments, cwd, &real_name)
     }
 
     /// Ask, or deny when asking is off.
@@ -604,12 +620,7 @@ impl Policy {
         if seg.in_definition {
             return None;
         }
-        let possible = if open_ended { view.with_appended() } else { view };
-        let word = possible.uncertain_word()?.to_owned();
-        let p = deny
-            .patterns
-            .iter()
-            .find(|p| p.matches_view(&possible, lookup, cwd, true))?;
+        let (p, word) = self.could_meet(&view, open_ended, cwd)?;
         let what = if word == crate::meaning::APPENDED {
             "the words appended at run time are".to_owned()
         } else {
@@ -790,6 +801,33 @@ impl Policy {
             reason,
             segments,
         }
+    }
+}
+
+impl Policy {
+    /// A deny rule the command `view` could meet once its run-time words are known (`open_ended`:
+    /// words are appended when it runs), with the word that could make it.
+    fn could_meet(
+        &self,
+        view: &CommandView,
+        open_ended: bool,
+        cwd: Option<&Path>,
+    ) -> Option<(&Pattern, String)> {
+        let appended;
+        let possible = if open_ended {
+            appended = view.with_appended();
+            &appended
+        } else {
+            view
+        };
+        let word = possible.uncertain_word()?.to_owned();
+        let p = self
+            .inner
+            .deny
+            .patterns
+            .iter()
+            .find(|p| p.matches_view(possible, &self.inner.lookup, cwd, true))?;
+        Some((p, word))
     }
 }
 

@@ -11,6 +11,8 @@ use crate::argv::{Arg, basename};
 pub(crate) struct CommandView {
     /// The program word as written, when known.
     pub word: Option<String>,
+    /// The program word's source text, when only known at run time.
+    pub dynamic_word: Option<String>,
     /// The names it runs as: the invoked one, then the real file's (a link followed); empty for a
     /// program only known at run time.
     pub names: Vec<String>,
@@ -31,6 +33,7 @@ impl CommandView {
         let Some(w) = word else {
             return Self {
                 word: None,
+                dynamic_word: Some(first.raw.clone()),
                 names: Vec::new(),
                 args: rest.to_vec(),
                 canonical: None,
@@ -50,6 +53,7 @@ impl CommandView {
             .map(|p| (p, canonical(p, &words(&args), false)));
         Self {
             word: Some(w.to_owned()),
+            dynamic_word: None,
             names,
             args,
             canonical,
@@ -59,6 +63,7 @@ impl CommandView {
     fn empty() -> Self {
         Self {
             word: None,
+            dynamic_word: None,
             names: Vec::new(),
             args: Vec::new(),
             canonical: None,
@@ -76,6 +81,7 @@ impl CommandView {
             .map(|(p, _)| (*p, canonical(p, &words(&args), false)));
         Self {
             word: self.word.clone(),
+            dynamic_word: self.dynamic_word.clone(),
             names: self.names.clone(),
             args,
             canonical,
@@ -85,7 +91,7 @@ impl CommandView {
     /// A word only known at run time in the command, if any (the program word included).
     pub fn uncertain_word(&self) -> Option<&str> {
         if self.names.is_empty() {
-            return Some("the command name");
+            return Some(self.dynamic_word.as_deref().unwrap_or("the command name"));
         }
         self.args
             .iter()
