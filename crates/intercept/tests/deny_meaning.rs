@@ -121,6 +121,10 @@ fn wrappers_are_looked_through() {
         "stdbuf -oL git push",
         "parallel git push ::: a",
         "systemd-run --user git push",
+        "chroot / git push",
+        "chroot --userspec=me / git push",
+        "xargs git push < list",
+        "echo a | xargs -0 -n1 git push",
     ] {
         assert_ne!(decide(RULES, c), Decision::Allow, "{c}");
     }
@@ -315,4 +319,78 @@ fn a_session_function_is_judged_with_the_call_s_arguments() {
         assert_eq!(judge(c), expected, "{c}");
     }
     assert_eq!(judge("f() { git \"$@\"; }; f $x"), Decision::Ask);
+}
+
+#[test]
+fn endless_loops_that_background_a_process_ask() {
+    for c in [
+        "for ((;;)); do bash & done",
+        "for ((i=0;;i++)); do sh & done",
+        "for (( ; 1 ; )); do bash & done",
+        "while :; do bash & done",
+        "while true; do { bash & }; done",
+        "while true; do (bash &); done",
+        "while true; do if true; then sh & fi; done",
+        "until false; do bash & done",
+        "while ((1)); do bash & done",
+        "while [ 1 ]; do bash & done",
+        "while true; do bash & bash; done",
+    ] {
+        assert_eq!(decide(&[], c), Decision::Ask, "{c}");
+    }
+    for c in [
+        "for ((i=0;i<3;i++)); do sleep 1 & done",
+        "while true; do sleep 1; done",
+        "while read l; do echo \"$l\" & done < list",
+        "for ((;;)); do sleep 1; done",
+    ] {
+        assert_eq!(decide(&[], c), Decision::Allow, "{c}");
+    }
+}
+
+#[test]
+fn block_devices_are_dangerous_to_write_not_to_read() {
+    for c in [
+        "tee /dev/vda < img",
+        "cp x /dev/mapper/root",
+        "cp -t /dev/sda x",
+        "cat x > /dev/nvme0n1",
+        "dd if=img of=/dev/sda",
+        "install img /dev/sdb",
+        "echo x | tee -a /dev/sda1",
+    ] {
+        assert_eq!(decide(&[], c), Decision::Ask, "{c}");
+    }
+    for c in [
+        "cat /dev/sda",
+        "cp /dev/sda img",
+        "dd if=/dev/sda of=img",
+        "pv /dev/nvme0n1 > img",
+        "cat /dev/sda > /dev/null",
+    ] {
+        assert_eq!(decide(&[], c), Decision::Allow, "{c}");
+    }
+}
+
+#[test]
+fn find_delete_is_judged_against_the_configured_workspace() {
+    use shellgate_normalize::{Normalizer, StandardNormalizer};
+    let judge = |cwd: &str, c: &str| {
+        let ctx = shellgate_intercept::Context {
+            cwd: Some(cwd.into()),
+            workspace: Some(common::WORKSPACE.into()),
+            ..Default::default()
+        };
+        full(&[])
+            .judge(&StandardNormalizer::default().normalize(c), &ctx)
+            .decision()
+    };
+    assert_eq!(judge("/usr/share", "find . -name '*.pyc' -delete"), Decision::Ask);
+    assert_eq!(judge("/usr/share", "find -delete"), Decision::Ask);
+    assert_eq!(judge("/work/ws/sub", "find . -delete"), Decision::Allow);
+    assert_eq!(
+        judge("/work/ws", "cd /usr/share && find . -delete"),
+        Decision::Ask
+    );
+    assert_eq!(judge("/work/ws", "find /work/ws/build -delete"), Decision::Allow);
 }

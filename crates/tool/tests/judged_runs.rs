@@ -293,3 +293,47 @@ async fn ordinary_work_under_a_push_rule_runs_without_a_prompt() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+async fn find_delete_outside_the_workspace_is_refused_wherever_it_starts() {
+    let dir = scratch("find");
+    let ws = dir.join("ws");
+    let outside = dir.join("outside");
+    std::fs::create_dir_all(ws.join("build")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("keep.o"), "").unwrap();
+    std::fs::write(ws.join("build/x.o"), "").unwrap();
+    let policy = Policy::builder()
+        .security(Security::Full)
+        .ask(AskMode::Off)
+        .build()
+        .unwrap();
+    let tool = tool(&ws, policy);
+    let from = |cwd: &Path, command: &str| BashParams {
+        session: Some("none".into()),
+        cwd: Some(cwd.display().to_string()),
+        ..BashParams::new(command)
+    };
+    for (cwd, command) in [
+        (&outside, "find . -name '*.o' -delete"),
+        (&outside, "find -delete"),
+        (&ws, "find ../outside -delete"),
+        (&ws, "cd ../outside && find . -delete"),
+    ] {
+        let r = tool.call(from(cwd, command), CancellationToken::new()).await;
+        assert_eq!(r.status, ToolStatus::Blocked, "{command} from {}", cwd.display());
+        assert!(
+            outside.join("keep.o").exists(),
+            "{command} deleted outside the workspace"
+        );
+    }
+    let r = tool
+        .call(
+            from(&ws.join("build"), "find . -name '*.o' -delete"),
+            CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(r.status, ToolStatus::Completed);
+    assert!(!ws.join("build/x.o").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -242,14 +242,8 @@ impl Walker<'_, '_> {
                 self.list(condition, src);
                 self.list(body, src);
                 let until = matches!(cc.kind, CompoundKind::Until { .. });
-                if danger::endless_spawner(condition, body, until) {
-                    let why = "an endless loop starts a process in the background on every turn".to_owned();
-                    if let Some(seg) = self.out.get_mut(start) {
-                        seg.danger.get_or_insert(why);
-                    } else {
-                        let idx = self.push(cc.span.slice(src), SegmentKind::Inert);
-                        self.out[idx].danger = Some(why);
-                    }
+                if danger::endless_spawner(danger::always(condition, until, src), body) {
+                    self.endless_spawner(start, cc.span.slice(src));
                 }
             }
             CompoundKind::For {
@@ -270,8 +264,12 @@ impl Walker<'_, '_> {
                 self.list(body, src);
             }
             CompoundKind::ArithmeticFor { header, body } => {
+                let start = self.out.len();
                 self.arithmetic(header.slice(src), header.slice(src));
                 self.list(body, src);
+                if danger::endless_spawner(danger::endless_header(header.slice(src)), body) {
+                    self.endless_spawner(start, cc.span.slice(src));
+                }
             }
             CompoundKind::Case { subject, arms } => {
                 self.word(subject, src);
@@ -318,6 +316,17 @@ impl Walker<'_, '_> {
             if let Some(d) = danger::device_write(&cc.redirects, src) {
                 self.out[idx].danger = Some(d);
             }
+        }
+    }
+
+    /// Mark the loop whose segments start at `start` as an endless spawner.
+    fn endless_spawner(&mut self, start: usize, text: &str) {
+        let why = "an endless loop starts a process in the background on every turn".to_owned();
+        if let Some(seg) = self.out.get_mut(start) {
+            seg.danger.get_or_insert(why);
+        } else {
+            let idx = self.push(text, SegmentKind::Inert);
+            self.out[idx].danger = Some(why);
         }
     }
 
