@@ -3,10 +3,12 @@
 //! keeps the name it is invoked by, since multi-call binaries (`busybox`, `toybox`, `coreutils`)
 //! dispatch on it: a link `./del` to `/usr/bin/rm` is `rm`, a link `./del` to `busybox` is `del`.
 //!
-//! Cost: one `lstat` of the program's path per command (PATH lookups are cached by
-//! [`PathLookup`]); only when that path is a symbolic link is the chain read, and the chain is
-//! cached per path, each use checked against every link's inode and modification time, so a
-//! replaced link is read again. The cache holds at most [`MAX_CACHED`] paths.
+//! Cost: for an engine not running as root, a program in a directory only root can change (owned
+//! by root, writable by no one else: `/usr/bin`, `/bin`) is resolved once and cached without
+//! further checks — only root could change what it is. Elsewhere (`~/.local/bin`, the workspace) each use costs one `lstat` of the
+//! program's path; when that path is a symbolic link its chain is cached per path, each use
+//! checked against every link's inode and modification time, so a replaced link is read again.
+//! PATH lookups are cached by [`PathLookup`]. The cache holds at most [`MAX_CACHED`] paths.
 
 use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
@@ -48,6 +50,9 @@ struct Chain {
     links: Vec<(PathBuf, Stamp)>,
     /// The file the chain ends at.
     real: PathBuf,
+    /// Every link (or the file, when it is none) is in a directory only root can change: the
+    /// chain is kept without checks.
+    system: bool,
 }
 
 /// Resolves program words to what they run, with a bounded cache.
@@ -77,8 +82,24 @@ impl Identity {
     /// The file `path` ends at when it is a symbolic link; `None` when it is not one (or cannot
     /// be read).
     fn real_file(&self, path: &Path) -> Option<PathBuf> {
+        if let Ok(cache) = self.cache.lock()
+            && let Some(chain) = cache.get(path)
+            && chain.system
+        {
+            return (!chain.links.is_empty()).then(|| chain.real.clone());
+        }
         let first = std::fs::symlink_metadata(path).ok()?;
         if !first.file_type().is_symlink() {
+            if system_dir(path) {
+                self.remember(
+                    path,
+                    Chain {
+                        links: Vec::new(),
+                        real: path.to_path_buf(),
+                        system: true,
+                    },
+                );
+            }
             return None;
         }
         if let Ok(cache) = self.cache.lock()
@@ -92,23 +113,44 @@ impl Identity {
         }
         let chain = follow(path)?;
         let real = chain.real.clone();
+        self.remember(path, chain);
+        Some(real)
+    }
+
+    fn remember(&self, path: &Path, chain: Chain) {
         if let Ok(mut cache) = self.cache.lock() {
             if cache.len() >= MAX_CACHED {
                 cache.clear();
             }
             cache.insert(path.to_path_buf(), chain);
         }
-        Some(real)
     }
 }
 
+/// Whether the directory holding `path` can only be changed by root (owned by root, writable by
+/// no one else) and the engine does not run as root (whose commands could change it).
+fn system_dir(path: &Path) -> bool {
+    static ENGINE_IS_ROOT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let root = *ENGINE_IS_ROOT.get_or_init(|| std::fs::metadata("/proc/self").map_or(true, |m| m.uid() == 0));
+    !root
+        && path
+            .parent()
+            .and_then(|d| std::fs::metadata(d).ok())
+            .is_some_and(|m| m.uid() == 0 && m.mode() & 0o022 == 0)
+}
+
 fn follow(path: &Path) -> Option<Chain> {
-    let mut links = Vec::new();
+    let mut links: Vec<(PathBuf, Stamp)> = Vec::new();
     let mut p = path.to_path_buf();
     for _ in 0..MAX_LINKS {
         let m = std::fs::symlink_metadata(&p).ok()?;
         if !m.file_type().is_symlink() {
-            return Some(Chain { links, real: p });
+            let system = links.iter().all(|(l, _)| system_dir(l.as_path()));
+            return Some(Chain {
+                links,
+                real: p,
+                system,
+            });
         }
         let target = std::fs::read_link(&p).ok()?;
         links.push((p.clone(), stamp(&m)));

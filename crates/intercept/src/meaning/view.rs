@@ -1,6 +1,7 @@
 //! A command as deny rules see it: the names its program runs as, its arguments with git's
 //! aliases expanded, and its canonical form under the program's table.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use super::{Canonical, Program, canonical, program, words};
@@ -8,7 +9,7 @@ use crate::argv::{Arg, basename};
 
 /// A command as deny rules see it.
 #[derive(Debug)]
-pub(crate) struct CommandView {
+pub(crate) struct CommandView<'a> {
     /// The program word as written, when known.
     pub word: Option<String>,
     /// The program word's source text, when only known at run time.
@@ -17,15 +18,15 @@ pub(crate) struct CommandView {
     /// program only known at run time.
     pub names: Vec<String>,
     /// The arguments after the program word (git's aliases expanded).
-    pub args: Vec<Arg>,
+    pub args: Cow<'a, [Arg]>,
     /// Its canonical form under the first of its names with an option table.
     pub canonical: Option<(&'static Program, Canonical)>,
 }
 
-impl CommandView {
+impl<'a> CommandView<'a> {
     /// The view of `argv`, run in `dir`; `real_name` is the name the program word runs as when it
     /// differs from its own (see `identity`).
-    pub fn new(argv: &[Arg], real_name: Option<String>, dir: Option<&Path>) -> Self {
+    pub fn new(argv: &'a [Arg], real_name: Option<String>, dir: Option<&Path>) -> Self {
         let Some((first, rest)) = argv.split_first() else {
             return Self::empty();
         };
@@ -35,17 +36,18 @@ impl CommandView {
                 word: None,
                 dynamic_word: Some(first.raw.clone()),
                 names: Vec::new(),
-                args: rest.to_vec(),
+                args: Cow::Borrowed(rest),
                 canonical: None,
             };
         };
         let mut names = vec![basename(w).to_owned()];
         names.extend(real_name);
-        let mut args = rest.to_vec();
+        let mut args = Cow::Borrowed(rest);
         if names.iter().any(|n| n == "git")
-            && let Some(expanded) = super::expand_git_aliases(argv, dir)
+            && let Some(mut expanded) = super::expand_git_aliases(argv, dir)
         {
-            args = expanded[1..].to_vec();
+            expanded.remove(0);
+            args = Cow::Owned(expanded);
         }
         let canonical = names
             .iter()
@@ -65,25 +67,25 @@ impl CommandView {
             word: None,
             dynamic_word: None,
             names: Vec::new(),
-            args: Vec::new(),
+            args: Cow::Borrowed(&[]),
             canonical: None,
         }
     }
 
     /// The same command with words appended at run time (`xargs`): one more word that may be
     /// anything, options included.
-    pub fn with_appended(&self) -> Self {
-        let mut args = self.args.clone();
+    pub fn with_appended(&self) -> CommandView<'static> {
+        let mut args = self.args.to_vec();
         args.push(Arg::dynamic(APPENDED, true));
         let canonical = self
             .canonical
             .as_ref()
             .map(|(p, _)| (*p, canonical(p, &words(&args), false)));
-        Self {
+        CommandView {
             word: self.word.clone(),
             dynamic_word: self.dynamic_word.clone(),
             names: self.names.clone(),
-            args,
+            args: Cow::Owned(args),
             canonical,
         }
     }
