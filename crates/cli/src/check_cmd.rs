@@ -15,7 +15,8 @@ pub struct CheckArgs {
     /// Print the judgement as one JSON object: `{"decision", "rule", "reason", "segments"}`.
     #[arg(long)]
     json: bool,
-    /// Also print, per command, the canonical form deny rules are matched against.
+    /// Also print, per command, the canonical form deny rules are matched against, and for a word
+    /// only known at run time, the deny rule it could make match.
     #[arg(long)]
     explain: bool,
     /// The command, usually one quoted argument (`-- 'ls | wc -l'`); several words are joined
@@ -51,8 +52,8 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<i32> {
         print!("{}", human(&judgement));
     }
     if args.explain && !args.json {
-        for argv in judgement.segments.iter().filter_map(|s| s.argv.as_ref()) {
-            println!("  matched as: {}", shellgate::intercept::canonical_form(argv));
+        for line in policy.explain(&normalized, &ctx) {
+            println!("  {line}");
         }
     }
     Ok(judgement.decision().exit_code())

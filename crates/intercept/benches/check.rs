@@ -1,8 +1,9 @@
 //! `check` of typical agent commands — parse + normalize + inspect — under the default redirect
-//! rules plus a 200-rule allowlist with `@safe`, next to parse alone as the baseline measured in
-//! the same run (target: a median of 10 µs or less per command). Also: the same commands judged
-//! in a session (against its functions, aliases and variables), in a real repository (so `git`
-//! reads its `.git/config` and submodule directories), and reading a session's saved state.
+//! rules plus a 200-rule allowlist with `@safe` and the deny rules `git push *` and `rm -rf *`
+//! (matched by meaning), next to parse alone as the baseline measured in the same run (target: a
+//! median of 10 µs or less per command). Also: the same commands judged in a session (against its
+//! functions, aliases and variables), in a real repository (so `git` reads its `.git/config` and
+//! submodule directories), and reading a session's saved state.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use shellgate_intercept::{AskMode, Context, InterceptConfig, Interceptor, Policy, Security, SessionView};
@@ -19,6 +20,8 @@ const COMMANDS: &[&str] = &[
     "cd crates/intercept && find . -name '*.rs' -type f | xargs wc -l",
     "git log --oneline -10; echo $(git rev-parse HEAD)",
     "curl -s https://example.invalid/install.sh | sh",
+    "/bin/rm -rf x",
+    "git -C . push origin main",
 ];
 
 fn policy() -> Policy {
@@ -30,7 +33,9 @@ fn policy() -> Policy {
             available_tools: vec!["read".into(), "search".into()],
             ..InterceptConfig::default()
         })
-        .allow("@safe");
+        .allow("@safe")
+        .deny("git push *")
+        .deny("rm -rf *");
     for i in 0..200 {
         b = b.allow(match i % 4 {
             0 => format!("tool{i} run *"),

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use shellgate_normalize::ast::{Command, FunctionDef, List, Redirect, Terminator};
+use shellgate_normalize::ast::{Command, CompoundKind, FunctionDef, List, Redirect, Terminator};
 use shellgate_normalize::visit::{self, Visitor};
 
 use crate::analyze::{Segment, SegmentKind};
@@ -69,15 +69,10 @@ pub(crate) fn check(
             (hits || everyone).then(|| format!("`{name}` would stop the engine itself"))
         }
         "killall5" => Some("`killall5` signals every process".into()),
-        "tee" | "cp" | "install" | "cat" | "pv"
-            if args.iter().any(|a| a.get().is_some_and(is_device) && !a.is("-")) =>
-        {
-            let t = args
-                .iter()
-                .find(|a| a.get().is_some_and(is_device))
-                .map_or("", |a| a.raw.as_str());
-            Some(format!("`{name}` writes to the device `{t}`"))
-        }
+        // Writes, not reads: every file `tee` is given, the destination of `cp`/`install`/`mv`.
+        "tee" | "cp" | "install" | "mv" => written_by(name, args)
+            .filter(|t| is_device(t))
+            .map(|t| format!("`{name}` writes to the device `{t}`")),
         "source" | "." if args.first().is_some_and(Arg::runs_downloader) => {
             Some("runs a script it downloads".into())
         }
@@ -94,6 +89,39 @@ pub(crate) fn check(
             Some(format!("`{name} -R` on a top-level directory"))
         }
         _ => None,
+    }
+}
+
+/// The file `tee` writes first among its devices, or the destination of `cp`/`install`/`mv`
+/// (`-t DIR`, or the last operand).
+fn written_by<'a>(name: &str, args: &'a [Arg]) -> Option<&'a str> {
+    let mut operands = Vec::new();
+    let mut options_done = false;
+    let mut iter = args.iter();
+    while let Some(a) = iter.next() {
+        let Some(v) = a.get() else { continue };
+        if options_done || v == "-" || !v.starts_with('-') {
+            operands.push(v);
+        } else if v == "--" {
+            options_done = true;
+        } else if name != "tee" {
+            if let Some(dir) = v.strip_prefix("--target-directory=").or_else(|| {
+                v.strip_prefix("-t")
+                    .filter(|d| !d.is_empty() && !v.starts_with("--"))
+            }) {
+                return Some(dir);
+            }
+            if v == "-t" || (v.starts_with("--t") && long_may_be(&v[2..], "target-directory")) {
+                return iter.next().and_then(Arg::get);
+            }
+        }
+    }
+    if name == "tee" {
+        operands.into_iter().find(|t| is_device(t))
+    } else if operands.len() >= 2 {
+        operands.last().copied()
+    } else {
+        None
     }
 }
 
@@ -358,31 +386,74 @@ pub(crate) fn pipe_to_interpreter(out: &mut [Segment], stage_starts: &[usize]) {
     }
 }
 
-/// An endless loop that starts a process in the background on every turn (`while true; do bash
-/// & done`): it fills the process table like a fork bomb.
-pub(crate) fn endless_spawner(condition: &List, body: &List, until: bool) -> bool {
-    let always = match condition.items.as_slice() {
-        [item] if item.and_or.rest.is_empty() => match item.and_or.first.commands.as_slice() {
-            [c] => c
-                .as_simple()
-                .and_then(shellgate_normalize::ast::SimpleCommand::static_argv)
-                .is_some_and(|argv| {
-                    let words: Vec<&str> = argv.iter().map(String::as_str).collect();
-                    if until {
-                        words == ["false"]
-                    } else {
-                        matches!(words.as_slice(), ["true" | ":"] | ["[", "1", "]"] | ["test", "1"])
-                    }
-                }),
-            _ => false,
-        },
-        _ => false,
+/// Whether a loop condition always holds (`true`, `:`, `[ 1 ]`, `((1))`; `false` for `until`).
+pub(crate) fn always(condition: &List, until: bool, src: &str) -> bool {
+    let [item] = condition.items.as_slice() else {
+        return false;
     };
-    always
-        && body
-            .items
-            .iter()
-            .any(|i| i.terminator == Some(Terminator::Background))
+    let [c] = item.and_or.first.commands.as_slice() else {
+        return false;
+    };
+    if !item.and_or.rest.is_empty() {
+        return false;
+    }
+    if let Command::Compound(cc) = c
+        && let CompoundKind::Arithmetic { expression } = &cc.kind
+    {
+        return nonzero(expression.slice(src)) != until;
+    }
+    c.as_simple()
+        .and_then(shellgate_normalize::ast::SimpleCommand::static_argv)
+        .is_some_and(|argv| {
+            let words: Vec<&str> = argv.iter().map(String::as_str).collect();
+            if until {
+                words == ["false"]
+            } else {
+                matches!(words.as_slice(), ["true" | ":"] | ["[", "1", "]"] | ["test", "1"])
+            }
+        })
+}
+
+/// Whether an arithmetic text is a constant that is not zero.
+fn nonzero(expr: &str) -> bool {
+    let e = expr.trim();
+    !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit()) && e.bytes().any(|b| b != b'0')
+}
+
+/// Whether a `for (( init; cond; step ))` header never ends: no condition, or a constant one.
+pub(crate) fn endless_header(header: &str) -> bool {
+    let inner = header.trim().trim_start_matches("((").trim_end_matches("))");
+    match inner.split(';').collect::<Vec<_>>().as_slice() {
+        [_, cond, _] => cond.trim().is_empty() || nonzero(cond),
+        _ => false,
+    }
+}
+
+/// An endless loop (`endless`) that starts a process in the background on every turn (`while
+/// true; do bash & done`, `for ((;;)); do (sh &); done`): it fills the process table like a
+/// fork bomb.
+pub(crate) fn endless_spawner(endless: bool, body: &List) -> bool {
+    endless && backgrounds(body)
+}
+
+/// Whether a list starts something in the background, in it or in a group, subshell or branch.
+fn backgrounds(list: &List) -> bool {
+    list.items.iter().any(|i| {
+        i.terminator == Some(Terminator::Background)
+            || i.and_or.pipelines().any(|p| {
+                p.commands.iter().any(|c| match c {
+                    Command::Compound(cc) => match &cc.kind {
+                        CompoundKind::Subshell(l) | CompoundKind::Group(l) => backgrounds(l),
+                        CompoundKind::If { branches, else_body } => {
+                            branches.iter().any(|(_, b)| backgrounds(b))
+                                || else_body.as_ref().is_some_and(backgrounds)
+                        }
+                        _ => false,
+                    },
+                    _ => false,
+                })
+            })
+    })
 }
 
 /// `:(){ :|:& };:` and its renamed variants: a function that starts itself more than once at a

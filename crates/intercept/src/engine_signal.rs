@@ -1,11 +1,11 @@
 //! Commands that would signal the engine itself, judged by what their patterns match: `pkill -f`
 //! and `killall -r` take a regular expression, tested against the engine's own command lines
-//! (`pkill -f 'shellg.te rpc'` matches `shellgate rpc`); `kill $(pgrep -f 'gate rpc')` looks the
-//! engine up first.
+//! (`pkill -f 'shellg.te rpc'` matches `shellgate rpc`) and the running process's own; `kill
+//! $(pgrep -f 'gate rpc')` and `pgrep -f 'gate rpc' | xargs kill` look the engine up first.
 
 use crate::argv::Arg;
 
-/// Command lines the engine runs as.
+/// Command lines the engine runs as, besides its own.
 const ENGINE_LINES: &[&str] = &[
     "shellgate rpc",
     "shellgate mcp",
@@ -14,23 +14,33 @@ const ENGINE_LINES: &[&str] = &[
     "target/release/shellgate mcp",
 ];
 
+/// The command line of the process judging: the engine's own, whatever it is installed as.
+fn own_line() -> &'static str {
+    static LINE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    LINE.get_or_init(|| std::env::args().collect::<Vec<_>>().join(" "))
+}
+
 /// Whether a pattern (an extended regular expression for `pkill`/`pgrep`, a whole name or regex
-/// for `killall`) matches the engine; one that does not compile is taken to match.
+/// for `killall`) matches the engine: its full command line with `whole_line`, its process name
+/// (the program's file name, cut to the kernel's 15 characters) otherwise. One that does not
+/// compile is taken to match.
 fn matches_engine(pattern: &str, whole_line: bool) -> bool {
     let Ok(re) = regex::Regex::new(pattern) else {
         return true;
     };
-    ENGINE_LINES.iter().any(|line| {
-        let target = if whole_line {
-            line
-        } else {
-            line.split(' ')
-                .next()
-                .and_then(|p| p.rsplit('/').next())
-                .unwrap_or(line)
-        };
-        re.is_match(target)
-    })
+    ENGINE_LINES
+        .iter()
+        .copied()
+        .chain(std::iter::once(own_line()))
+        .any(|line| {
+            if whole_line {
+                return re.is_match(line);
+            }
+            let program = line.split(' ').next().unwrap_or(line);
+            let name = program.rsplit('/').next().unwrap_or(program);
+            let comm: String = name.chars().take(15).collect();
+            re.is_match(name) || re.is_match(&comm)
+        })
 }
 
 /// `pkill`/`killall` whose pattern matches the engine.
@@ -42,7 +52,7 @@ pub(crate) fn pattern_matches_engine(name: &str, args: &[Arg]) -> bool {
     let regex = name == "pkill" || args.iter().any(|a| a.is("-r") || a.is("--regexp"));
     operands(args).any(|p| match p.get() {
         Some(v) if regex => matches_engine(v, full),
-        Some(v) => v == "shellgate",
+        Some(v) => v == "shellgate" || matches_engine(&format!("^{}$", regex::escape(v)), false),
         None => p.raw.contains('$'),
     })
 }

@@ -27,9 +27,11 @@ pub(crate) struct Pattern {
     args: Vec<Token>,
     /// A trailing `*`: any remaining arguments.
     rest: bool,
-    /// The rule in canonical form, for a program with an option table (see `meaning`).
-    meaning: Option<crate::meaning::Canonical>,
+    /// The rule in canonical form, per program with an option table it names (see `meaning`).
+    meaning: RuleMeaning,
 }
+
+type RuleMeaning = Vec<(&'static crate::meaning::Program, Vec<crate::meaning::Canonical>)>;
 
 #[derive(Debug, Clone)]
 enum Head {
@@ -190,69 +192,53 @@ impl Pattern {
         })
     }
 
-    /// Whether `argv` means what the pattern says, however spelled: canonical options for a
-    /// program with a table, git's subcommand after its global options.
-    pub fn matches_meaning(&self, argv: &[Arg], lookup: &PathLookup, cwd: Option<&Path>) -> bool {
-        self.meaning_match(argv, lookup, cwd, false)
-    }
-
-    /// Whether `argv` could mean what the pattern says once its run-time words are known
-    /// (`git $x`, `$g push`, `rm $o dir`).
-    pub fn could_match(&self, argv: &[Arg], lookup: &PathLookup, cwd: Option<&Path>) -> bool {
-        self.meaning_match(argv, lookup, cwd, true)
-    }
-
-    fn meaning_match(&self, argv: &[Arg], lookup: &PathLookup, cwd: Option<&Path>, possibly: bool) -> bool {
-        use crate::meaning::{canonical, uncertain, without_git_globals};
-        let Some((cmd, args)) = argv.split_first() else {
-            return false;
-        };
-        match cmd.get() {
-            Some(name) if !(possibly && uncertain(cmd)) => {
-                if !self.head_matches(name, lookup, cwd) {
-                    return false;
-                }
+    /// Whether the command `v` means what the pattern says, however spelled (canonical options
+    /// for a program with a table, a subcommand behind global options and aliases, the program by
+    /// any name it runs as). With `possibly`, a word only known at run time may be anything: the
+    /// command could mean it once run.
+    pub fn matches_view(
+        &self,
+        v: &crate::meaning::CommandView,
+        lookup: &PathLookup,
+        cwd: Option<&Path>,
+        possibly: bool,
+    ) -> bool {
+        use crate::meaning::{canonical, rule_matches, words};
+        if v.names.is_empty() {
+            // A program only known at run time could be this one, if its words could fit.
+            if !possibly {
+                return false;
             }
-            // A program only known at run time could be this one.
-            _ => return possibly,
+            if self.meaning.is_empty() {
+                return self.words_match(&v.args, true);
+            }
+            let w = words(&v.args);
+            return self.meaning.iter().any(|(p, forms)| {
+                let c = canonical(p, &w, false);
+                forms.iter().any(|f| rule_matches(f, self.rest, &c, true))
+            });
         }
-        if basename(cmd.get().unwrap_or_default()) == "git"
-            && let Some(stripped) = without_git_globals(argv)
-        {
-            return self.words_match(&stripped[1..], possibly);
-        }
-        let Some(rule) = &self.meaning else {
-            return self.words_match(args, possibly);
+        let head = match &self.head {
+            Head::Names(alts) => v.names.iter().any(|n| alts.iter().any(|g| g.matches(n))),
+            Head::Path(_) => v
+                .word
+                .as_deref()
+                .is_some_and(|w| self.head_matches(w, lookup, cwd)),
         };
-        let Some(table) = crate::meaning::table(basename(cmd.get().unwrap_or_default())) else {
+        if !head {
             return false;
-        };
-        let words: Vec<Option<&str>> = args
-            .iter()
-            .map(|a| if uncertain(a) { None } else { a.get() })
-            .collect();
-        // A word only known at run time may hold options when unquoted (it may split into several)
-        // or when more words follow it; a last quoted `"$f"` is one operand.
-        let may_be_options =
-            |i: usize| args[i].option_like() && (!args[i].raw.starts_with('"') || i + 1 < args.len());
-        let c = canonical(table, &words, &may_be_options);
-        let options = if self.rest {
-            rule.options.is_subset(&c.options)
-        } else {
-            rule.options == c.options
-        };
-        let unknown = c.operands.iter().any(Option::is_none);
-        let count = if self.rest || (possibly && unknown) {
-            c.operands.len() >= rule.operands.len() || (possibly && unknown)
-        } else {
-            c.operands.len() == rule.operands.len()
-        };
-        let operands = rule.operands.iter().zip(&c.operands).all(|(r, o)| match (r, o) {
-            (Some(r), Some(o)) => crate::pattern::glob_match(r.as_bytes(), o.as_bytes(), false),
-            (_, None) => possibly,
-            (None, _) => true,
-        });
-        (options || (possibly && c.open)) && count && operands
+        }
+        if let Some((program, c)) = &v.canonical
+            && let Some((_, forms)) = self.meaning.iter().find(|(p, _)| std::ptr::eq(*p, *program))
+        {
+            return forms.iter().any(|f| rule_matches(f, self.rest, c, possibly));
+        }
+        self.words_match(&v.args, possibly)
+    }
+
+    /// Whether the pattern ends in `*` (any further arguments).
+    pub fn open_ended(&self) -> bool {
+        self.rest
     }
 
     /// The pattern's argument tokens against `args` positionally; `possibly`: a word only known at
@@ -368,22 +354,57 @@ impl Pattern {
     }
 }
 
-/// The canonical form of a rule for a program with an option table, when every word is literal.
-fn rule_meaning(head: &Head, args: &[Token]) -> Option<crate::meaning::Canonical> {
-    let Head::Names(names) = head else { return None };
-    let [name] = names.as_slice() else { return None };
-    let table = crate::meaning::table(&name.text).filter(|_| !name.wild)?;
-    let words: Vec<Option<&str>> = args
-        .iter()
-        .map(|t| match t {
-            Token::Alts(alts) if alts.len() == 1 => Some(alts[0].text.as_str()),
-            _ => None,
-        })
-        .collect();
-    if words.iter().any(Option::is_none) {
-        return None;
+/// The most canonical forms one rule expands to (its alternatives multiplied out).
+const MAX_FORMS: usize = 16;
+
+/// The canonical forms of a rule, per program with an option table it names: a `*` word is an
+/// operand or value matching anything, alternatives give one form each.
+fn rule_meaning(head: &Head, args: &[Token]) -> RuleMeaning {
+    let names: Vec<&str> = match head {
+        Head::Names(names) => names
+            .iter()
+            .filter(|n| !n.wild)
+            .map(|n| n.text.as_str())
+            .collect(),
+        Head::Path(glob) => vec![basename(glob)]
+            .into_iter()
+            .filter(|n| !n.contains(['*', '?']))
+            .collect(),
+    };
+    let mut combos: Vec<Vec<&str>> = vec![Vec::new()];
+    for t in args {
+        let alts: Vec<&str> = match t {
+            Token::Any => vec!["*"],
+            Token::Alts(alts) => alts.iter().map(|a| a.text.as_str()).collect(),
+        };
+        if combos.len() * alts.len() > MAX_FORMS {
+            return Vec::new();
+        }
+        combos = combos
+            .iter()
+            .flat_map(|c| {
+                alts.iter().map(move |a| {
+                    let mut c = c.clone();
+                    c.push(*a);
+                    c
+                })
+            })
+            .collect();
     }
-    Some(crate::meaning::canonical(table, &words, &|_| false))
+    names
+        .into_iter()
+        .filter_map(crate::meaning::program)
+        .map(|p| {
+            let forms = combos
+                .iter()
+                .map(|words| {
+                    let w: Vec<_> = words.iter().map(|v| crate::meaning::Word::known(v)).collect();
+                    crate::meaning::canonical(p, &w, true)
+                })
+                .collect();
+            (p, forms)
+        })
+        .collect()
 }
 
 /// Whether two paths name the same file once links are followed.

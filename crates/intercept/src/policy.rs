@@ -1,5 +1,7 @@
 //! [`Policy`]: the command policy (SPEC I-1…I-6) as one interceptor.
 
+mod explain;
+
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -12,6 +14,7 @@ use shellgate_normalize::shell_words::is_shell_word;
 use crate::analyze::{self, Invocation, Segment, SegmentKind};
 use crate::argv::{basename, render, static_prefix};
 use crate::judgement::{Basis, Decision, Judgement, SegmentVerdict};
+use crate::meaning::CommandView;
 use crate::path_lookup::PathLookup;
 use crate::pattern::Pattern;
 use crate::redirect::{RedirectRules, default_rules};
@@ -79,6 +82,8 @@ struct Inner {
     deny: Rules,
     safe: bool,
     lookup: PathLookup,
+    /// What program words run as (links followed), cached.
+    identity: crate::identity::Identity,
     redirect: RedirectRules,
     preflight: bool,
     tools: Vec<String>,
@@ -241,6 +246,7 @@ impl PolicyBuilder {
                 deny: Rules::new(deny),
                 safe,
                 lookup: PathLookup::new(self.search_path.as_ref()),
+                identity: crate::identity::Identity::default(),
                 redirect,
                 preflight: self.intercept.preflight,
                 tools: self.intercept.available_tools.clone(),
@@ -303,6 +309,12 @@ fn check_examples(entry: &RuleEntry, search_path: Option<&OsString>) -> Result<(
     }
     Ok(())
 }
+
+/// A program word, the directory it was resolved in, and the name it runs as.
+type Resolved = (String, Option<std::path::PathBuf>, Option<String>);
+
+/// The name a program word runs as in a directory, when it differs from its own.
+type RealName<'a> = dyn Fn(&str, Option<&Path>) -> Option<String> + 'a;
 
 /// Why one segment got its decision.
 struct Finding {
@@ -422,41 +434,16 @@ impl Policy {
                 segments: Vec::new(),
             };
         }
-        let lifted = lifted_cwd(cmd, ctx);
-        // Without a directory in the context the command runs in the engine's own.
-        let process_cwd = ctx.cwd.is_none().then(|| std::env::current_dir().ok()).flatten();
-        let cwd = lifted
-            .as_deref()
-            .or(ctx.cwd.as_deref())
-            .or(process_cwd.as_deref());
-        let is_command_name = |name: &str| {
-            // A function must not shadow a builtin or keyword either.
-            is_shell_word(name)
-                || safe::knows(name)
-                || self.inner.allow.by_name.contains_key(name)
-                || self.inner.deny.by_name.contains_key(name)
-                || self.inner.lookup.resolve(name).is_some()
-        };
-        let opts = analyze::Options {
-            cwd,
-            is_command_name: &is_command_name,
-            session: ctx.session.as_deref(),
-            workspace: ctx.workspace.as_deref(),
-        };
-        let segments = match &cmd.tree {
-            Ok(script) => analyze::analyze(script, &cmd.script, &opts),
-            Err(e) => vec![analyze::unjudgeable(
-                &cmd.script,
-                format!("the command does not parse: {e}"),
-            )],
-        };
-        let mut verdicts = Vec::with_capacity(segments.len() + 1);
-        let mut findings = Vec::with_capacity(segments.len() + 1);
-        for seg in &segments {
-            let f = self.judge_segment(seg, cwd);
-            verdicts.push(segment_verdict(seg, &f));
-            findings.push(f);
-        }
+        let (verdicts, mut findings) = self.analyzed(cmd, ctx, |segments, cwd, real_name| {
+            let mut verdicts = Vec::with_capacity(segments.len() + 1);
+            let mut findings = Vec::with_capacity(segments.len() + 1);
+            for seg in segments {
+                let f = self.judge_segment(seg, cwd, real_name);
+                verdicts.push(segment_verdict(seg, &f));
+                findings.push(f);
+            }
+            (verdicts, findings)
+        });
         if !self.inner.redirect.is_empty() {
             let available = |tool: &str| self.inner.tools.iter().chain(&ctx.tool_names).any(|t| t == tool);
             if let Some((tool, message)) = self.inner.redirect.check(cmd, &available) {
@@ -472,6 +459,63 @@ impl Policy {
         self.combine(&findings, verdicts)
     }
 
+    /// The segments of `cmd` in `ctx`, given to `then` with the directory the command starts in
+    /// and the resolver of program words (each resolved once).
+    fn analyzed<R>(
+        &self,
+        cmd: &Normalized,
+        ctx: &Context,
+        then: impl FnOnce(&[Segment], Option<&Path>, &RealName<'_>) -> R,
+    ) -> R {
+        let lifted = lifted_cwd(cmd, ctx);
+        // Without a directory in the context the command runs in the engine's own.
+        let process_cwd = ctx.cwd.is_none().then(|| std::env::current_dir().ok()).flatten();
+        let cwd = lifted
+            .as_deref()
+            .or(ctx.cwd.as_deref())
+            .or(process_cwd.as_deref());
+        let is_command_name = |name: &str| {
+            // A function must not shadow a builtin or keyword either.
+            is_shell_word(name)
+                || safe::knows(name)
+                || self.inner.allow.by_name.contains_key(name)
+                || self.inner.deny.by_name.contains_key(name)
+                || self.inner.lookup.resolve(name).is_some()
+        };
+        // Each program word is resolved once per judgement.
+        let resolved: std::cell::RefCell<Vec<Resolved>> = std::cell::RefCell::default();
+        let real_name = |word: &str, dir: Option<&Path>| -> Option<String> {
+            let dir = dir.or(cwd).filter(|_| word.contains('/'));
+            if let Some((_, _, hit)) = resolved
+                .borrow()
+                .iter()
+                .find(|(w, d, _)| w == word && d.as_deref() == dir)
+            {
+                return hit.clone();
+            }
+            let name = self.inner.identity.real_name(word, dir, &self.inner.lookup);
+            resolved
+                .borrow_mut()
+                .push((word.to_owned(), dir.map(Path::to_path_buf), name.clone()));
+            name
+        };
+        let opts = analyze::Options {
+            cwd,
+            is_command_name: &is_command_name,
+            session: ctx.session.as_deref(),
+            workspace: ctx.workspace.as_deref(),
+            real_name: &real_name,
+        };
+        let segments = match &cmd.tree {
+            Ok(script) => analyze::analyze(script, &cmd.script, &opts),
+            Err(e) => vec![analyze::unjudgeable(
+                &cmd.script,
+                format!("the command does not parse: {e}"),
+            )],
+        };
+        then(&segments, cwd, &real_name)
+    }
+
     /// Ask, or deny when asking is off.
     fn ask_or_deny(&self) -> Decision {
         if self.ask == AskMode::Off {
@@ -481,7 +525,7 @@ impl Policy {
         }
     }
 
-    fn judge_segment(&self, seg: &Segment, cwd: Option<&Path>) -> Finding {
+    fn judge_segment(&self, seg: &Segment, cwd: Option<&Path>, real_name: &RealName<'_>) -> Finding {
         let finding = |decision, basis, rule: &str, reason: Option<String>| Finding {
             decision,
             basis,
@@ -499,7 +543,7 @@ impl Policy {
                 )),
             );
         }
-        if let Some(f) = self.deny_finding(seg, cwd) {
+        if let Some(f) = self.deny_finding(seg, cwd, real_name) {
             return f;
         }
         if let Some(why) = &seg.danger {
@@ -533,47 +577,61 @@ impl Policy {
 
     /// A deny rule the segment meets, by spelling or by meaning; one it could meet once its run-time
     /// words are known asks.
-    fn deny_finding(&self, seg: &Segment, cwd: Option<&Path>) -> Option<Finding> {
+    fn deny_finding(&self, seg: &Segment, cwd: Option<&Path>, real_name: &RealName<'_>) -> Option<Finding> {
         let lookup = &self.inner.lookup;
         let deny = &self.inner.deny;
-        let argv = match &seg.kind {
+        if deny.patterns.is_empty() {
+            return None;
+        }
+        let (argv, dir, open_ended) = match &seg.kind {
             SegmentKind::Run(inv) => {
                 let hit = deny
                     .find(&inv.argv, inv.open_ended, lookup, cwd, &[])
-                    .or_else(|| deny.find(&inv.written, false, lookup, cwd, &[]))
-                    .or_else(|| {
-                        deny.patterns
-                            .iter()
-                            .find(|p| p.matches_meaning(&inv.argv, lookup, cwd))
-                    });
+                    .or_else(|| deny.find(&inv.written, false, lookup, cwd, &[]));
                 if let Some(p) = hit {
-                    return Some(Finding {
-                        decision: Decision::Deny,
-                        basis: Basis::DenyRule,
-                        rule: Some(p.source.clone()),
-                        reason: Some(format!(
-                            "`{}` matches the deny rule `{}`",
-                            render(&inv.argv),
-                            p.source
-                        )),
-                        suggested_tool: None,
-                    });
+                    return Some(deny_rule_met(p, &inv.argv));
                 }
-                &inv.argv
+                (&inv.argv, inv.dir.as_deref().or(cwd), inv.open_ended)
             }
-            _ => seg.uncertain.as_ref()?,
+            _ => (seg.uncertain.as_ref()?, cwd, false),
         };
-        let p = deny.patterns.iter().find(|p| p.could_match(argv, lookup, cwd))?;
-        let word = argv
+        let word = argv.first().and_then(|a| a.get());
+        let real = word.and_then(|w| real_name(w, dir));
+        if let Some(w) = word
+            && !crate::meaning::uncertain(&argv[0])
+            && deny.generic.is_empty()
+            && ![Some(basename(w)), real.as_deref()]
+                .into_iter()
+                .flatten()
+                .any(|n| deny.by_name.contains_key(n))
+        {
+            return None;
+        }
+        let view = CommandView::new(argv, real, dir);
+        let definite = deny
+            .patterns
             .iter()
-            .find(|a| crate::meaning::uncertain(a))
-            .map_or_else(|| render(argv), |a| a.raw.clone());
+            .find(|p| (!open_ended || p.open_ended()) && p.matches_view(&view, lookup, cwd, false));
+        if let Some(p) = definite {
+            return Some(deny_rule_met(p, argv));
+        }
+        // A function body where the function is defined: its run-time words are judged where it is
+        // called, with the call's arguments.
+        if seg.in_definition {
+            return None;
+        }
+        let (p, word) = self.could_meet(&view, open_ended, cwd)?;
+        let what = if word == crate::meaning::APPENDED {
+            "the words appended at run time are".to_owned()
+        } else {
+            format!("`{word}` is")
+        };
         Some(Finding {
             decision: self.ask_or_deny(),
             basis: Basis::DenyRule,
             rule: Some(p.source.clone()),
             reason: Some(format!(
-                "`{word}` is only known when it runs and could make `{}` match the deny rule `{}`",
+                "{what} only known when it runs and could make `{}` match the deny rule `{}`",
                 seg.text, p.source
             )),
             suggested_tool: None,
@@ -743,6 +801,44 @@ impl Policy {
             reason,
             segments,
         }
+    }
+}
+
+impl Policy {
+    /// A deny rule the command `view` could meet once its run-time words are known (`open_ended`:
+    /// words are appended when it runs), with the word that could make it.
+    fn could_meet(
+        &self,
+        view: &CommandView,
+        open_ended: bool,
+        cwd: Option<&Path>,
+    ) -> Option<(&Pattern, String)> {
+        let appended;
+        let possible = if open_ended {
+            appended = view.with_appended();
+            &appended
+        } else {
+            view
+        };
+        let word = possible.uncertain_word()?.to_owned();
+        let p = self
+            .inner
+            .deny
+            .patterns
+            .iter()
+            .find(|p| p.matches_view(possible, &self.inner.lookup, cwd, true))?;
+        Some((p, word))
+    }
+}
+
+/// The finding of a deny rule `p` that `argv` meets.
+fn deny_rule_met(p: &Pattern, argv: &[crate::argv::Arg]) -> Finding {
+    Finding {
+        decision: Decision::Deny,
+        basis: Basis::DenyRule,
+        rule: Some(p.source.clone()),
+        reason: Some(format!("`{}` matches the deny rule `{}`", render(argv), p.source)),
+        suggested_tool: None,
     }
 }
 

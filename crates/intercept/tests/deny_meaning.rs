@@ -121,6 +121,10 @@ fn wrappers_are_looked_through() {
         "stdbuf -oL git push",
         "parallel git push ::: a",
         "systemd-run --user git push",
+        "chroot / git push",
+        "chroot --userspec=me / git push",
+        "xargs git push < list",
+        "echo a | xargs -0 -n1 git push",
     ] {
         assert_ne!(decide(RULES, c), Decision::Allow, "{c}");
     }
@@ -195,4 +199,202 @@ fn session_aliases_and_functions_meet_deny_rules_where_used() {
             .decision()
     };
     assert_eq!(judge("p origin master"), Decision::Deny);
+}
+
+#[test]
+fn words_appended_at_run_time_could_make_a_rule_match() {
+    for c in [
+        "echo push | xargs git",
+        "echo -rf d | xargs rm",
+        "xargs -0 git < list",
+        "xargs -n1 rm < list",
+        "cat list | parallel git",
+        "parallel git {.} ::: push.x",
+        "parallel -a list git",
+        "find . -printf '-rf\\n' | xargs rm",
+    ] {
+        assert_eq!(decide(RULES, c), Decision::Ask, "{c}");
+    }
+    for c in [
+        "find . | xargs rm -rf",
+        "parallel git ::: push",
+        "parallel git {} origin ::: push",
+        "parallel -j2 rm -rf ::: a b",
+        "parallel git ::: status push",
+        "parallel 'git push' ::: origin",
+    ] {
+        assert_eq!(decide(RULES, c), Decision::Deny, "{c}");
+    }
+    for c in [
+        "ls | xargs cat",
+        "git ls-files | xargs git add",
+        "find . -name '*.o' | xargs rm",
+        "parallel git ::: status log",
+        "echo a | xargs -I{} git log {}",
+    ] {
+        assert_eq!(decide(RULES, c), Decision::Allow, "{c}");
+    }
+    let off = Policy::builder()
+        .security(Security::Full)
+        .ask(AskMode::Off)
+        .deny("git push *")
+        .build()
+        .unwrap();
+    assert_eq!(common::decide(&off, "echo push | xargs git"), Decision::Deny);
+}
+
+#[test]
+fn signalling_the_engine_is_judged_by_what_the_pattern_matches() {
+    for c in [
+        "pgrep -f 'gate rpc' | xargs kill",
+        "pgrep -f shellg | xargs kill -9",
+        "pidof shellgate | xargs kill",
+        "pgrep -f 'gate rpc' | xargs -r kill -TERM",
+        "killall -r 'shell.*'",
+        "killall -r '^shellg'",
+        "killall --regexp gate",
+        "killall -9 -r '.*'",
+        "pkill -fx 'shellgate rpc'",
+        // The command line of the process judging (here the test binary) is the engine's own.
+        "pkill -f deny_meaning",
+    ] {
+        assert_eq!(decide(&[], c), Decision::Ask, "{c}");
+    }
+    for c in [
+        "pgrep -f myserver | xargs kill",
+        "pgrep -f 'gate rpc' | wc -l",
+        "killall -r myserver",
+        "pgrep -f 'gate rpc'",
+    ] {
+        assert_eq!(decide(&[], c), Decision::Allow, "{c}");
+    }
+}
+
+#[test]
+fn a_session_function_is_judged_with_the_call_s_arguments() {
+    use shellgate_normalize::{Normalizer, StandardNormalizer};
+    let state = "#shellgate-state-functions\ngit () \n{ \n    command git \"$@\"\n}\nmy_rm () \n{ \n    rm $1 \"$2\"\n}\nshifty () \n{ \n    shift;\n    git \"$@\"\n}\n";
+    let ctx = shellgate_intercept::Context {
+        cwd: Some(common::WORKSPACE.into()),
+        session: Some(std::sync::Arc::new(
+            shellgate_intercept::SessionView::from_saved_state(state),
+        )),
+        ..Default::default()
+    };
+    let judge = |c: &str| {
+        full(RULES)
+            .judge(&StandardNormalizer::default().normalize(c), &ctx)
+            .decision()
+    };
+    for c in [
+        "git status",
+        "git -C sub log",
+        "git commit -m x",
+        "my_rm -f x",
+        "git log $REV",
+    ] {
+        assert_eq!(judge(c), Decision::Allow, "{c}");
+    }
+    for c in ["git push", "git -C . push origin x", "my_rm -rf x"] {
+        assert_eq!(judge(c), Decision::Deny, "{c}");
+    }
+    // Arguments only known at run time, or moved by `shift`, could be `push`.
+    for c in ["git $x", "shifty x push", "shifty status"] {
+        assert_eq!(judge(c), Decision::Ask, "{c}");
+    }
+    // A function this command defines is judged where it is called, each of its definitions.
+    for c in [
+        "f() { git \"$@\"; }; f push",
+        "f() { git \"$@\"; }; if c; then f() { ls; }; fi; f push",
+        "f() { git \"$@\"; }; g() { f \"$1\" x; }; g push",
+    ] {
+        assert_eq!(judge(c), Decision::Deny, "{c}");
+    }
+    for c in [
+        "f() { git \"$@\"; }",
+        "f() { git \"$@\"; }; f status",
+        "f() { git push; }",
+    ] {
+        let expected = if c.contains("git push") {
+            Decision::Deny
+        } else {
+            Decision::Allow
+        };
+        assert_eq!(judge(c), expected, "{c}");
+    }
+    assert_eq!(judge("f() { git \"$@\"; }; f $x"), Decision::Ask);
+}
+
+#[test]
+fn endless_loops_that_background_a_process_ask() {
+    for c in [
+        "for ((;;)); do bash & done",
+        "for ((i=0;;i++)); do sh & done",
+        "for (( ; 1 ; )); do bash & done",
+        "while :; do bash & done",
+        "while true; do { bash & }; done",
+        "while true; do (bash &); done",
+        "while true; do if true; then sh & fi; done",
+        "until false; do bash & done",
+        "while ((1)); do bash & done",
+        "while [ 1 ]; do bash & done",
+        "while true; do bash & bash; done",
+    ] {
+        assert_eq!(decide(&[], c), Decision::Ask, "{c}");
+    }
+    for c in [
+        "for ((i=0;i<3;i++)); do sleep 1 & done",
+        "while true; do sleep 1; done",
+        "while read l; do echo \"$l\" & done < list",
+        "for ((;;)); do sleep 1; done",
+    ] {
+        assert_eq!(decide(&[], c), Decision::Allow, "{c}");
+    }
+}
+
+#[test]
+fn block_devices_are_dangerous_to_write_not_to_read() {
+    for c in [
+        "tee /dev/vda < img",
+        "cp x /dev/mapper/root",
+        "cp -t /dev/sda x",
+        "cat x > /dev/nvme0n1",
+        "dd if=img of=/dev/sda",
+        "install img /dev/sdb",
+        "echo x | tee -a /dev/sda1",
+    ] {
+        assert_eq!(decide(&[], c), Decision::Ask, "{c}");
+    }
+    for c in [
+        "cat /dev/sda",
+        "cp /dev/sda img",
+        "dd if=/dev/sda of=img",
+        "pv /dev/nvme0n1 > img",
+        "cat /dev/sda > /dev/null",
+    ] {
+        assert_eq!(decide(&[], c), Decision::Allow, "{c}");
+    }
+}
+
+#[test]
+fn find_delete_is_judged_against_the_configured_workspace() {
+    use shellgate_normalize::{Normalizer, StandardNormalizer};
+    let judge = |cwd: &str, c: &str| {
+        let ctx = shellgate_intercept::Context {
+            cwd: Some(cwd.into()),
+            workspace: Some(common::WORKSPACE.into()),
+            ..Default::default()
+        };
+        full(&[])
+            .judge(&StandardNormalizer::default().normalize(c), &ctx)
+            .decision()
+    };
+    assert_eq!(judge("/usr/share", "find . -name '*.pyc' -delete"), Decision::Ask);
+    assert_eq!(judge("/usr/share", "find -delete"), Decision::Ask);
+    assert_eq!(judge("/work/ws/sub", "find . -delete"), Decision::Allow);
+    assert_eq!(
+        judge("/work/ws", "cd /usr/share && find . -delete"),
+        Decision::Ask
+    );
+    assert_eq!(judge("/work/ws", "find /work/ws/build -delete"), Decision::Allow);
 }

@@ -12,6 +12,8 @@ mod arith;
 mod expansions;
 mod inert;
 mod names;
+mod parallel;
+mod positional;
 mod runners;
 mod session;
 mod wrappers;
@@ -43,6 +45,9 @@ pub(crate) struct Segment {
     /// For a command whose name is only known at run time: its words, so deny rules can ask
     /// whether it could be one they name.
     pub uncertain: Option<Vec<Arg>>,
+    /// Part of a function's body seen where the function is defined: its arguments (`"$@"`) are
+    /// only known where it is called, and it is judged again there with them.
+    pub in_definition: bool,
 }
 
 /// What a segment is.
@@ -86,6 +91,9 @@ pub(crate) struct Options<'a> {
     pub session: Option<&'a crate::SessionView>,
     /// The configured workspace, when it differs from where the command starts.
     pub workspace: Option<&'a Path>,
+    /// The name a program word runs as in a directory, when it differs from the word's own file
+    /// name (a link to another program); see `identity`.
+    pub real_name: &'a dyn Fn(&str, Option<&Path>) -> Option<String>,
 }
 
 /// Analyse `script` (spans index `src`).
@@ -101,6 +109,8 @@ pub(crate) fn analyze(script: &Script, src: &str, opts: &Options<'_>) -> Vec<Seg
         names,
         elevated: false,
         expanding: Vec::new(),
+        defining: 0,
+        defined: Vec::new(),
     };
     if let Some(view) = opts.session {
         session::before_any_command(&mut w, view);
@@ -117,6 +127,7 @@ pub(crate) fn unjudgeable(text: &str, reason: impl Into<String>) -> Segment {
         danger: None,
         control: None,
         uncertain: None,
+        in_definition: false,
     }
 }
 
@@ -138,6 +149,10 @@ struct Walker<'o, 'a> {
     /// Session aliases and functions being expanded (bash does not expand an alias inside itself;
     /// a function calling itself is not followed).
     expanding: Vec<String>,
+    /// How many function definitions the walk is inside.
+    defining: usize,
+    /// Functions this command defines, `(name, definition)`, judged again where called.
+    defined: Vec<(String, String)>,
 }
 
 impl Walker<'_, '_> {
@@ -148,6 +163,7 @@ impl Walker<'_, '_> {
             danger: None,
             control: None,
             uncertain: None,
+            in_definition: self.defining > 0,
         });
         self.out.len() - 1
     }
@@ -172,7 +188,7 @@ impl Walker<'_, '_> {
             self.command(c, src);
         }
         if p.commands.len() > 1 {
-            danger::pipe_to_interpreter(&mut self.out, &stage_starts);
+            crate::pipelines::check(&mut self.out, &stage_starts);
         }
         // `echo TEXT | sh` runs TEXT: judge it as a script too.
         for pair in p.commands.windows(2) {
@@ -209,7 +225,10 @@ impl Walker<'_, '_> {
         if danger::is_fork_bomb(f) {
             self.out[idx].danger = Some(format!("`{}` is a fork bomb", f.name));
         }
+        self.defined.push((f.name.clone(), text.to_owned()));
+        self.defining += 1;
         self.compound(&f.body, src);
+        self.defining -= 1;
     }
 
     fn compound(&mut self, cc: &CompoundCommand, src: &str) {
@@ -229,14 +248,8 @@ impl Walker<'_, '_> {
                 self.list(condition, src);
                 self.list(body, src);
                 let until = matches!(cc.kind, CompoundKind::Until { .. });
-                if danger::endless_spawner(condition, body, until) {
-                    let why = "an endless loop starts a process in the background on every turn".to_owned();
-                    if let Some(seg) = self.out.get_mut(start) {
-                        seg.danger.get_or_insert(why);
-                    } else {
-                        let idx = self.push(cc.span.slice(src), SegmentKind::Inert);
-                        self.out[idx].danger = Some(why);
-                    }
+                if danger::endless_spawner(danger::always(condition, until, src), body) {
+                    self.endless_spawner(start, cc.span.slice(src));
                 }
             }
             CompoundKind::For {
@@ -257,8 +270,12 @@ impl Walker<'_, '_> {
                 self.list(body, src);
             }
             CompoundKind::ArithmeticFor { header, body } => {
+                let start = self.out.len();
                 self.arithmetic(header.slice(src), header.slice(src));
                 self.list(body, src);
+                if danger::endless_spawner(danger::endless_header(header.slice(src)), body) {
+                    self.endless_spawner(start, cc.span.slice(src));
+                }
             }
             CompoundKind::Case { subject, arms } => {
                 self.word(subject, src);
@@ -308,6 +325,17 @@ impl Walker<'_, '_> {
             if let Some(d) = danger::device_write(&cc.redirects, src) {
                 self.out[idx].danger = Some(d);
             }
+        }
+    }
+
+    /// Mark the loop whose segments start at `start` as an endless spawner.
+    fn endless_spawner(&mut self, start: usize, text: &str) {
+        let why = "an endless loop starts a process in the background on every turn".to_owned();
+        if let Some(seg) = self.out.get_mut(start) {
+            seg.danger.get_or_insert(why);
+        } else {
+            let idx = self.push(text, SegmentKind::Inert);
+            self.out[idx].danger = Some(why);
         }
     }
 
@@ -486,7 +514,11 @@ impl Walker<'_, '_> {
             }
             return;
         };
-        let base = basename(name).to_owned();
+        // A link to a wrapper or a shell under another name is looked through as that program.
+        let base = match (self.opts.real_name)(name, self.here.as_deref()) {
+            Some(real) if !wrappers::dispatches(basename(name)) && wrappers::dispatches(&real) => real,
+            _ => basename(name).to_owned(),
+        };
         self.depth += 1;
         wrappers::dispatch(self, text, inv, &base, stdin);
         self.depth -= 1;
@@ -519,13 +551,19 @@ impl Walker<'_, '_> {
             self.push(text, kind);
             return;
         }
-        let danger = danger::check(
-            &inv.argv,
-            (self.opts.cwd, self.opts.workspace),
-            self.here.as_deref(),
-            self.cd_seen,
-        );
-        let control = control::check(&inv.argv, inv.open_ended);
+        let places = (self.opts.cwd, self.opts.workspace);
+        let mut danger = danger::check(&inv.argv, places, self.here.as_deref(), self.cd_seen);
+        let mut control = control::check(&inv.argv, inv.open_ended);
+        // Also checked as the program it runs, by the real file's name (`./del` linked to `rm`).
+        if let Some(real) = inv.argv[0]
+            .get()
+            .and_then(|n| (self.opts.real_name)(n, self.here.as_deref()))
+        {
+            let mut argv = inv.argv.clone();
+            argv[0] = Arg::literal(&real);
+            danger = danger.or_else(|| danger::check(&argv, places, self.here.as_deref(), self.cd_seen));
+            control = control.or_else(|| control::check(&argv, inv.open_ended));
+        }
         let idx = self.push(text, SegmentKind::Run(inv));
         self.out[idx].danger = danger;
         self.out[idx].control = control;

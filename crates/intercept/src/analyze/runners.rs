@@ -125,13 +125,7 @@ pub(super) fn run(w: &mut Walker<'_, '_>, text: &str, inv: Invocation, base: &st
         "watch" if !argv[1..i].iter().any(|a| a.is("-x") || a.is("--exec")) => {
             return run_words(w, text, &argv[i..], &inv);
         }
-        "parallel" => {
-            let end = argv[i..]
-                .iter()
-                .position(|a| a.get().is_some_and(|v| v.starts_with(":::")))
-                .map_or(argv.len(), |p| p + i);
-            return run_words(w, text, &argv[i..end], &inv);
-        }
+        "parallel" => return super::parallel::run(w, text, &inv, i),
         _ => {}
     }
     if i < argv.len() {
@@ -190,11 +184,13 @@ fn run_string(w: &mut Walker<'_, '_>, text: &str, cmd: &Arg, inv: &Invocation) {
     }
 }
 
-/// Words the runner joins into one shell command (`watch git status`, `parallel git push :::`).
-fn run_words(w: &mut Walker<'_, '_>, text: &str, words: &[Arg], inv: &Invocation) {
+/// Words the runner joins into one shell command (`watch git status`).
+pub(super) fn run_words(w: &mut Walker<'_, '_>, text: &str, words: &[Arg], inv: &Invocation) {
     if words.is_empty() {
         return w.fail(text, "the commands it runs are read from its input");
     }
-    let body: Vec<&str> = words.iter().map(|a| a.raw.as_str()).collect();
+    // The words' values are joined and run by a shell; a word only known at run time keeps its
+    // expansion.
+    let body: Vec<&str> = words.iter().map(|a| a.get().unwrap_or(&a.raw)).collect();
     nested_as(w, &body.join(" "), text, inv.elevated);
 }

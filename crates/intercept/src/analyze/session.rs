@@ -70,21 +70,31 @@ pub(super) fn expands_alias(w: &mut Walker<'_, '_>, s: &SimpleCommand, src: &str
 /// A command name that is a session function: its body runs (with the arguments as `$1`, …), so
 /// the body is judged instead of the name. `true` when the command was handled here.
 pub(super) fn runs_function(w: &mut Walker<'_, '_>, text: &str, argv: &[Arg], problem: Option<&str>) -> bool {
-    let Some(view) = w.opts.session else {
-        return false;
-    };
     let Some(name) = argv.first().and_then(Arg::get) else {
         return false;
     };
-    let Some(definition) = view.functions.get(name) else {
+    // Every definition this command made (which one runs may depend on a condition), and the
+    // session's.
+    let mut definitions: Vec<String> = w
+        .defined
+        .iter()
+        .filter(|(n, _)| n == name)
+        .map(|(_, d)| d.clone())
+        .collect();
+    definitions.extend(w.opts.session.and_then(|view| view.functions.get(name)).cloned());
+    if definitions.is_empty() {
         return false;
-    };
+    }
     if let Some(p) = problem {
         w.fail(text, p);
     }
     // A function calling itself: its body is being judged already.
     if !w.expanding.iter().any(|n| n == name) {
-        function_body(w, name, definition, text);
+        for definition in &definitions {
+            // Judged with this call's arguments in place where that is exact.
+            let with_arguments = super::positional::substitute(definition, &argv[1..]);
+            function_body(w, name, with_arguments.as_deref().unwrap_or(definition), text);
+        }
     }
     true
 }

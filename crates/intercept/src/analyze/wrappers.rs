@@ -35,10 +35,48 @@ pub(super) fn dispatch(w: &mut Walker<'_, '_>, text: &str, inv: Invocation, base
         "trap" => trap(w, text, inv),
         "find" => find(w, text, &inv),
         "fd" | "fdfind" => fd(w, text, &inv),
+        // A multi-call binary runs the program its first argument names.
+        "busybox" | "toybox"
+            if inv
+                .argv
+                .get(1)
+                .and_then(Arg::get)
+                .is_some_and(|v| !v.starts_with('-')) =>
+        {
+            let next = inner(&inv, 1);
+            w.invoke(text, next, None);
+        }
         b if SHELLS.contains(&b) => shell(w, text, inv, stdin),
         b if super::runners::is_runner(b) => super::runners::run(w, text, inv, b),
         _ => w.record(text, inv),
     }
+}
+
+/// Whether `base` is a program [`dispatch`] looks through (a wrapper, a shell, a runner).
+pub(super) fn dispatches(base: &str) -> bool {
+    matches!(
+        base,
+        "env"
+            | "sudo"
+            | "doas"
+            | "timeout"
+            | "nice"
+            | "nohup"
+            | "builtin"
+            | "command"
+            | "exec"
+            | "stdbuf"
+            | "time"
+            | "xargs"
+            | "eval"
+            | "trap"
+            | "find"
+            | "fd"
+            | "fdfind"
+            | "busybox"
+            | "toybox"
+    ) || SHELLS.contains(&base)
+        || super::runners::is_runner(base)
 }
 
 /// A wrapper with nothing after its options: it is the command itself, unless arguments are

@@ -50,3 +50,13 @@ pub fn bash_state(vars: &str, defs: &str, hooks: &str) -> String {
          trap -- '{{ \\__shellgate_exit; }} 2>/dev/null' EXIT\n{hooks}enable echo\n: shellgate-state-end\n"
     )
 }
+
+/// Skip a test for want of an outside program, printing why; fails under
+/// `SHELLGATE_REQUIRE_ALL=1`.
+pub fn skip(reason: &str) {
+    assert!(
+        std::env::var("SHELLGATE_REQUIRE_ALL").as_deref() != Ok("1"),
+        "{reason} (SHELLGATE_REQUIRE_ALL=1)"
+    );
+    eprintln!("skipped: {reason}");
+}

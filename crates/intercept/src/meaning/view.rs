@@ -1,0 +1,106 @@
+//! A command as deny rules see it: the names its program runs as, its arguments with git's
+//! aliases expanded, and its canonical form under the program's table.
+
+use std::borrow::Cow;
+use std::path::Path;
+
+use super::{Canonical, Program, canonical, program, words};
+use crate::argv::{Arg, basename};
+
+/// A command as deny rules see it.
+#[derive(Debug)]
+pub(crate) struct CommandView<'a> {
+    /// The program word as written, when known.
+    pub word: Option<String>,
+    /// The program word's source text, when only known at run time.
+    pub dynamic_word: Option<String>,
+    /// The names it runs as: the invoked one, then the real file's (a link followed); empty for a
+    /// program only known at run time.
+    pub names: Vec<String>,
+    /// The arguments after the program word (git's aliases expanded).
+    pub args: Cow<'a, [Arg]>,
+    /// Its canonical form under the first of its names with an option table.
+    pub canonical: Option<(&'static Program, Canonical)>,
+}
+
+impl<'a> CommandView<'a> {
+    /// The view of `argv`, run in `dir`; `real_name` is the name the program word runs as when it
+    /// differs from its own (see `identity`).
+    pub fn new(argv: &'a [Arg], real_name: Option<String>, dir: Option<&Path>) -> Self {
+        let Some((first, rest)) = argv.split_first() else {
+            return Self::empty();
+        };
+        let word = first.get().filter(|_| !super::uncertain(first));
+        let Some(w) = word else {
+            return Self {
+                word: None,
+                dynamic_word: Some(first.raw.clone()),
+                names: Vec::new(),
+                args: Cow::Borrowed(rest),
+                canonical: None,
+            };
+        };
+        let mut names = vec![basename(w).to_owned()];
+        names.extend(real_name);
+        let mut args = Cow::Borrowed(rest);
+        if names.iter().any(|n| n == "git")
+            && let Some(mut expanded) = super::expand_git_aliases(argv, dir)
+        {
+            expanded.remove(0);
+            args = Cow::Owned(expanded);
+        }
+        let canonical = names
+            .iter()
+            .find_map(|n| program(n))
+            .map(|p| (p, canonical(p, &words(&args), false)));
+        Self {
+            word: Some(w.to_owned()),
+            dynamic_word: None,
+            names,
+            args,
+            canonical,
+        }
+    }
+
+    fn empty() -> Self {
+        Self {
+            word: None,
+            dynamic_word: None,
+            names: Vec::new(),
+            args: Cow::Borrowed(&[]),
+            canonical: None,
+        }
+    }
+
+    /// The same command with words appended at run time (`xargs`): one more word that may be
+    /// anything, options included.
+    pub fn with_appended(&self) -> CommandView<'static> {
+        let mut args = self.args.to_vec();
+        args.push(Arg::dynamic(APPENDED, true));
+        let canonical = self
+            .canonical
+            .as_ref()
+            .map(|(p, _)| (*p, canonical(p, &words(&args), false)));
+        CommandView {
+            word: self.word.clone(),
+            dynamic_word: self.dynamic_word.clone(),
+            names: self.names.clone(),
+            args: Cow::Owned(args),
+            canonical,
+        }
+    }
+
+    /// A word only known at run time in the command, if any (the program word included).
+    pub fn uncertain_word(&self) -> Option<&str> {
+        if self.names.is_empty() {
+            return Some(self.dynamic_word.as_deref().unwrap_or("the command name"));
+        }
+        self.args
+            .iter()
+            .find(|a| super::uncertain(a))
+            .map(|a| a.raw.as_str())
+    }
+}
+
+/// How the words appended at run time are named.
+pub(crate) const APPENDED: &str = "(the words appended at run time)";
