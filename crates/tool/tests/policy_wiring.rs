@@ -221,9 +221,11 @@ async fn without_a_policy_every_command_the_interceptor_allows_runs() {
         policy: None,
         ..config()
     });
-    // A control command is no longer refused (here a function standing in for the engine).
+    // A control command is no longer refused (here run through a function standing in for the
+    // engine; the policy, which judges a function where it is called, refuses the bare command).
     let command = "shellgate() { echo stand-in \"$@\"; }; shellgate approve 1";
-    let v = shellgate::default_policy().inspect(&Normalized::unchanged(command), &Context::default());
+    let bare = Normalized::unchanged("shellgate approve 1");
+    let v = shellgate::default_policy().inspect(&bare, &Context::default());
     assert!(v.is_deny(), "the default policy refuses it: {v:?}");
     let r = call(&tool, BashParams::new(command)).await;
     assert_eq!(
