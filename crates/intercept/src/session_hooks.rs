@@ -140,10 +140,57 @@ pub(crate) fn bash_options(values: &BTreeMap<String, String>) -> Option<String> 
         "a bash compatibility level changes how words are parsed and expanded"
     } else if set_to("CDPATH") {
         "`CDPATH` makes `cd` lead elsewhere than the path it is given"
+    } else if set.contains(&"posix") {
+        "POSIX mode changes how aliases and special builtins behave"
+    } else if !shopt.contains(&"expand_aliases") {
+        "aliases are not expanded, so a command runs as written where an alias would be judged"
+    } else if shopt.contains(&"nullglob") {
+        "`shopt -s nullglob` makes a word that matches nothing disappear, moving the words after it"
+    } else if shopt.contains(&"cdable_vars") || shopt.contains(&"cdspell") {
+        "`cd` may lead elsewhere than the path it is given (`cdable_vars`, `cdspell`)"
     } else {
         return None;
     };
     Some(format!("the session's shell options: {why}"))
+}
+
+/// zsh options (as `setopt` prints those that differ from the default) that change which command
+/// a word runs or which words a command gets: a session holding one has no command judged safe.
+const ZSH_OPTIONS_THAT_CHANGE_WORDS: &[&str] = &[
+    "noaliases",
+    "globsubst",
+    "shwordsplit",
+    "nullglob",
+    "cshnullglob",
+    "rcexpandparam",
+    "posixaliases",
+    "posixbuiltins",
+    "cdablevars",
+    "autocd",
+    "correct",
+    "correctall",
+    "ignorebraces",
+    "magicequalsubst",
+    "aliasfuncdef",
+];
+
+/// Why zsh's `setopt` (or `unsetopt`) `options` make the session unjudgeable, if they do.
+pub(crate) fn zsh_options(command: &str, options: &[String]) -> Option<String> {
+    let changing = options.iter().find_map(|o| {
+        let name: String = o.to_ascii_lowercase().chars().filter(|c| *c != '_').collect();
+        // `unsetopt X` is `setopt noX`, and `unsetopt noX` is `setopt X`.
+        let name = match (command, name.strip_prefix("no")) {
+            ("unsetopt", Some(rest)) => rest.to_owned(),
+            ("unsetopt", None) => format!("no{name}"),
+            _ => name,
+        };
+        ZSH_OPTIONS_THAT_CHANGE_WORDS
+            .contains(&name.as_str())
+            .then_some(name)
+    })?;
+    Some(format!(
+        "the session's shell options: zsh's `{changing}` changes which command a word runs or which words it gets"
+    ))
 }
 
 /// Whether `BASH_COMPAT` asks for a level before bash 5.0 (the levels whose quoting and expansion
@@ -217,14 +264,29 @@ mod tests {
         assert!(bash_options(&values("braceexpand:hashall", "expand_aliases:extglob", &[])).is_none());
         assert!(bash_options(&values("braceexpand:keyword", "", &[])).is_some());
         assert!(bash_options(&values("xtrace", "", &[("PS4", "\"\\$(id)\"")])).is_some());
-        assert!(bash_options(&values("xtrace", "", &[("PS4", "\"+ \"")])).is_none());
+        assert!(bash_options(&values("xtrace", "expand_aliases", &[("PS4", "\"+ \"")])).is_none());
         assert!(bash_options(&values("", "extdebug", &[])).is_some());
         assert!(bash_options(&values("", "compat42", &[])).is_some());
         assert!(bash_options(&values("", "", &[("BASH_COMPAT", "\"42\"")])).is_some());
-        assert!(bash_options(&values("", "", &[("BASH_COMPAT", "\"5.2\"")])).is_none());
-        assert!(bash_options(&values("", "", &[("BASH_COMPAT", "\"52\"")])).is_none());
+        let ea = "expand_aliases";
+        assert!(bash_options(&values("", ea, &[("BASH_COMPAT", "\"5.2\"")])).is_none());
+        assert!(bash_options(&values("", ea, &[("BASH_COMPAT", "\"52\"")])).is_none());
+        // Aliases not expanded, POSIX mode, words that vanish, `cd` that leads elsewhere.
+        assert!(bash_options(&values("", "extglob", &[])).is_some());
+        assert!(bash_options(&values("posix", ea, &[])).is_some());
+        assert!(bash_options(&values("", "expand_aliases:nullglob", &[])).is_some());
+        assert!(bash_options(&values("", "expand_aliases:cdable_vars", &[])).is_some());
         assert!(bash_options(&values("", "", &[("CDPATH", "\"/tmp\"")])).is_some());
         assert!(bash_options(&BTreeMap::new()).is_some());
         assert_eq!(unquote(r#""a\"b\\c\$d""#), r#"a"b\c$d"#);
+    }
+
+    #[test]
+    fn zsh_options_that_change_words() {
+        assert!(zsh_options("setopt", &owned(&["extendedglob", "interactivecomments"])).is_none());
+        assert!(zsh_options("setopt", &owned(&["no_aliases"])).is_some());
+        assert!(zsh_options("setopt", &owned(&["GLOB_SUBST"])).is_some());
+        assert!(zsh_options("unsetopt", &owned(&["aliases"])).is_some());
+        assert!(zsh_options("unsetopt", &owned(&["nullglob"])).is_none());
     }
 }

@@ -172,7 +172,10 @@ impl SessionView {
                 crate::session_hooks::hashed(file, name, path).map_or(Ok(()), Err)
             }
             ["declare", flags, _] if flags.starts_with("-f") => Ok(()),
-            ["builtin", "setopt" | "unsetopt", ..] | [":", "shellgate-state-end"] => Ok(()),
+            ["builtin", command @ ("setopt" | "unsetopt"), ..] => {
+                crate::session_hooks::zsh_options(command, &argv[2..]).map_or(Ok(()), Err)
+            }
+            [":", "shellgate-state-end"] => Ok(()),
             _ => unexpected(),
         }
     }
@@ -298,8 +301,7 @@ fn strip_indexes(value: &str) -> String {
 mod tests {
     use super::*;
 
-    const OPTIONS: &str =
-        "declare -- __shellgate_so=\"braceexpand:hashall\"\ndeclare -- __shellgate_bo=\"extglob\"\n";
+    const OPTIONS: &str = "declare -- __shellgate_so=\"braceexpand:hashall\"\ndeclare -- __shellgate_bo=\"expand_aliases:extglob\"\n";
     const END: &str = "#shellgate-state-hooks\ntrap -- '{ \\__shellgate_exit; } 2>/dev/null' EXIT\nenable echo\n: shellgate-state-end\n";
 
     #[test]
