@@ -114,6 +114,7 @@ pub use nix::sys::signal::Signal;
 pub use outcome::{ExecOutcome, RunStatus, SIGPIPE_STATUS, signal_name};
 pub use peer::peer_is_descendant;
 pub use pipe::PipeExecutor;
+pub use remote_stop::run as run_remote_stop;
 pub use session::{
     SessionCommand, SessionInfo, SessionKey, SessionManager, SessionOptions, SessionState, SessionsNamed,
     ShellKind, StateFile, cannot_change_state,

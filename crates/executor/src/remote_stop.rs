@@ -17,8 +17,9 @@ fn command(stop: &LaunchSpec) -> std::process::Command {
     cmd
 }
 
-/// Run `stop` to its end, or kill it at its limit.
-pub(crate) async fn run(stop: &LaunchSpec) {
+/// Run `stop` (a [`LaunchSpec::remote_stop`]) to its end, or kill it at its limit: what an
+/// executor does when a run it started on another host timed out or was cancelled.
+pub async fn run(stop: &LaunchSpec) {
     let mut cmd = tokio::process::Command::from(command(stop));
     cmd.kill_on_drop(true);
     let Ok(mut child) = cmd.spawn() else {

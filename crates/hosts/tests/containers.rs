@@ -34,6 +34,14 @@ macro_rules! contract_for {
             }
 
             #[tokio::test]
+            async fn a_terminal_timeout_leaves_nothing_in_the_container() {
+                let Some((_dir, host)) = host(stringify!($engine)) else {
+                    return;
+                };
+                contract::terminal_timeout_leaves_nothing(&host).await;
+            }
+
+            #[tokio::test]
             async fn a_session_keeps_state() {
                 let Some((_dir, host)) = host(stringify!($engine)) else {
                     return;

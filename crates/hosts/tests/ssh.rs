@@ -30,6 +30,13 @@ async fn a_timeout_leaves_no_remote_process() {
 }
 
 #[tokio::test]
+async fn a_terminal_timeout_leaves_no_remote_process() {
+    let Some((_dir, host)) = host() else { return };
+    contract::terminal_timeout_leaves_nothing(&host).await;
+    host.shutdown();
+}
+
+#[tokio::test]
 async fn ten_megabytes_pass_bounded() {
     let Some((_dir, host)) = host() else { return };
     contract::one_shot_large_output(&host).await;

@@ -18,6 +18,12 @@ async fn one_shot_timeout_leaves_nothing() {
 }
 
 #[tokio::test]
+async fn terminal_timeout_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    contract::terminal_timeout_leaves_nothing(&support::fake_host(dir.path())).await;
+}
+
+#[tokio::test]
 async fn one_shot_large_output() {
     let dir = tempfile::tempdir().unwrap();
     contract::one_shot_large_output(&support::fake_host(dir.path())).await;

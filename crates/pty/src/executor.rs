@@ -167,6 +167,13 @@ async fn drive(
             }
         }
     }
+    // A run on another host: the terminal's processes here are only its client, and what it
+    // started there is stopped by the host's own stop.
+    if status != RunStatus::Completed
+        && let Some(stop) = &spec.remote_stop
+    {
+        shellgate_executor::run_remote_stop(stop).await;
+    }
     let mut notices = Vec::new();
     // Nothing of a foreground run outlives it.
     if process.session_alive() {

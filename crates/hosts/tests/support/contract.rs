@@ -106,6 +106,25 @@ pub async fn one_shot_timeout_leaves_nothing(host: &RemoteHost) {
     assert_eq!(sleepers(host, 379).await, 0, "a detached leftover survived");
 }
 
+/// A timed-out run in a terminal leaves nothing on the host either: killing the local client's
+/// terminal session does not reach what it started there, so the host's stop must run.
+pub async fn terminal_timeout_leaves_nothing(host: &RemoteHost) {
+    use shellgate_executor::LaunchLayer as _;
+    let mut spec = shell("sleep 387 & sleep 388; echo never", "");
+    spec.timeout = Some(Duration::from_millis(1500));
+    spec.kill_grace = Duration::from_millis(200);
+    let wrapped = shellgate_hosts::HostLayer::new(host.clone()).wrap(spec);
+    let mut sink = Collect::default();
+    let outcome = shellgate_pty::PtyExecutor::default()
+        .run(wrapped, &mut sink, CancellationToken::new())
+        .await;
+    let out = String::from_utf8_lossy(&sink.bytes);
+    assert_eq!(outcome.status, RunStatus::TimedOut, "{outcome:?} {out}");
+    assert!(!out.contains("never"), "{out}");
+    assert_eq!(sleepers(host, 387).await, 0, "the background child survived");
+    assert_eq!(sleepers(host, 388).await, 0, "the command survived");
+}
+
 /// 10 MB pass through whole, counted.
 pub async fn one_shot_large_output(host: &RemoteHost) {
     let mut sink = Discard::default();

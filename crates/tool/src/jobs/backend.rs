@@ -147,7 +147,7 @@ pub(crate) fn start_pty(
         Arc::clone(job),
         process,
         output,
-        kill_grace,
+        (kill_grace, spec.remote_stop.clone()),
         drain,
         redactions,
         exits,
@@ -159,7 +159,7 @@ async fn drive_pty(
     job: Arc<Job>,
     process: Arc<PtyProcess>,
     mut output: PtyOutput,
-    kill_grace: Duration,
+    (kill_grace, remote_stop): (Duration, Option<Box<LaunchSpec>>),
     drain: Drain,
     redactions: Arc<Vec<(String, String)>>,
     exits: broadcast::Sender<JobExit>,
@@ -210,6 +210,11 @@ async fn drive_pty(
         }
     }
     sink.finish();
+    // On another host the terminal holds only the client: a job stopped early (timed out or
+    // killed) leaves what it started there to the host's own stop.
+    if let Some(stop) = remote_stop.filter(|_| timeout_fired || exit.signal.is_some()) {
+        shellgate_executor::run_remote_stop(&stop).await;
+    }
     let mut notices = Vec::new();
     if process.session_alive() {
         process.kill(Signal::SIGKILL);
