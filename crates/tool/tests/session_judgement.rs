@@ -80,7 +80,10 @@ async fn state_left_by_an_earlier_call_is_judged_where_it_is_used() {
 }
 
 /// Plant `defs` in a session of its own through the allowed `source`, then run `command` there.
-async fn planted_then(tag: &str, defs: &str, command: &str) -> (ToolResult, PathBuf) {
+/// Returns the result and how often the planted code ran during that call: a planted `DEBUG` or
+/// `RETURN` trap also runs for the session's own lines that end the planting call, after that
+/// call has answered, so its runs are counted once they have settled.
+async fn planted_then(tag: &str, defs: &str, command: &str) -> (ToolResult, usize, PathBuf) {
     let dir = scratch(tag);
     std::fs::write(dir.join("defs.sh"), defs).unwrap();
     let tool = tool(&dir);
@@ -92,33 +95,55 @@ async fn planted_then(tag: &str, defs: &str, command: &str) -> (ToolResult, Path
         .call(params("source ./defs.sh"), CancellationToken::new())
         .await;
     assert_eq!(planted.status, ToolStatus::Completed, "{planted:?}");
-    let _ = std::fs::remove_file(dir.join("ran"));
+    let before = settled_runs(&dir.join("ran")).await;
     let r = tool.call(params(command), CancellationToken::new()).await;
+    let after = settled_runs(&dir.join("ran")).await;
     tool.sessions().shutdown();
-    (r, dir)
+    (r, after - before, dir)
+}
+
+/// Lines in `ran` once no new one came for 300 ms (the planted code appends one per run).
+async fn settled_runs(ran: &std::path::Path) -> usize {
+    let count = || std::fs::read_to_string(ran).map_or(0, |s| s.lines().count());
+    let (mut last, mut stable) = (count(), 0);
+    for _ in 0..100 {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        let now = count();
+        if now == last {
+            stable += 1;
+            if stable == 6 {
+                break;
+            }
+        } else {
+            (last, stable) = (now, 0);
+        }
+    }
+    last
 }
 
 #[tokio::test]
 async fn traps_hashed_paths_and_options_left_in_a_session_stop_its_judgement() {
     let touch = "\"$(command -v touch)\"";
+    let append = "echo run >>\"$PWD/ran\"";
     for (tag, defs, command) in [
-        ("debug", "trap 'touch \"$PWD/ran\"' DEBUG\n".to_owned(), "pwd"),
-        (
-            "return",
-            "trap 'touch \"$PWD/ran\"' RETURN\nf() { :; }\n".to_owned(),
-            "pwd",
-        ),
+        ("debug", format!("trap '{append}' DEBUG\n"), "pwd"),
+        ("return", format!("trap '{append}' RETURN\nf() {{ :; }}\n"), "pwd"),
         ("hash", format!("hash -p {touch} ls\n"), "ls ran"),
         ("extdebug", "shopt -s extdebug\n".to_owned(), "pwd"),
         ("keyword", "set -k\n".to_owned(), "pwd"),
     ] {
-        let (r, dir) = planted_then(tag, &defs, command).await;
+        let (r, runs, dir) = planted_then(tag, &defs, command).await;
         assert_eq!(r.status, ToolStatus::Blocked, "{tag}: {r:?}");
-        assert!(!dir.join("ran").exists(), "{tag}: the planted state ran");
+        assert_eq!(runs, 0, "{tag}: the planted state ran");
+        // The hashed `touch` would make an empty `ran`.
+        assert!(
+            tag != "hash" || !dir.join("ran").exists(),
+            "hash: the hashed path ran"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
     // An ordinary session stays judged: the same calls run.
-    let (r, dir) = planted_then("plain", "x=1\nalias ll='ls -l'\n", "pwd").await;
+    let (r, _, dir) = planted_then("plain", "x=1\nalias ll='ls -l'\n", "pwd").await;
     assert_eq!(r.status, ToolStatus::Completed, "{r:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
