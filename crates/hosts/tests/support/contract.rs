@@ -110,7 +110,7 @@ pub async fn one_shot_timeout_leaves_nothing(host: &RemoteHost) {
 /// terminal session does not reach what it started there, so the host's stop must run.
 pub async fn terminal_timeout_leaves_nothing(host: &RemoteHost) {
     use shellgate_executor::LaunchLayer as _;
-    let mut spec = shell("sleep 387 & sleep 388; echo never", "");
+    let mut spec = shell("sleep 385 & sleep 386; echo never", "");
     spec.timeout = Some(Duration::from_millis(1500));
     spec.kill_grace = Duration::from_millis(200);
     let wrapped = shellgate_hosts::HostLayer::new(host.clone()).wrap(spec);
@@ -121,8 +121,8 @@ pub async fn terminal_timeout_leaves_nothing(host: &RemoteHost) {
     let out = String::from_utf8_lossy(&sink.bytes);
     assert_eq!(outcome.status, RunStatus::TimedOut, "{outcome:?} {out}");
     assert!(!out.contains("never"), "{out}");
-    assert_eq!(sleepers(host, 387).await, 0, "the background child survived");
-    assert_eq!(sleepers(host, 388).await, 0, "the command survived");
+    assert_eq!(sleepers(host, 385).await, 0, "the background child survived");
+    assert_eq!(sleepers(host, 386).await, 0, "the command survived");
 }
 
 /// 10 MB pass through whole, counted.
