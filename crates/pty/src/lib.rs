@@ -47,6 +47,7 @@ use std::sync::OnceLock;
 pub use error::PtyError;
 pub use executor::PtyExecutor;
 pub use input_queue::{InputForecast, unread_bytes};
+pub use input_wait::waiting_to_read;
 pub use keys::{KeyError, KeyModes, KeySpec};
 pub use nix::sys::signal::Signal;
 pub use process::{ExitInfo, PtyOptions, PtyOutput, PtyProcess};

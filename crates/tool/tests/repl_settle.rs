@@ -412,3 +412,43 @@ async fn python_through_pipes_answers_in_the_same_poll_under_load() {
     let r = write_then_poll(&process, &id, "import time; time.sleep(0.4); print('slept')\n").await;
     assert_answered(&r, &["slept".to_owned()], &[">>> "], 50);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_program_that_pauses_in_poll_or_select_while_it_answers_is_waited_for() {
+    if !(pty_usable() && have("python3")) {
+        return;
+    }
+    let _turn = TURN.lock().await;
+    let _load = Load::start();
+    let (bash, process) = tools();
+    // Sleeps that are poll and select calls watching nothing: they are not reads of the terminal,
+    // though the program's standard input is the terminal.
+    let program = "import select\nwhile True:\n    s = input('? ')\n    select.select([], [], [], 0.4)\n    print(s, 'a', flush=True)\n    select.poll().poll(400)\n    print(s, 'b', flush=True)\n";
+    let id = start_at_prompt(&bash, &process, &format!("python3 -c \"{program}\""), true, "? ").await;
+    for round in 0..3 {
+        let r = write_then_poll(&process, &id, &format!("go{round}\n")).await;
+        let expected = vec![format!("go{round} a"), format!("go{round} b")];
+        assert_answered(&r, &expected, &["? "], round);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn node_through_pipes_answers_in_the_same_poll_under_load() {
+    if !have("node") {
+        return;
+    }
+    let _turn = TURN.lock().await;
+    let _load = Load::start();
+    let (bash, process) = tools();
+    // Without a terminal, Node's REPL waits for its stdin pipe in epoll.
+    let id = start_at_prompt(&bash, &process, "NODE_DISABLE_COLORS=1 node -i", false, "> ").await;
+    for round in 0..20 {
+        let r = write_then_poll(&process, &id, &format!("console.log('v' + ({round}+6*7))\n")).await;
+        assert_answered(
+            &r,
+            &[format!("v{}", round + 42), "undefined".to_owned()],
+            &["> "],
+            round,
+        );
+    }
+}
