@@ -27,6 +27,48 @@ fn a_connection_without_a_handshake_stays_on_2026_07_28() {
     assert_eq!(bare["error"]["code"], -32602, "{bare}");
 }
 
+#[test]
+fn server_discover_names_both_eras_the_tasks_extension_and_the_server() {
+    let mut server = Server::start();
+    let found = server.modern("server/discover", &json!({}), &json!({}));
+    let result = &found["result"];
+    assert_eq!(result["resultType"], "complete", "{found}");
+    let versions: Vec<&str> = result["supportedVersions"]
+        .as_array()
+        .expect("supportedVersions")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for era in ["2026-07-28", "2025-11-25", "2025-06-18"] {
+        assert!(versions.contains(&era), "{era} missing: {found}");
+    }
+    let capabilities = &result["capabilities"];
+    assert!(capabilities["tools"].is_object(), "{found}");
+    assert_eq!(capabilities["resources"]["subscribe"], true, "{found}");
+    assert!(
+        capabilities["extensions"]["io.modelcontextprotocol/tasks"].is_object(),
+        "{found}"
+    );
+    let info = &result["_meta"]["io.modelcontextprotocol/serverInfo"];
+    assert_eq!(info["name"], "shellgate", "{found}");
+    assert_eq!(info["version"], env!("CARGO_PKG_VERSION"), "{found}");
+    assert!(
+        result["instructions"]
+            .as_str()
+            .is_some_and(|i| i.contains("bash")),
+        "{found}"
+    );
+    // Discovery is no handshake: the next request still needs its own `_meta`, and gets its tools.
+    let tools = server.modern("tools/list", &json!({}), &json!({}));
+    let names: Vec<&str> = tools["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(names.contains(&"bash") && names.contains(&"process"), "{tools}");
+}
+
 /// The cache hints of a 2026-07-28 result: `(ttlMs, cacheScope)`.
 fn hints(answer: &Value) -> (Value, Value) {
     (

@@ -184,3 +184,26 @@ fn a_cancelled_foreground_call_on_2026_07_28_stops_its_process_tree() {
     });
     assert!(noted, "no result tells what the cancelled call printed");
 }
+
+#[test]
+fn tasks_cancel_stops_the_whole_tree_of_the_task() {
+    let mut server = yielding_server();
+    // A background child, a grandchild in a session of its own, and the foreground sleep.
+    let command = "sleep 30.71 & setsid sleep 30.72 & sleep 30.73; echo never";
+    let call = json!({"name": "bash", "arguments": {"command": command}});
+    let task = task_of(&server.modern("tools/call", &call, &tasks_capability()));
+    for word in ["30.71", "30.72", "30.73"] {
+        common::wait_for_argument(word);
+    }
+    let cancelled = server.modern("tasks/cancel", &json!({"taskId": task}), &tasks_capability());
+    assert!(cancelled["error"].is_null(), "{cancelled}");
+    let stopped = eventually(|| {
+        ["30.71", "30.72", "30.73"]
+            .iter()
+            .all(|word| !common::a_process_has_argument(word))
+    });
+    assert!(stopped, "a process of the cancelled task still runs");
+    let done = task_until(&mut server, &task, |s| s["result"]["status"] != "working");
+    assert_eq!(done["result"]["status"], "cancelled", "{done}");
+    assert!(!done.to_string().contains("never"), "{done}");
+}
