@@ -79,4 +79,5 @@ pub use kernel::landlock_abi;
 pub use landlock_rules::{AUDIT_LOG_ABI, NEWEST_ABI_USED, check_kernel, required_abi};
 pub use layer::SandboxLayer;
 pub use policy::{DEFAULT_PROXY_PORT, ProxyPolicy, ResourceLimits, SandboxMode, SandboxPolicy, UnknownMode};
+pub use proxy::check_domain_pattern;
 pub use supervise::denial_supervisor;

@@ -146,4 +146,38 @@ mod tests {
         }
         assert!(own_addresses().iter().any(IpAddr::is_loopback));
     }
+
+    /// A public address becomes local once it is one of this machine's: in a network namespace of
+    /// this test's own thread (a child it starts runs there too), `203.0.113.7` — a documentation
+    /// address, outside every special range — is local only after it is put on an interface.
+    #[test]
+    fn an_address_of_this_machine_is_local_whatever_its_range() {
+        let require = std::env::var_os("SHELLGATE_REQUIRE_ALL").is_some();
+        let checked = std::thread::spawn(move || {
+            if let Err(e) = nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWNET) {
+                assert!(!require, "cannot make a network namespace: {e}");
+                eprintln!("skipped: cannot make a network namespace ({e})");
+                return;
+            }
+            let ip: IpAddr = "203.0.113.7".parse().unwrap();
+            assert!(!is_local(ip), "local before it was put on an interface");
+            let ip_cmd = |args: &[&str]| {
+                std::process::Command::new("ip")
+                    .args(args)
+                    .status()
+                    .is_ok_and(|s| s.success())
+            };
+            let added = ip_cmd(&["link", "add", "sgown0", "type", "dummy"])
+                && ip_cmd(&["link", "set", "sgown0", "up"])
+                && ip_cmd(&["addr", "add", "203.0.113.7/32", "dev", "sgown0"]);
+            if !added {
+                assert!(!require, "`ip` could not add a dummy interface");
+                eprintln!("skipped: `ip` could not add a dummy interface");
+                return;
+            }
+            assert!(own_addresses().contains(&ip), "{:?}", own_addresses());
+            assert!(is_local(ip), "this machine's own address is not local");
+        });
+        checked.join().unwrap();
+    }
 }

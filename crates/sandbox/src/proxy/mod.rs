@@ -15,4 +15,5 @@ mod resolve;
 mod serve;
 
 pub(crate) use names::DomainRules;
+pub use names::check_domain_pattern;
 pub(crate) use serve::{ProxyHandle, serve};

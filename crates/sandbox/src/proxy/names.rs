@@ -51,6 +51,12 @@ pub fn normalize(host: &str) -> Option<String> {
     Some(name.to_ascii_lowercase())
 }
 
+/// Whether `text` is a destination pattern of `allowed_domains`/`denied_domains`: `host`,
+/// `*.suffix`, either with an optional `:port`. The error says what is expected.
+pub fn check_domain_pattern(text: &str) -> Result<(), String> {
+    Pattern::parse(text).map(|_| ())
+}
+
 /// One `host`, `*.suffix`, `host:port` or `*.suffix:port` pattern.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Pattern {

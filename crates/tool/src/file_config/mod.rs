@@ -135,6 +135,12 @@ impl FileConfig {
             path: path.to_path_buf(),
             source,
         })?;
+        if let Some(sandbox) = &file.sandbox {
+            sandbox.check_domains().map_err(|message| ConfigError::Parse {
+                path: path.to_path_buf(),
+                message,
+            })?;
+        }
         file.host_sections()
             .check()
             .map_err(|message| ConfigError::Parse {

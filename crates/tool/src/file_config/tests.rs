@@ -119,3 +119,22 @@ fn unknown_keys_and_bad_files_are_clear_errors() {
         .to_string();
     assert!(err.contains("cannot read"), "{err}");
 }
+
+#[test]
+fn a_malformed_domain_pattern_is_refused_when_the_file_is_read() {
+    for (list, text) in [
+        ("allowed_domains", "foo*bar"),
+        ("allowed_domains", "pypi.org:99999"),
+        ("denied_domains", "*.1.2.3.4"),
+        ("denied_domains", ""),
+    ] {
+        let file = format!("[sandbox]\nnetwork = \"proxy\"\n{list} = [\"pypi.org\", {text:?}]\n");
+        let error = FileConfig::parse(&file, Path::new("x")).unwrap_err().to_string();
+        assert!(
+            error.contains(&format!("sandbox.{list}[1]")) && error.contains("malformed domain pattern"),
+            "{file}: {error}"
+        );
+    }
+    let good = "[sandbox]\nallowed_domains = [\"pypi.org\", \"*.crates.io\", \"github.com:443\"]\n";
+    FileConfig::parse(good, Path::new("x")).unwrap();
+}

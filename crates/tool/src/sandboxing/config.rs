@@ -199,6 +199,20 @@ pub struct SandboxFile {
 }
 
 impl SandboxFile {
+    /// Refuse a malformed `allowed_domains`/`denied_domains` pattern when the file is read, naming
+    /// its key and place, rather than at the first proxied run.
+    pub fn check_domains(&self) -> Result<(), String> {
+        for (key, list) in [
+            ("sandbox.allowed_domains", &self.allowed_domains),
+            ("sandbox.denied_domains", &self.denied_domains),
+        ] {
+            for (i, pattern) in list.iter().flatten().enumerate() {
+                shellgate_sandbox::check_domain_pattern(pattern).map_err(|e| format!("{key}[{i}]: {e}"))?;
+            }
+        }
+        Ok(())
+    }
+
     /// Apply the values that are set.
     pub fn apply(&self, config: &mut SandboxConfig) {
         if let Some(mode) = self.mode {
