@@ -28,6 +28,7 @@ mod background_writer;
 mod escape;
 mod line;
 mod line_limit;
+mod live_feed;
 mod live_tail;
 mod redact;
 mod ring;
@@ -42,8 +43,9 @@ mod window;
 pub use adapters::{Collect, Discard, FnSink, Tee};
 pub use line::cap_marker;
 pub use line_limit::LineLimit;
+pub use live_feed::{DEFAULT_LIVE_CAPACITY, LiveFeed, LiveSink, LiveText};
 pub use live_tail::{DEFAULT_INTERVAL, DEFAULT_MAX_PENDING, LiveChunk, LiveTail};
-pub use redact::Redact;
+pub use redact::{Redact, redact_text};
 pub use sanitize::{
     CleanOutput, DEFAULT_MAX_COLUMN, MAX_COLUMN_LIMIT, SanitizeSink, SanitizeStats, Sanitizer, sanitize,
 };

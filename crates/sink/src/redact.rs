@@ -129,6 +129,21 @@ impl<S: Sink> Sink for Redact<S> {
     }
 }
 
+/// Replace every occurrence of each secret value (name, value) in `text` by `[REDACTED:NAME]`
+/// (longer values first, so a value containing another is redacted whole): [`Redact`] for text
+/// already in hand.
+pub fn redact_text(text: &str, secrets: &[(String, String)]) -> String {
+    let mut ordered: Vec<&(String, String)> = secrets.iter().filter(|(_, v)| !v.is_empty()).collect();
+    ordered.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
+    let mut out = text.to_owned();
+    for (name, value) in ordered {
+        if out.contains(value.as_str()) {
+            out = out.replace(value.as_str(), &format!("[REDACTED:{name}]"));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,5 +179,18 @@ mod tests {
     fn without_secrets_bytes_pass_unchanged() {
         assert_eq!(redacted(&[b"abc", b"def"], &[]), b"abcdef");
         assert_eq!(redacted(&[b"abc"], &[("EMPTY", "")]), b"abc");
+    }
+
+    #[test]
+    fn text_in_hand_is_redacted_longest_value_first() {
+        let secrets = [
+            ("A".to_owned(), "abc".to_owned()),
+            ("B".to_owned(), "abcdef".to_owned()),
+        ];
+        assert_eq!(
+            redact_text("x abcdef abc", &secrets),
+            "x [REDACTED:B] [REDACTED:A]"
+        );
+        assert_eq!(redact_text("none", &[("E".to_owned(), String::new())]), "none");
     }
 }

@@ -12,8 +12,8 @@ use shellgate_normalize::{Limits, Normalized, Normalizer, StandardNormalizer};
 use tokio_util::sync::CancellationToken;
 
 use crate::gate::EnvGate;
-use crate::live::LiveFeed;
 use crate::{BashParams, ToolConfig, ToolResult};
+use shellgate_sink::LiveFeed;
 
 /// The `bash` tool: runs one command through every stage.
 #[derive(Clone)]
@@ -146,7 +146,7 @@ impl BashTool {
                 spellings.push((name.clone(), escaped.to_owned()));
             }
         }
-        shellgate_intercept::redact(text, &spellings)
+        shellgate_sink::redact_text(text, &spellings)
     }
 
     /// Whether any secret value is configured for redaction.

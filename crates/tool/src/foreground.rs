@@ -17,9 +17,9 @@ use shellgate_sink::{Flow, LineLimit, OutputWindow, Redact, Sink, Tee};
 use tokio_util::sync::CancellationToken;
 
 use crate::jobs::{Job, JobRegistry};
-use crate::live::LiveSink;
 use crate::shape::{StreamFacts, shape};
 use crate::{ToolResult, ToolStatus};
+use shellgate_sink::LiveSink;
 
 /// What runs the command.
 pub(crate) enum Runner {

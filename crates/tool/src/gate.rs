@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use shellgate_intercept::{
-    Context, EnvConfig, EnvPolicy, Interceptor, Judgement, Normalized, Policy, Security, Verdict, redact,
+    Context, EnvConfig, EnvPolicy, Interceptor, Judgement, Normalized, Policy, Security, Verdict,
 };
 
 use crate::{Approval, BashParams, Blocked, ToolResult, ToolStatus};
@@ -56,12 +56,12 @@ impl EnvGate {
         if self.redactions.is_empty() {
             return result;
         }
-        result.output = redact(&result.output, &self.redactions);
+        result.output = shellgate_sink::redact_text(&result.output, &self.redactions);
         for notice in &mut result.notices {
-            *notice = redact(notice, &self.redactions);
+            *notice = shellgate_sink::redact_text(notice, &self.redactions);
         }
         if let Some(blocked) = &mut result.blocked {
-            blocked.message = redact(&blocked.message, &self.redactions);
+            blocked.message = shellgate_sink::redact_text(&blocked.message, &self.redactions);
         }
         result
     }

@@ -29,7 +29,6 @@ mod foreground;
 mod gate;
 mod interactive;
 pub mod jobs;
-mod live;
 mod params;
 mod process;
 mod remote;
@@ -47,7 +46,6 @@ pub use file_config::{
 };
 pub use gate::{ELEVATED_RULE, ENV_RULE, INTERACTIVE_RULE};
 pub use jobs::{JobConfig, JobExit, JobInfo, JobRegistry, JobStatus};
-pub use live::{DEFAULT_LIVE_CAPACITY, LiveFeed, LiveSink, LiveText};
 pub use params::BashParams;
 pub use process::{ProcessAction, ProcessParams, ProcessResult, ProcessTool, QUIET_FACTOR, Settled};
 pub use remote::{ClientFile, HostFile, HostsConfig, HostsFile, NamedHost, SshFile};
@@ -55,6 +53,7 @@ pub use result::{Approval, Blocked, ResultError, ToolResult, ToolStatus, truncat
 pub use sandboxing::{
     ModeSetting, NetworkSetting, ProxyFile, SANDBOX_ERROR, SANDBOX_UNAVAILABLE, SandboxConfig, SandboxFile,
 };
+pub use shellgate_sink::{DEFAULT_LIVE_CAPACITY, LiveFeed, LiveSink, LiveText};
 
 pub use shellgate_executor as executor;
 pub use shellgate_hosts as hosts;

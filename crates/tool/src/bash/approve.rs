@@ -3,8 +3,8 @@
 use std::path::Path;
 
 use crate::approvals::{ApprovalBroker, ApprovalDecision, Lookup, rfc3339, rules_for};
-use crate::live::LiveFeed;
 use crate::{BashParams, Blocked, ToolResult, ToolStatus};
+use shellgate_sink::LiveFeed;
 use tokio_util::sync::CancellationToken;
 
 use super::BashTool;

@@ -14,9 +14,9 @@ use tokio_util::sync::CancellationToken;
 use super::BashTool;
 use super::run::RunBasics;
 use crate::foreground::Runner;
-use crate::live::LiveFeed;
 use crate::remote::HostRun;
 use crate::{BashParams, ToolResult, ToolStatus};
+use shellgate_sink::LiveFeed;
 
 /// A remote call that may run, with what was decided about it.
 struct RemotePlan {

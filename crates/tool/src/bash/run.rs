@@ -14,10 +14,10 @@ use super::BashTool;
 use super::launch::session_text;
 use super::plan::Plan;
 use crate::foreground::{Foreground, Runner};
-use crate::live::LiveFeed;
 use crate::sandboxing::DenialWatch;
 use crate::shape::StreamFacts;
 use crate::{BashParams, ToolResult, ToolStatus};
+use shellgate_sink::LiveFeed;
 
 /// What a run needs besides its runner or spec, local or on a host.
 pub(super) struct RunBasics<'a> {

@@ -7,7 +7,7 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use shellgate_sink::{Flow, Sanitizer, Sink};
+use crate::{Flow, Sanitizer, Sink};
 
 /// Default bound on text held between two reads.
 pub const DEFAULT_LIVE_CAPACITY: usize = 64 * 1024;
@@ -116,7 +116,7 @@ impl LiveSink {
             if self.secrets.is_empty() {
                 self.feed.push(&text);
             } else {
-                self.feed.push(&shellgate_intercept::redact(&text, &self.secrets));
+                self.feed.push(&crate::redact_text(&text, &self.secrets));
             }
             self.clean.clear();
         }
