@@ -74,6 +74,7 @@ mod error;
 mod getopt;
 mod git_config;
 mod identity;
+mod interactive;
 mod judgement;
 mod meaning;
 mod path_lookup;
@@ -94,6 +95,7 @@ pub use config::{
 };
 pub use env::{EnvPolicy, EnvRefusal, redact};
 pub use error::{ConfigError, LooserRefused};
+pub use interactive::{interactive_segment, starts_interactive};
 pub use judgement::{Basis, Decision, Judgement, SegmentVerdict};
 pub use meaning::canonical_form;
 pub use policy::{Policy, PolicyBuilder, SAFE_PROFILE};

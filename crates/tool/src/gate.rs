@@ -181,7 +181,7 @@ fn interactive_job_refusal(
     let allowlist = policy.is_some_and(|p| p.security() == Security::Allowlist);
     let seg = judgement
         .filter(|_| as_job && allowlist)
-        .and_then(crate::interactive::interactive_segment)?;
+        .and_then(shellgate_intercept::interactive_segment)?;
     Some(Verdict::deny(
         INTERACTIVE_RULE,
         format!(

@@ -27,7 +27,6 @@ mod executors;
 mod file_config;
 mod foreground;
 mod gate;
-mod interactive;
 pub mod jobs;
 mod params;
 mod process;

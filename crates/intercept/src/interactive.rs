@@ -1,7 +1,7 @@
 //! Which commands start an interactive shell or REPL: run as a job, what is typed into them later
 //! reaches a program the policy never sees, so under `security = "allowlist"` they fail closed.
 
-use shellgate_intercept::{Judgement, SegmentVerdict};
+use crate::{Judgement, SegmentVerdict};
 
 /// Shells: interactive unless given a script or `-c` (`-i` and `-s` read commands typed later).
 const SHELLS: &[&str] = &[
@@ -51,7 +51,7 @@ const CLIENT_INLINE: &[&str] = &["-c", "--command", "-e", "--execute", "-f", "--
 
 /// The first segment of `judgement` that starts an interactive shell or REPL reading its input,
 /// if any.
-pub(crate) fn interactive_segment(judgement: &Judgement) -> Option<&SegmentVerdict> {
+pub fn interactive_segment(judgement: &Judgement) -> Option<&SegmentVerdict> {
     judgement.segments.iter().find(|s| {
         // Input redirected from a file or here-document is not typed later.
         !s.command.contains('<')
@@ -62,7 +62,7 @@ pub(crate) fn interactive_segment(judgement: &Judgement) -> Option<&SegmentVerdi
 }
 
 /// Whether `argv` (complete: nothing appended at run time) starts something interactive.
-pub(crate) fn starts_interactive(argv: &[String], complete: bool) -> bool {
+pub fn starts_interactive(argv: &[String], complete: bool) -> bool {
     let Some((program, args)) = argv.split_first() else {
         return false;
     };
