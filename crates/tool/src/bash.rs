@@ -25,7 +25,7 @@ pub struct BashTool {
     executors: crate::executors::Executors,
     jobs: crate::JobRegistry,
     sessions: SessionManager,
-    approvals: crate::approvals::ApprovalState,
+    approvals: crate::approvals::ApprovalState<BashParams>,
     sandboxing: Arc<crate::sandboxing::Sandboxing>,
     hosts: crate::remote::Hosts,
     /// Whether the configuration's own notices were given (with the first result).

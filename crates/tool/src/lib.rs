@@ -18,7 +18,6 @@
 //! ```
 #![forbid(unsafe_code)]
 
-pub mod approvals;
 mod bash;
 mod config;
 mod config_keys;
@@ -35,9 +34,8 @@ mod result;
 mod sandboxing;
 mod shape;
 
-pub use approvals::{ApprovalBroker, ApprovalDecision, ApprovalsConfig};
+pub use approvals::{ApprovalDecision, ApprovalsConfig, NetworkApproval};
 pub use bash::BashTool;
-pub use bash::domain_approvals::NetworkApproval;
 pub use config::{DEFAULT_SESSION, NO_SESSION, ToolConfig, default_policy};
 pub use file_config::{
     ConfigError, FileConfig, LoadedConfig, PROJECT_CONFIG, default_config_paths, is_trusted,
@@ -54,6 +52,10 @@ pub use sandboxing::{
 };
 pub use shellgate_sink::{DEFAULT_LIVE_CAPACITY, LiveFeed, LiveSink, LiveText};
 
+/// The pending approvals of a [`BashTool`]: requests to run again once a person allows them.
+pub type ApprovalBroker = approvals::ApprovalBroker<BashParams>;
+
+pub use shellgate_approvals as approvals;
 pub use shellgate_executor as executor;
 pub use shellgate_hosts as hosts;
 pub use shellgate_intercept as intercept;

@@ -1,9 +1,42 @@
-//! Approvals (SPEC T-6): an Ask verdict returns at once as `approval_pending` with an id; a person
-//! decides later — `allow-once`, `allow-always` or `deny` — through [`crate::BashTool::approve`].
-//! `allow-always` persists the narrowest rules (the exact argv of each segment that missed) in the
-//! user's approvals file, which every new tool loads into its policy's allow list.
+//! shellgate-approvals: the requests a policy answered `Ask` wait here for a person — allowed
+//! once, allowed always (the narrowest durable rule: the exact argv that missed), or denied.
+//!
+//! [`ApprovalBroker`] keeps pending requests of any type by id, with expiry and a bound;
+//! [`ApprovalsFile`] is the durable store of allow-always rules and destinations;
+//! [`ApprovalState`] ties them to an [`intercept`](shellgate_intercept) policy whose allow list
+//! grows with every rule a person allows always, and [`ApprovalState::decide`] carries out a
+//! decision.
+//!
+//! ```
+//! use std::path::Path;
+//! use shellgate_approvals::{ApprovalDecision, ApprovalState, ApprovalsConfig, Decided};
+//! use shellgate_intercept::{AskMode, Context, Policy, Security, Verdict};
+//! use shellgate_normalize::{Normalizer as _, StandardNormalizer};
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! let config = ApprovalsConfig { file: Some(dir.path().join("approvals.toml")), ..ApprovalsConfig::default() };
+//! let policy = Policy::builder().security(Security::Allowlist).ask(AskMode::OnMiss).allow("ls *").build().unwrap();
+//! let approvals: ApprovalState<String> = ApprovalState::new(&config, Some(&policy));
+//!
+//! // The policy asks about `make test`; the request waits for a person.
+//! let command = "make test";
+//! let normalized = StandardNormalizer::default().normalize(command);
+//! let judgement = approvals.policy().unwrap().judge(&normalized, &Context::default());
+//! assert!(matches!(judgement.verdict, Verdict::Ask { .. }));
+//! let ticket = approvals.broker.register(command.to_owned(), command, "/work".into(), judgement.missing().cloned().collect(), true);
+//!
+//! // A person allows it always: the exact argv is persisted and allowed from now on.
+//! let Decided::Run { request, notices } = approvals.decide(&ticket.short_id, ApprovalDecision::AllowAlways, Path::new("/work")) else {
+//!     panic!("not allowed")
+//! };
+//! assert_eq!(request, "make test");
+//! assert!(notices[0].contains("`make test`"));
+//! let again = approvals.policy().unwrap().judge(&normalized, &Context::default());
+//! assert_eq!(again.verdict, Verdict::Allow);
+//! ```
 
 mod broker;
+mod decide;
 mod rule;
 mod state;
 mod store;
@@ -16,10 +49,15 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-pub use broker::{ApprovalBroker, DEFAULT_MAX_PENDING, fenced, one_line};
-pub(crate) use broker::{Lookup, Pending};
+pub use broker::{
+    ApprovalBroker, DEFAULT_MAX_PENDING, LOCAL_HOST, Lookup, Pending, Ticket, fenced, one_line, prompt_text,
+};
+pub use decide::{
+    DENIED_RULE, DOMAIN_DENIED_RULE, DOMAIN_ONCE_RULE, Decided, EXPIRED_RULE, NOT_ALWAYS_RULE,
+    NetworkApproval, UNKNOWN_RULE,
+};
 pub use rule::{RuleRefusal, argv_pattern, rules_for};
-pub(crate) use state::ApprovalState;
+pub use state::ApprovalState;
 pub use store::{ApprovalsFile, StoreError, StoredDomain, StoredRule, default_approvals_path};
 pub use time::rfc3339;
 

@@ -7,9 +7,13 @@ use shellgate_intercept::{Policy, PolicyConfig};
 
 use super::{ApprovalBroker, ApprovalsConfig, ApprovalsFile, argv_pattern};
 
-#[derive(Debug, Clone)]
-pub(crate) struct ApprovalState {
-    pub broker: ApprovalBroker,
+/// What an engine keeps about approvals: the broker of pending ones, the approvals file, and the
+/// policy with the persisted rules added to its allow list. Cheap to clone, shared.
+#[derive(Debug)]
+pub struct ApprovalState<R> {
+    /// The pending approvals.
+    pub broker: ApprovalBroker<R>,
+    /// The approvals file, if there is one.
     pub file: Option<ApprovalsFile>,
     /// Why the approvals file was not used (corrupt, unreadable): shown with every approval.
     pub load_error: Option<String>,
@@ -26,7 +30,22 @@ struct Live {
     policy: Option<Policy>,
 }
 
-impl ApprovalState {
+impl<R> Clone for ApprovalState<R> {
+    fn clone(&self) -> Self {
+        Self {
+            broker: self.broker.clone(),
+            file: self.file.clone(),
+            load_error: self.load_error.clone(),
+            base: self.base.clone(),
+            live: Arc::clone(&self.live),
+            domains: Arc::clone(&self.domains),
+        }
+    }
+}
+
+impl<R> ApprovalState<R> {
+    /// The state for `config`, over the configured policy `base`, with the approvals file's rules
+    /// and destinations loaded (a file that cannot be read is reported in `load_error`).
     pub fn new(config: &ApprovalsConfig, base: Option<&Policy>) -> Self {
         let file = config.file_path().map(ApprovalsFile::new);
         let (rules, load_error) = match file.as_ref().map(ApprovalsFile::load) {

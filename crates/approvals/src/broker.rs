@@ -9,58 +9,98 @@ use std::time::{Duration, SystemTime};
 
 use shellgate_intercept::SegmentVerdict;
 
-use crate::{BashParams, ToolResult};
-
 /// Default most approvals pending at once.
 pub const DEFAULT_MAX_PENDING: usize = 256;
 
-/// The host commands run on (remote hosts do not exist yet).
+/// The host commands run on when no other is named.
 pub const LOCAL_HOST: &str = "local";
 
-/// One request waiting for a decision.
+/// One request waiting for a decision; `R` is what the caller runs once it is allowed.
 #[derive(Debug, Clone)]
-pub(crate) struct Pending {
+pub struct Pending<R> {
+    /// The approval's id (32 hex digits).
     pub id: String,
+    /// Its first 8 characters, unique among the pending ones.
     pub short_id: String,
-    /// The request with its working directory resolved: what `allow-once` runs.
-    pub params: BashParams,
+    /// What `allow-once` runs.
+    pub request: R,
+    /// The command as written, for messages and the approvals file.
+    pub command: String,
+    /// The directory it runs in.
     pub cwd: PathBuf,
+    /// The segments no rule allowed: what `allow-always` persists rules for.
     pub segments: Vec<SegmentVerdict>,
+    /// Whether `allow-always` may persist rules for it at all.
     pub always_approvable: bool,
+    /// When it expires undecided.
     pub expires: SystemTime,
     /// For a destination the sandbox's proxy refused (`host:port`): what `allow-always` allows.
     /// The command already ran; approving it runs nothing.
     pub domain: Option<String>,
 }
 
+/// What a new pending approval is known by, and what made room for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ticket {
+    /// The approval's id.
+    pub id: String,
+    /// Its short id.
+    pub short_id: String,
+    /// When it expires undecided.
+    pub expires: SystemTime,
+    /// Short ids of older approvals dropped because too many were pending.
+    pub dropped: Vec<String>,
+}
+
 /// What looking an id up found.
 #[derive(Debug)]
-pub(crate) enum Lookup {
-    Found(Box<Pending>),
-    Expired { id: String, expired_at: SystemTime },
+pub enum Lookup<R> {
+    /// The pending approval, taken out of the broker.
+    Found(Box<Pending<R>>),
+    /// It expired (and was denied) at `expired_at`.
+    Expired {
+        /// Its full id.
+        id: String,
+        /// When it expired.
+        expired_at: SystemTime,
+    },
+    /// No such approval is pending.
     Unknown,
 }
 
-#[derive(Debug, Default)]
-struct State {
-    pending: VecDeque<Pending>,
+#[derive(Debug)]
+struct State<R> {
+    pending: VecDeque<Pending<R>>,
     /// Ids that expired (most recent last), so that a late decision gets a clear answer.
     expired: VecDeque<(String, String, SystemTime)>,
 }
 
-/// Holds pending approvals of one tool (cheap to clone, shared).
-#[derive(Debug, Clone)]
-pub struct ApprovalBroker {
-    state: Arc<Mutex<State>>,
+/// Holds the pending approvals of one engine (cheap to clone, shared).
+#[derive(Debug)]
+pub struct ApprovalBroker<R> {
+    state: Arc<Mutex<State<R>>>,
     expiry: Duration,
     max_pending: usize,
 }
 
-impl ApprovalBroker {
+impl<R> Clone for ApprovalBroker<R> {
+    fn clone(&self) -> Self {
+        Self {
+            state: Arc::clone(&self.state),
+            expiry: self.expiry,
+            max_pending: self.max_pending,
+        }
+    }
+}
+
+impl<R> ApprovalBroker<R> {
     /// A broker whose approvals expire after `expiry`, keeping at most `max_pending`.
     pub fn new(expiry: Duration, max_pending: usize) -> Self {
         Self {
-            state: Arc::default(),
+            state: Arc::new(Mutex::new(State {
+                pending: VecDeque::new(),
+                expired: VecDeque::new(),
+            })),
             expiry,
             max_pending: max_pending.max(1),
         }
@@ -84,83 +124,55 @@ impl ApprovalBroker {
             .collect()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State<R>> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Keep `params` (run in `cwd`) pending and turn the gate's `approval_pending` result into the
-    /// one the model reads: with the id, host, expiry and how to answer.
-    pub(crate) fn register(&self, mut result: ToolResult, params: &BashParams, cwd: PathBuf) -> ToolResult {
-        let now = SystemTime::now();
-        let expires = now + self.expiry;
-        let mut state = self.lock();
-        expire(&mut state, now);
-        let (id, short_id) = loop {
-            let id = random_id();
-            let short = id[..8].to_owned();
-            if !state.pending.iter().any(|p| p.short_id == short) {
-                break (id, short);
-            }
-        };
-        let mut params = params.clone();
-        params.cwd = Some(cwd.display().to_string());
-        let always_approvable = result.approval.as_ref().is_some_and(|a| a.always_approvable);
-        let segments: Vec<SegmentVerdict> = result
-            .approval
-            .as_ref()
-            .map(|a| a.segments_missing.clone())
-            .unwrap_or_default();
-        if let Some(approval) = &mut result.approval {
-            approval.id.clone_from(&id);
-            approval.short_id.clone_from(&short_id);
-            LOCAL_HOST.clone_into(&mut approval.host);
-            approval.expires_at = super::rfc3339(expires);
-            let text = model_text(approval);
-            result.output.clone_from(&text);
-            if let Some(blocked) = &mut result.blocked {
-                blocked.message = text;
-            }
-        }
-        while state.pending.len() >= self.max_pending {
-            if let Some(old) = state.pending.pop_front() {
-                result.notices.push(format!(
-                    "Approval {} was dropped: more than {} approvals were pending.",
-                    old.short_id, self.max_pending
-                ));
-            }
-        }
-        state.pending.push_back(Pending {
-            id,
-            short_id,
-            params,
-            cwd,
-            segments,
-            always_approvable,
-            expires,
-            domain: None,
-        });
-        result
+    /// Keep `request` (the command `command`, run in `cwd`, whose `segments` missed) pending until
+    /// a person decides or it expires.
+    pub fn register(
+        &self,
+        request: R,
+        command: &str,
+        cwd: PathBuf,
+        segments: Vec<SegmentVerdict>,
+        always_approvable: bool,
+    ) -> Ticket {
+        self.insert(request, command, cwd, segments, always_approvable, None)
     }
 
-    /// Keep a destination the proxy refused during a run of `params` pending; returns its ids
-    /// (full, short) and when it expires.
-    pub(crate) fn register_domain(
-        &self,
-        address: &str,
-        params: &BashParams,
-        cwd: PathBuf,
-    ) -> (String, String, SystemTime) {
-        let now = SystemTime::now();
-        let expires = now + self.expiry;
-        let mut state = self.lock();
-        expire(&mut state, now);
-        if let Some(p) = state
+    /// Keep a destination (`host:port`) the proxy refused during a run of `request` pending; a
+    /// destination already pending keeps its approval.
+    pub fn register_domain(&self, address: &str, request: R, command: &str, cwd: PathBuf) -> Ticket {
+        if let Some(p) = self
+            .lock()
             .pending
             .iter()
             .find(|p| p.domain.as_deref() == Some(address))
         {
-            return (p.id.clone(), p.short_id.clone(), p.expires);
+            return Ticket {
+                id: p.id.clone(),
+                short_id: p.short_id.clone(),
+                expires: p.expires,
+                dropped: Vec::new(),
+            };
         }
+        self.insert(request, command, cwd, Vec::new(), true, Some(address.to_owned()))
+    }
+
+    fn insert(
+        &self,
+        request: R,
+        command: &str,
+        cwd: PathBuf,
+        segments: Vec<SegmentVerdict>,
+        always_approvable: bool,
+        domain: Option<String>,
+    ) -> Ticket {
+        let now = SystemTime::now();
+        let expires = now + self.expiry;
+        let mut state = self.lock();
+        expire(&mut state, now);
         let (id, short_id) = loop {
             let id = random_id();
             let short = id[..8].to_owned();
@@ -168,24 +180,33 @@ impl ApprovalBroker {
                 break (id, short);
             }
         };
+        let mut dropped = Vec::new();
         while state.pending.len() >= self.max_pending {
-            state.pending.pop_front();
+            if let Some(old) = state.pending.pop_front() {
+                dropped.push(old.short_id);
+            }
         }
         state.pending.push_back(Pending {
             id: id.clone(),
             short_id: short_id.clone(),
-            params: params.clone(),
+            request,
+            command: command.to_owned(),
             cwd,
-            segments: Vec::new(),
-            always_approvable: true,
+            segments,
+            always_approvable,
             expires,
-            domain: Some(address.to_owned()),
+            domain,
         });
-        (id, short_id, expires)
+        Ticket {
+            id,
+            short_id,
+            expires,
+            dropped,
+        }
     }
 
     /// Take the pending approval `id` (full or short) out of the broker.
-    pub(crate) fn take(&self, id: &str) -> Lookup {
+    pub fn take(&self, id: &str) -> Lookup<R> {
         let id = id.trim();
         let mut state = self.lock();
         expire(&mut state, SystemTime::now());
@@ -209,12 +230,12 @@ impl ApprovalBroker {
     }
 
     /// Put back an approval that was taken but not decided (a refused `allow-always`).
-    pub(crate) fn put_back(&self, pending: Pending) {
+    pub fn put_back(&self, pending: Pending<R>) {
         self.lock().pending.push_back(pending);
     }
 }
 
-fn expire(state: &mut State, now: SystemTime) {
+fn expire<R>(state: &mut State<R>, now: SystemTime) {
     while let Some(i) = state.pending.iter().position(|p| p.expires <= now) {
         if let Some(p) = state.pending.remove(i) {
             state.expired.push_back((p.id, p.short_id, p.expires));
@@ -225,22 +246,25 @@ fn expire(state: &mut State, now: SystemTime) {
     }
 }
 
-fn model_text(a: &crate::Approval) -> String {
+/// What the model reads of a pending approval: its reason, where and what would run (fenced, so
+/// nothing in the command can pass for the prompt), when it expires and how to answer.
+pub fn prompt_text(
+    short_id: &str,
+    reason: &str,
+    host: &str,
+    cwd: &str,
+    command: &str,
+    expires_at: &str,
+) -> String {
     let mut text = String::new();
-    let _ = writeln!(
-        text,
-        "Approval required (id {}): {}",
-        a.short_id,
-        one_line(&a.reason)
-    );
-    let _ = writeln!(text, "Host: {}", one_line(&a.host));
-    let _ = writeln!(text, "Cwd: {}", one_line(&a.cwd));
-    let _ = writeln!(text, "Command:\n{}", fenced(&a.command));
-    let _ = writeln!(text, "The command did not run. It expires at {}.", a.expires_at);
+    let _ = writeln!(text, "Approval required (id {short_id}): {}", one_line(reason));
+    let _ = writeln!(text, "Host: {}", one_line(host));
+    let _ = writeln!(text, "Cwd: {}", one_line(cwd));
+    let _ = writeln!(text, "Command:\n{}", fenced(command));
+    let _ = writeln!(text, "The command did not run. It expires at {expires_at}.");
     let _ = write!(
         text,
-        "Reply with: approve {} allow-once|allow-always|deny",
-        a.short_id
+        "Reply with: approve {short_id} allow-once|allow-always|deny"
     );
     text
 }
