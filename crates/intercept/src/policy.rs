@@ -316,6 +316,14 @@ type Resolved = (String, Option<std::path::PathBuf>, Option<String>);
 /// The name a program word runs as in a directory, when it differs from its own.
 type RealName<'a> = dyn Fn(&str, Option<&Path>) -> Option<String> + 'a;
 
+/// What is not known about a command an unjudgeable segment may run.
+enum Unknown {
+    /// A word only known at run time.
+    Word(String),
+    /// Why the command line cannot be read (a wrapper's option the policy does not know).
+    Reason(String),
+}
+
 /// Why one segment got its decision.
 struct Finding {
     decision: Decision,
@@ -593,7 +601,7 @@ impl Policy {
                 }
                 (&inv.argv, inv.dir.as_deref().or(cwd), inv.open_ended)
             }
-            _ => (seg.uncertain.as_ref()?, cwd, false),
+            _ => return self.uncertain_finding(seg, cwd, real_name),
         };
         let word = argv.first().and_then(|a| a.get());
         let real = word.and_then(|w| real_name(w, dir));
@@ -636,6 +644,73 @@ impl Policy {
             )),
             suggested_tool: None,
         })
+    }
+
+    /// A deny rule an unjudgeable segment could meet through one of the command lines it may run.
+    fn uncertain_finding(
+        &self,
+        seg: &Segment,
+        cwd: Option<&Path>,
+        real_name: &RealName<'_>,
+    ) -> Option<Finding> {
+        if seg.in_definition {
+            return None;
+        }
+        let (p, unknown) = self.could_run(seg, cwd, real_name)?;
+        let what = match unknown {
+            Unknown::Word(w) => format!("`{w}` is only known when it runs and"),
+            Unknown::Reason(why) => format!("{why}, which"),
+        };
+        Some(Finding {
+            decision: self.ask_or_deny(),
+            basis: Basis::DenyRule,
+            rule: Some(p.source.clone()),
+            reason: Some(format!(
+                "{what} could make `{}` match the deny rule `{}`",
+                seg.text, p.source
+            )),
+            suggested_tool: None,
+        })
+    }
+
+    /// The deny rule one of the command lines an unjudgeable segment may run could meet, with what
+    /// is unknown about it.
+    fn could_run(
+        &self,
+        seg: &Segment,
+        cwd: Option<&Path>,
+        real_name: &RealName<'_>,
+    ) -> Option<(&Pattern, Unknown)> {
+        let deny = &self.inner.deny;
+        for argv in &seg.uncertain {
+            let word = argv.first().and_then(|a| a.get());
+            let real = word.and_then(|w| real_name(w, cwd));
+            if let Some(w) = word
+                && !crate::meaning::uncertain(&argv[0])
+                && deny.generic.is_empty()
+                && ![Some(basename(w)), real.as_deref()]
+                    .into_iter()
+                    .flatten()
+                    .any(|n| deny.by_name.contains_key(n))
+            {
+                continue;
+            }
+            let view = CommandView::new(argv, real, cwd);
+            let Some(p) = deny
+                .patterns
+                .iter()
+                .find(|p| p.matches_view(&view, &self.inner.lookup, cwd, true))
+            else {
+                continue;
+            };
+            let unknown = match (view.uncertain_word(), &seg.kind) {
+                (Some(w), _) => Unknown::Word(w.to_owned()),
+                (None, SegmentKind::Unjudgeable(why)) => Unknown::Reason(why.clone()),
+                (None, _) => Unknown::Reason("it cannot be judged".to_owned()),
+            };
+            return Some((p, unknown));
+        }
+        None
     }
 
     fn judge_invocation(&self, inv: &Invocation, cwd: Option<&Path>) -> Finding {

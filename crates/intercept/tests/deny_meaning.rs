@@ -398,3 +398,68 @@ fn find_delete_is_judged_against_the_configured_workspace() {
     );
     assert_eq!(judge("/work/ws", "find /work/ws/build -delete"), Decision::Allow);
 }
+
+#[test]
+fn a_dynamic_program_word_that_splits_may_supply_the_subcommand() {
+    for c in [
+        "c='git push origin x'; $c",
+        "g='git push'; $g origin x",
+        "$(echo git push) origin x",
+        "`echo git push` origin x",
+        "${g} origin x",
+        "o='rm -rf'; $o build",
+    ] {
+        assert_eq!(decide(RULES, c), Decision::Ask, "{c}");
+    }
+    // A brace list is expanded as bash does: the words are known.
+    for c in [
+        "{git,push} origin x",
+        "{rm,-rf} build",
+        "git {push,origin} master:b",
+    ] {
+        assert_eq!(decide(RULES, c), Decision::Deny, "{c}");
+    }
+    // One word, quoted: it is the program alone.
+    for c in [
+        "\"$EDITOR\" file.txt",
+        "\"$(command -v python3)\" x.py",
+        "for f in *.py; do python3 \"$f\"; done",
+        "git log $REV",
+        "{cat,-n} file",
+    ] {
+        assert_eq!(decide(RULES, c), Decision::Allow, "{c}");
+    }
+    // Without deny rules a dynamic program word stays allowed in full mode.
+    assert_eq!(decide(&[], "$c"), Decision::Allow);
+}
+
+#[test]
+fn eval_and_shell_strings_with_run_time_text_ask() {
+    for c in [
+        "x='git push origin x'; eval \"$x\"",
+        "eval $x",
+        "eval git \"$x\"",
+        "bash -c \"$x\"",
+        "sh -c \"$1\"",
+        "script -qc \"$x\" /dev/null",
+    ] {
+        assert_eq!(decide(RULES, c), Decision::Ask, "{c}");
+    }
+    // Arguments after a `-c` string are put in place of `$1`, `$@`, … as bash does.
+    for c in [
+        "sh -c 'git \"$1\" origin x' sh push",
+        "bash -c 'git \"$@\"' bash push origin x",
+        "sh -c 'rm $1 build' sh -rf",
+    ] {
+        assert_eq!(decide(RULES, c), Decision::Deny, "{c}");
+    }
+    for c in [
+        "sh -c 'git \"$1\"' sh status",
+        "bash -c 'echo \"$0: $1\"' me hi",
+        "eval echo hi",
+    ] {
+        assert_eq!(decide(RULES, c), Decision::Allow, "{c}");
+    }
+    // `sh -c 'git "$1"' sh $x`: the argument is only known at run time.
+    assert_eq!(decide(RULES, "sh -c 'git \"$1\"' sh $x"), Decision::Ask);
+}

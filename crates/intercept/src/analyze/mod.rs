@@ -42,9 +42,10 @@ pub(crate) struct Segment {
     pub danger: Option<String>,
     /// Why it drives the engine's own administration (SPEC I-5), if it does.
     pub control: Option<String>,
-    /// For a command whose name is only known at run time: its words, so deny rules can ask
-    /// whether it could be one they name.
-    pub uncertain: Option<Vec<Arg>>,
+    /// For a segment that cannot be judged: command lines it may run (a command whose name is only
+    /// known at run time, what follows a wrapper option that cannot be read, the text of `eval`),
+    /// so deny rules can ask whether it could be one they name.
+    pub uncertain: Vec<Vec<Arg>>,
     /// Part of a function's body seen where the function is defined: its arguments (`"$@"`) are
     /// only known where it is called, and it is judged again there with them.
     pub in_definition: bool,
@@ -126,7 +127,7 @@ pub(crate) fn unjudgeable(text: &str, reason: impl Into<String>) -> Segment {
         kind: SegmentKind::Unjudgeable(reason.into()),
         danger: None,
         control: None,
-        uncertain: None,
+        uncertain: Vec::new(),
         in_definition: false,
     }
 }
@@ -162,7 +163,7 @@ impl Walker<'_, '_> {
             kind,
             danger: None,
             control: None,
-            uncertain: None,
+            uncertain: Vec::new(),
             in_definition: self.defining > 0,
         });
         self.out.len() - 1
@@ -170,6 +171,18 @@ impl Walker<'_, '_> {
 
     fn fail(&mut self, text: &str, reason: impl Into<String>) {
         self.push(text, SegmentKind::Unjudgeable(reason.into()));
+    }
+
+    /// A segment that cannot be judged and may run any command: the text `raw` given to a shell,
+    /// `eval` or a runner is only known at run time. A deny rule asks about it.
+    fn fail_running(&mut self, text: &str, reason: impl Into<String>, raw: &str) {
+        self.fail_running_one_of(text, reason, vec![vec![any_command(raw)]]);
+    }
+
+    /// A segment that cannot be judged and may run one of `candidates`.
+    fn fail_running_one_of(&mut self, text: &str, reason: impl Into<String>, candidates: Vec<Vec<Arg>>) {
+        let idx = self.push(text, SegmentKind::Unjudgeable(reason.into()));
+        self.out[idx].uncertain = candidates;
     }
 
     fn list(&mut self, list: &List, src: &str) {
@@ -445,7 +458,7 @@ impl Walker<'_, '_> {
                 problem = Some(format!("assigning `{}` changes what the command runs", a.name));
             }
         }
-        let argv: Vec<Arg> = s.words.iter().map(|w| self.word(w, src)).collect();
+        let argv: Vec<Arg> = expand_braces(s.words.iter().map(|w| self.word(w, src)).collect());
         for r in &s.redirects {
             self.redirect(r, src, &mut problem);
         }
@@ -500,7 +513,7 @@ impl Walker<'_, '_> {
                 text,
                 format!("the command name `{}` is only known when it runs", first.raw),
             );
-            self.out[idx].uncertain = Some(inv.argv.clone());
+            self.out[idx].uncertain = vec![inv.argv.clone()];
             // `{rm,-rf,~}`: a brace list as the command expands to a command line.
             if let Some(mut expanded) = brace_list(&first.raw) {
                 expanded.extend(inv.argv[1..].iter().cloned());
@@ -622,6 +635,63 @@ fn changed_directory(here: Option<&Path>, args: &[Arg]) -> Option<PathBuf> {
         }
         Some(t) => here.map(|h| crate::path_lookup::lexical_normalize(&h.join(t))),
     }
+}
+
+/// A word standing for any command line: the text `raw` (without the quotes around it), which a
+/// shell reads as words.
+pub(crate) fn any_command(raw: &str) -> Arg {
+    let inner = raw
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .filter(|r| !r.is_empty())
+        .unwrap_or(raw);
+    let a = Arg::dynamic(inner, true);
+    if crate::meaning::may_split(&a) {
+        a
+    } else {
+        Arg::dynamic(&format!("({raw})"), true)
+    }
+}
+
+/// `word` with a plain brace list in it (`{a,b}`, `x{a,b}y`: no quotes, nesting, sequences or
+/// expansions) expanded as bash does; `None` for any other word.
+fn brace_words(a: &Arg) -> Option<Vec<Arg>> {
+    // The parser keeps such a word's value unknown; its text is the value when nothing in it is
+    // quoted or expanded.
+    let v = a.raw.as_str();
+    if a.get().is_some_and(|value| value != v)
+        || v.contains(['$', '`', '\\', '\'', '"', '*', '?', '[', '~', '='])
+    {
+        return None;
+    }
+    let open = v.find('{')?;
+    let close = open + v[open..].find('}')?;
+    let (prefix, inner, suffix) = (&v[..open], &v[open + 1..close], &v[close + 1..]);
+    if !inner.contains(',') || inner.contains('{') || suffix.contains(['{', '}']) || prefix.contains('}') {
+        return None;
+    }
+    let words: Vec<Arg> = inner
+        .split(',')
+        .map(|alt| format!("{prefix}{alt}{suffix}"))
+        .filter(|w| !w.is_empty())
+        .map(|w| Arg::literal(&w))
+        .collect();
+    (!words.is_empty()).then_some(words)
+}
+
+/// `argv` with plain brace lists expanded (the words are then known exactly).
+fn expand_braces(argv: Vec<Arg>) -> Vec<Arg> {
+    if !argv.iter().any(|a| a.raw.contains('{')) {
+        return argv;
+    }
+    let mut out = Vec::with_capacity(argv.len() + 2);
+    for a in argv {
+        match brace_words(&a) {
+            Some(words) => out.extend(words),
+            None => out.push(a),
+        }
+    }
+    out
 }
 
 /// The words of a plain brace list `{a,b,c}` (no quotes, nesting or expansions inside).

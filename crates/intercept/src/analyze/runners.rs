@@ -177,9 +177,10 @@ fn run_string(w: &mut Walker<'_, '_>, text: &str, cmd: &Arg, inv: &Invocation) {
             let body = v.strip_prefix("--command=").unwrap_or(v).to_owned();
             nested_as(w, &body, text, inv.elevated);
         }
-        None => w.fail(
+        None => w.fail_running(
             text,
             format!("the command `{}` is only known when it runs", cmd.raw),
+            &cmd.raw,
         ),
     }
 }

@@ -548,10 +548,16 @@ fn eval(w: &mut Walker<'_, '_>, text: &str, inv: &Invocation) {
     let mut joined = String::new();
     for a in &inv.argv[1..] {
         let Some(v) = a.get() else {
-            return w.fail(
+            let idx = w.out.len();
+            w.fail_running_one_of(
                 text,
                 format!("the `eval` argument `{}` is only known when it runs", a.raw),
+                vec![eval_words(&inv.argv[1..])],
             );
+            if inv.argv[1..].iter().any(Arg::runs_downloader) {
+                w.out[idx].danger = Some("runs a script it downloads".into());
+            }
+            return;
         };
         if !joined.is_empty() {
             joined.push(' ');
@@ -562,6 +568,27 @@ fn eval(w: &mut Walker<'_, '_>, text: &str, inv: &Invocation) {
         w.fail(text, p.clone());
     }
     w.nested(&joined, text);
+}
+
+/// The command line `eval ARGS` may run when some argument is only known at run time: static
+/// arguments as the words they hold, dynamic ones as text the shell reads again (so they may
+/// split into several words); any command at all when a static part holds shell syntax.
+fn eval_words(args: &[Arg]) -> Vec<Arg> {
+    let mut out = Vec::with_capacity(args.len());
+    for a in args {
+        match a.get() {
+            Some(v) if v.contains([';', '&', '|', '<', '>', '(', ')', '`', '$', '\n', '"', '\'', '\\']) => {
+                let dynamic = args
+                    .iter()
+                    .find(|a| a.is_dynamic())
+                    .map_or("", |a| a.raw.as_str());
+                return vec![super::any_command(dynamic)];
+            }
+            Some(v) => out.extend(v.split_whitespace().map(Arg::literal)),
+            None => out.push(super::any_command(&a.raw)),
+        }
+    }
+    out
 }
 
 fn trap(w: &mut Walker<'_, '_>, text: &str, inv: Invocation) {
@@ -712,22 +739,29 @@ fn shell(w: &mut Walker<'_, '_>, text: &str, inv: Invocation, stdin: Option<&str
                 script.raw
             );
             let idx = w.out.len();
-            w.fail(text, why);
+            w.fail_running(text, why, &script.raw);
             if script.runs_downloader() {
                 w.out[idx].danger = Some("runs a script it downloads".into());
             }
             return;
         };
-        if argv.len() > i + 1 && body.contains('$') {
-            return w.fail(
-                text,
-                format!("the `{shell_name} -c` string reads arguments passed after it (`$0`, `$1`, …), which cannot be judged"),
-            );
-        }
         if let Some(p) = &inv.problem {
             w.fail(text, p.clone());
         }
-        let body = body.to_owned();
+        // The words after the string are `$0`, `$1`, …: put in place where that is exact.
+        let body = match argv.get(i + 2..) {
+            Some(args) if body.contains('$') => match super::positional::substitute(body, args) {
+                Some(with) => with,
+                None => {
+                    return w.fail_running(
+                        text,
+                        format!("the `{shell_name} -c` string moves the arguments passed after it (`$1`, …), which cannot be judged"),
+                        &script.raw,
+                    );
+                }
+            },
+            _ => body.to_owned(),
+        };
         return nested_as(w, &body, text, inv.elevated);
     }
     // A script file, or commands read from stdin: the shell itself must be allowed; static text

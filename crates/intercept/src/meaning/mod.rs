@@ -298,6 +298,37 @@ pub(crate) fn uncertain(a: &Arg) -> bool {
     false
 }
 
+/// Whether bash may split the word into several words (or none): an unquoted expansion, glob or
+/// brace list. A word standing for text only known at run time that the analysis names itself
+/// (`(the words appended at run time)`) may too; a shell word cannot start with `(`.
+pub(crate) fn may_split(a: &Arg) -> bool {
+    if a.raw.starts_with('(') {
+        return true;
+    }
+    if !uncertain(a) {
+        return false;
+    }
+    let raw = a.raw.as_bytes();
+    let mut quote = None;
+    let mut escaped = false;
+    for (i, &c) in raw.iter().enumerate() {
+        if escaped {
+            escaped = false;
+            continue;
+        }
+        match (quote, c) {
+            (None | Some(b'"'), b'\\') => escaped = true,
+            (None, b'\'' | b'"') => quote = Some(c),
+            (Some(q), _) if c == q => quote = None,
+            (None, b'`' | b'*' | b'?' | b'[') => return true,
+            (None, b'$') if raw.get(i + 1).is_some_and(|n| !matches!(n, b'\'' | b'"')) => return true,
+            (None, b'{') if raw[i..].contains(&b'}') => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
 /// The form deny rules match `argv` in, for `shellgate check --explain`.
 pub fn canonical_form(argv: &[String]) -> String {
     let args: Vec<Arg> = argv.iter().map(|a| Arg::literal(a)).collect();

@@ -32,11 +32,21 @@ impl<'a> CommandView<'a> {
         };
         let word = first.get().filter(|_| !super::uncertain(first));
         let Some(w) = word else {
+            // An unquoted `$c`, `$(…)` or glob may expand to several words: the program and what
+            // follows it (`c='git push'; $c origin`), so its words stand among the arguments too.
+            let args = if super::may_split(first) {
+                let mut args = Vec::with_capacity(argv.len());
+                args.push(Arg::dynamic(&first.raw, true));
+                args.extend_from_slice(rest);
+                Cow::Owned(args)
+            } else {
+                Cow::Borrowed(rest)
+            };
             return Self {
                 word: None,
                 dynamic_word: Some(first.raw.clone()),
                 names: Vec::new(),
-                args: Cow::Borrowed(rest),
+                args,
                 canonical: None,
             };
         };
