@@ -115,7 +115,11 @@ fn run_time_program_words_and_eval_text_name_the_rule_they_could_make_match() {
     let s = Scratch::new("split");
     for (command, word, rule) in [
         ("c='git push origin x'; $c", "`$c` is", "`git push *`"),
-        ("$(echo git push) origin x", "`$(echo git push)` is", "`git push *`"),
+        (
+            "$(echo git push) origin x",
+            "`$(echo git push)` is",
+            "`git push *`",
+        ),
         ("x='git push'; eval \"$x\"", "`$x` is", "`git push *`"),
         ("bash -c \"$x\"", "`$x` is", "`git push *`"),
     ] {

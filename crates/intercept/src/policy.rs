@@ -56,6 +56,16 @@ impl Rules {
         }
     }
 
+    /// Whether a rule names the program word `w` by one of the names it runs as (`real`: the real
+    /// file's; `git-push` is `git`).
+    fn may_name(&self, w: &str, real: Option<&str>) -> bool {
+        let base = basename(w);
+        [Some(base), real, crate::meaning::dispatched(base).map(|d| d.0)]
+            .into_iter()
+            .flatten()
+            .any(|n| self.by_name.contains_key(n))
+    }
+
     /// The first pattern matching `argv`, arguments at `literal_only` matched only literally.
     fn find(
         &self,
@@ -608,10 +618,7 @@ impl Policy {
         if let Some(w) = word
             && !crate::meaning::uncertain(&argv[0])
             && deny.generic.is_empty()
-            && ![Some(basename(w)), real.as_deref()]
-                .into_iter()
-                .flatten()
-                .any(|n| deny.by_name.contains_key(n))
+            && !deny.may_name(w, real.as_deref())
         {
             return None;
         }
@@ -688,10 +695,7 @@ impl Policy {
             if let Some(w) = word
                 && !crate::meaning::uncertain(&argv[0])
                 && deny.generic.is_empty()
-                && ![Some(basename(w)), real.as_deref()]
-                    .into_iter()
-                    .flatten()
-                    .any(|n| deny.by_name.contains_key(n))
+                && !deny.may_name(w, real.as_deref())
             {
                 continue;
             }

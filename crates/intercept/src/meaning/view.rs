@@ -53,6 +53,19 @@ impl<'a> CommandView<'a> {
         let mut names = vec![basename(w).to_owned()];
         names.extend(real_name);
         let mut args = Cow::Borrowed(rest);
+        // `git-push` is `git push`: git runs the subcommand its invoked name carries.
+        let dashed;
+        let mut argv = argv;
+        if let Some((program, sub)) = dispatched(basename(w)) {
+            names.push(program.to_owned());
+            let mut words = Vec::with_capacity(argv.len() + 1);
+            words.push(Arg::literal(program));
+            words.push(Arg::literal(sub));
+            words.extend_from_slice(rest);
+            dashed = words;
+            argv = &dashed;
+            args = Cow::Owned(dashed[1..].to_vec());
+        }
         if names.iter().any(|n| n == "git")
             && let Some(mut expanded) = super::expand_git_aliases(argv, dir)
         {
@@ -110,6 +123,13 @@ impl<'a> CommandView<'a> {
             .find(|a| super::uncertain(a))
             .map(|a| a.raw.as_str())
     }
+}
+
+/// A program invoked under a name that carries its subcommand: `git-push` is `git push` (git
+/// dispatches on the name it is run as, and runs `git-NAME` for a subcommand it does not have).
+pub(crate) fn dispatched(name: &str) -> Option<(&'static str, &str)> {
+    let sub = name.strip_prefix("git-")?;
+    (!sub.is_empty() && !sub.starts_with('-')).then_some(("git", sub))
 }
 
 /// How the words appended at run time are named.
