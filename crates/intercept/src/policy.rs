@@ -23,6 +23,11 @@ use crate::{
     RuleEntry, Security, Verdict, preflight, safe,
 };
 
+/// Programs that only print about the command named in their arguments (`man git push`).
+const NOT_RUNNERS: &[&str] = &[
+    "man", "info", "pinfo", "tldr", "whatis", "apropos", "whereis", "which",
+];
+
 /// The name of the built-in read-only profile in `allow`.
 pub const SAFE_PROFILE: &str = "@safe";
 
@@ -620,9 +625,9 @@ impl Policy {
             && deny.generic.is_empty()
             && !deny.may_name(w, real.as_deref())
         {
-            return None;
+            return self.command_in_arguments(argv, real.as_deref(), dir, cwd);
         }
-        let view = CommandView::new(argv, real, dir);
+        let view = CommandView::new(argv, real.clone(), dir);
         let definite = deny
             .patterns
             .iter()
@@ -635,7 +640,9 @@ impl Policy {
         if seg.in_definition {
             return None;
         }
-        let (p, word) = self.could_meet(&view, open_ended, cwd)?;
+        let Some((p, word)) = self.could_meet(&view, open_ended, cwd) else {
+            return self.command_in_arguments(argv, real.as_deref(), dir, cwd);
+        };
         let what = if word == crate::meaning::APPENDED {
             "the words appended at run time are".to_owned()
         } else {
@@ -648,6 +655,56 @@ impl Policy {
             reason: Some(format!(
                 "{what} only known when it runs and could make `{}` match the deny rule `{}`",
                 seg.text, p.source
+            )),
+            suggested_tool: None,
+        })
+    }
+
+    /// A program the analysis does not know (no option table, not `@safe`, no wrapper it looks
+    /// through) may run the words after it as a command (`ssh host git push`, `fakeroot rm -rf
+    /// x`): a tail of its arguments that a deny rule could match asks.
+    fn command_in_arguments(
+        &self,
+        argv: &[crate::argv::Arg],
+        real: Option<&str>,
+        dir: Option<&Path>,
+        cwd: Option<&Path>,
+    ) -> Option<Finding> {
+        let deny = &self.inner.deny;
+        let name = basename(argv.first()?.get()?);
+        let known = |n: &str| {
+            crate::meaning::program(n).is_some()
+                || safe::knows(n)
+                || is_shell_word(n)
+                || analyze::looked_through(n)
+                || crate::meaning::dispatched(n).is_some()
+                || NOT_RUNNERS.contains(&n)
+        };
+        if known(name) || real.is_some_and(known) {
+            return None;
+        }
+        let (k, p) = argv.iter().enumerate().take(32).skip(1).find_map(|(k, a)| {
+            let w = a
+                .get()
+                .filter(|_| !a.option_like() && !crate::meaning::uncertain(a))?;
+            if !deny.may_name(w, None) {
+                return None;
+            }
+            let view = CommandView::new(&argv[k..], None, dir);
+            let p = deny
+                .patterns
+                .iter()
+                .find(|p| p.matches_view(&view, &self.inner.lookup, cwd, true))?;
+            Some((k, p))
+        })?;
+        Some(Finding {
+            decision: self.ask_or_deny(),
+            basis: Basis::DenyRule,
+            rule: Some(p.source.clone()),
+            reason: Some(format!(
+                "`{name}` may run the words after it as a command: `{}` could match the deny rule `{}`",
+                render(&argv[k..]),
+                p.source
             )),
             suggested_tool: None,
         })

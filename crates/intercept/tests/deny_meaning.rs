@@ -463,3 +463,162 @@ fn eval_and_shell_strings_with_run_time_text_ask() {
     // `sh -c 'git "$1"' sh $x`: the argument is only known at run time.
     assert_eq!(decide(RULES, "sh -c 'git \"$1\"' sh $x"), Decision::Ask);
 }
+
+#[test]
+fn wrapper_options_are_read_as_the_wrapper_reads_them() {
+    for c in [
+        "env -vS 'git push origin x'",
+        "env -iS 'git push' origin x",
+        "env -S '-i git push' origin x",
+        "env --default-signal git push origin x",
+        "env --default-signal=INT git push origin x",
+        "env --ignore-sig git push",
+        "env -uHOME git push",
+        "env --unset HOME git push",
+        "env -C /tmp git push",
+        "sudo -s git push origin x",
+        "sudo -i git push origin x",
+        "sudo -u me -s git push",
+        "sudo -k git push",
+        "sudo -E git push",
+        "sudo --preserve-env=PATH git push",
+        "sudo FOO=1 git push",
+        "timeout --sig=KILL 5 git push",
+        "timeout -k5 10 git push",
+        "nice --adj=5 git push",
+        "nice -n5 git push",
+        "stdbuf --out=L git push",
+        "nohup git push",
+        "xargs --max-a=1 git push < list",
+        "watch --int 5 git push origin x",
+        "watch -n5 git push",
+        "watch -d git push",
+        "watch --differences=permanent git push",
+        "watch -x git push",
+        "flock --time 5 /tmp/l git push origin x",
+        "flock -w 5 /tmp/l git push",
+        "flock -n /tmp/l -c 'git push'",
+        "script /dev/null -c 'git push origin x'",
+        "script -q -O /tmp/log -c 'git push origin x'",
+        "script -q '-cgit push origin x' /dev/null",
+        "script --command='git push' /dev/null",
+        "script --com 'git push' /dev/null",
+        "script -qec 'git push' /dev/null",
+        "setsid --fork git push",
+        "ionice -c 3 git push",
+        "chrt -r 5 git push",
+        "unshare --map-root-user git push",
+        "unshare -m git push",
+        "chroot --user=me / git push",
+        "systemd-run --user --wait git push",
+    ] {
+        assert_eq!(decide(RULES, c), Decision::Deny, "{c}");
+    }
+    // An option the policy cannot read may take the next word or not: what follows could run.
+    for c in [
+        "env --bogus git push origin x",
+        "env -X git push",
+        "timeout --bogus 5 git push",
+        "watch --bogus git push",
+        "flock --bogus /tmp/l git push",
+        "env $opt git push",
+        "sudo $opt git push",
+    ] {
+        assert_eq!(decide(RULES, c), Decision::Ask, "{c}");
+    }
+    for c in [
+        "env --bogus ls -l",
+        "env FOO=1 ls",
+        "timeout 5 ls",
+        "sudo -u me ls",
+        "sudo -l git push",
+        "sudo -e notes.txt",
+        "watch -n 1 git status",
+        "flock /tmp/l git status",
+        "script -q /dev/null",
+        "env --default-signal ls",
+        "xargs -l git log < list",
+    ] {
+        assert_eq!(decide(RULES, c), Decision::Allow, "{c}");
+    }
+}
+
+#[test]
+fn programs_that_run_a_command_are_looked_through() {
+    for c in [
+        "taskset -c 0 git push origin x",
+        "taskset 0x3 git push",
+        "taskset -ac 0 git push",
+        "strace -o /dev/null git push origin x",
+        "strace -f -e trace=all git push",
+        "strace -ff --output=/tmp/t git push",
+        "su -c 'git push origin x' me",
+        "su me -c 'git push'",
+        "su - me -c 'git push'",
+        "su --command='git push' me",
+        "su -lc 'git push' me",
+        "su me -- -c 'git push'",
+        "runuser -u me -- git push origin x",
+        "runuser -u me git push",
+        "runuser -l me -c 'git push'",
+        "tmux new -d 'git push origin x'",
+        "tmux new-session -d -s x 'git push'",
+        "tmux neww 'git push'",
+        "tmux split-window -h 'git push'",
+        "tmux run-shell 'git push'",
+        "tmux -c 'git push'",
+        "tmux ls \\; new -d 'git push'",
+    ] {
+        assert_eq!(decide(RULES, c), Decision::Deny, "{c}");
+    }
+    // What a program gives its arguments to is not always known: a command line among them that
+    // a deny rule names asks.
+    for c in [
+        "tmux send-keys 'git push' Enter",
+        "tmux new-s -d 'git push'",
+        "tmux display -p '#(git push)'",
+        "ssh host git push origin x",
+        "ltrace git push",
+        "fakeroot git push",
+        "faketime '2020-01-01' git push",
+        "nsenter -t 1 -m git push",
+        "somewrapper --flag x rm -rf build",
+    ] {
+        assert_eq!(decide(RULES, c), Decision::Ask, "{c}");
+    }
+    for c in [
+        "taskset -p 0x3 1234",
+        "strace -p 1234",
+        "strace -c ls",
+        "su me",
+        "su -",
+        "tmux ls",
+        "tmux new -d",
+        "tmux kill-server",
+        "tmux attach -t main",
+        "man git push",
+        "echo git push",
+        "grep -rn 'git push' .",
+        "ssh host git status",
+        "python3 tool.py --push origin",
+    ] {
+        assert_eq!(decide(RULES, c), Decision::Allow, "{c}");
+    }
+}
+
+#[test]
+fn eval_of_what_an_environment_setup_program_prints_stays_allowed() {
+    for c in [
+        "eval \"$(ssh-agent -s)\"",
+        "eval \"$(pyenv init -)\"",
+        "eval `dircolors`",
+    ] {
+        assert_eq!(decide(RULES, c), Decision::Allow, "{c}");
+    }
+    for c in [
+        "eval \"$(cat setup.sh)\"",
+        "eval \"$(ssh-agent -s; echo git push)\"",
+    ] {
+        assert_eq!(decide(RULES, c), Decision::Ask, "{c}");
+    }
+}

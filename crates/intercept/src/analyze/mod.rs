@@ -12,10 +12,14 @@ mod arith;
 mod expansions;
 mod inert;
 mod names;
+mod options;
 mod parallel;
 mod positional;
+mod prefixes;
 mod runners;
 mod session;
+mod switch_user;
+mod tmux;
 mod wrappers;
 
 use std::path::{Path, PathBuf};
@@ -118,6 +122,12 @@ pub(crate) fn analyze(script: &Script, src: &str, opts: &Options<'_>) -> Vec<Seg
     }
     w.list(&script.list, src);
     w.out
+}
+
+/// Whether the analysis looks through the program `base` to the command it runs (a wrapper, a
+/// shell, a runner): its segment is no command line of its own arguments.
+pub(crate) fn looked_through(base: &str) -> bool {
+    wrappers::dispatches(base)
 }
 
 /// Analyse a command string that failed to parse or is otherwise opaque.

@@ -15,6 +15,7 @@ mod view;
 pub(crate) use git::expand_aliases as expand_git_aliases;
 pub(crate) use programs::{Program, program};
 pub(crate) use scan::Word;
+pub(crate) use table::{Kind, Long, Table};
 pub(crate) use view::{APPENDED, CommandView, dispatched};
 
 use std::fmt::Write as _;
