@@ -618,6 +618,10 @@ impl Policy {
             }
             _ => return self.uncertain_finding(seg, cwd, real_name),
         };
+        let config_env = match &seg.kind {
+            SegmentKind::Run(inv) => inv.config_env.as_deref(),
+            _ => None,
+        };
         let word = argv.first().and_then(|a| a.get());
         let real = word.and_then(|w| real_name(w, dir));
         if let Some(w) = word
@@ -627,7 +631,7 @@ impl Policy {
         {
             return self.command_in_arguments(argv, real.as_deref(), dir, cwd);
         }
-        let view = CommandView::new(argv, real.clone(), dir);
+        let view = CommandView::configured(argv, real.clone(), dir, config_env);
         let definite = deny
             .patterns
             .iter()
@@ -778,6 +782,7 @@ impl Policy {
         let not_inert = || {
             inv.assigned
                 .iter()
+                .map(|(k, _)| k)
                 .find(|k| !self.inner.env_allow.iter().any(|a| a.eq_ignore_ascii_case(k)) && !crate::env_classes::is_inert(&k.to_ascii_uppercase()))
                 .map(|k| format!("`{k}=…` in front of the command is not a key known to be inert (add it to `[env] allow`)"))
         };

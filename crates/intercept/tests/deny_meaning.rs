@@ -622,3 +622,27 @@ fn eval_of_what_an_environment_setup_program_prints_stays_allowed() {
         assert_eq!(decide(RULES, c), Decision::Ask, "{c}");
     }
 }
+
+#[test]
+fn a_session_exporting_git_configuration_makes_git_aliases_run_time_words() {
+    use shellgate_normalize::{Normalizer, StandardNormalizer};
+    let state = common::bash_state(
+        "declare -x GIT_CONFIG_PARAMETERS=\"'alias.zz=push'\"\n",
+        "",
+        "",
+    );
+    let ctx = shellgate_intercept::Context {
+        cwd: Some(common::WORKSPACE.into()),
+        session: Some(std::sync::Arc::new(
+            shellgate_intercept::SessionView::from_saved_state(&state),
+        )),
+        ..Default::default()
+    };
+    let judge = |c: &str| {
+        full(RULES)
+            .judge(&StandardNormalizer::default().normalize(c), &ctx)
+            .decision()
+    };
+    assert_eq!(judge("git zz origin x"), Decision::Ask);
+    assert_eq!(judge("git status"), Decision::Allow);
+}

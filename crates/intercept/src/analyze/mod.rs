@@ -10,6 +10,7 @@
 
 mod arith;
 mod expansions;
+mod git_runs;
 mod inert;
 mod names;
 mod options;
@@ -82,8 +83,12 @@ pub(crate) struct Invocation {
     pub problem: Option<String>,
     /// The directory it runs in, when known.
     pub dir: Option<PathBuf>,
-    /// Environment keys set for it alone (`KEY=v cmd`, `env KEY=v cmd`).
-    pub assigned: Vec<String>,
+    /// Environment keys set for it alone (`KEY=v cmd`, `env KEY=v cmd`), with their values.
+    pub assigned: Vec<(String, Arg)>,
+    /// A variable that changes where git reads its configuration (`GIT_CONFIG_PARAMETERS`,
+    /// `HOME`, …) is set for it, or anywhere in the call or the session: git's aliases are then
+    /// only known when it runs.
+    pub config_env: Option<String>,
 }
 
 /// Facts the analysis may depend on.
@@ -496,7 +501,19 @@ impl Walker<'_, '_> {
                 elevated: false,
                 problem,
                 dir: None,
-                assigned: s.assignments.iter().map(|a| a.name.clone()).collect(),
+                assigned: s
+                    .assignments
+                    .iter()
+                    .map(|a| {
+                        let word = expansions::arg_of(&a.word, src);
+                        let value = match word.get() {
+                            Some(v) => Arg::literal(v.split_once('=').map_or("", |(_, v)| v)),
+                            None => Arg::dynamic(word.raw.split_once('=').map_or("", |(_, v)| v), true),
+                        };
+                        (a.name.clone(), value)
+                    })
+                    .collect(),
+                config_env: None,
             },
             heredoc.as_deref(),
         );

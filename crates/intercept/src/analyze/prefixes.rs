@@ -213,8 +213,10 @@ pub(super) fn env(w: &mut Walker<'_, '_>, text: &str, inv: Invocation) {
             }
             break;
         };
-        let Some((name, _)) = v.split_once('=') else { break };
-        assigned.push(name.to_owned());
+        let Some((name, value)) = v.split_once('=') else {
+            break;
+        };
+        assigned.push((name.to_owned(), Arg::literal(value)));
         if crate::env::is_injection_key(name) {
             problem = Some(format!(
                 "`env` sets `{name}`, which changes what the command runs"

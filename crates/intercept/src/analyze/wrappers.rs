@@ -15,6 +15,7 @@ pub(super) fn dispatch(w: &mut Walker<'_, '_>, text: &str, inv: Invocation, base
         "doas" => super::prefixes::doas(w, text, inv),
         "su" | "runuser" => super::switch_user::run(w, text, inv, base),
         "tmux" => super::tmux::run(w, text, &inv),
+        "git" => super::git_runs::run(w, text, inv),
         "timeout" => super::prefixes::timeout(w, text, inv),
         "nice" => super::prefixes::nice(w, text, inv),
         "nohup" => super::prefixes::nohup(w, text, inv),
@@ -68,6 +69,7 @@ pub(super) fn dispatches(base: &str) -> bool {
             | "su"
             | "runuser"
             | "tmux"
+            | "git"
             | "timeout"
             | "nice"
             | "nohup"
@@ -112,6 +114,7 @@ pub(super) fn inner(inv: &Invocation, from: usize) -> Invocation {
         problem: inv.problem.clone(),
         dir: inv.dir.clone(),
         assigned: inv.assigned.clone(),
+        config_env: inv.config_env.clone(),
     }
 }
 

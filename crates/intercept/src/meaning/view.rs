@@ -27,6 +27,17 @@ impl<'a> CommandView<'a> {
     /// The view of `argv`, run in `dir`; `real_name` is the name the program word runs as when it
     /// differs from its own (see `identity`).
     pub fn new(argv: &'a [Arg], real_name: Option<String>, dir: Option<&Path>) -> Self {
+        Self::configured(argv, real_name, dir, None)
+    }
+
+    /// Like [`new`](Self::new), for a command whose git configuration may be changed by the
+    /// environment (`config_env` says how): git's aliases are then only known when it runs.
+    pub fn configured(
+        argv: &'a [Arg],
+        real_name: Option<String>,
+        dir: Option<&Path>,
+        config_env: Option<&str>,
+    ) -> Self {
         let Some((first, rest)) = argv.split_first() else {
             return Self::empty();
         };
@@ -67,7 +78,7 @@ impl<'a> CommandView<'a> {
             args = Cow::Owned(dashed[1..].to_vec());
         }
         if names.iter().any(|n| n == "git")
-            && let Some(mut expanded) = super::expand_git_aliases(argv, dir)
+            && let Some(mut expanded) = super::expand_git_aliases(argv, dir, config_env)
         {
             expanded.remove(0);
             args = Cow::Owned(expanded);

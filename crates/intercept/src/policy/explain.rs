@@ -60,7 +60,11 @@ impl Policy {
             return Some(line);
         };
         let real = argv.first().and_then(|a| a.get()).and_then(|w| real_name(w, dir));
-        let view = CommandView::new(argv, real, dir);
+        let config_env = match &seg.kind {
+            SegmentKind::Run(inv) => inv.config_env.as_deref(),
+            _ => None,
+        };
+        let view = CommandView::configured(argv, real, dir, config_env);
         let mut line = format!("`{}` matched as: {}", seg.text, form(&view));
         if open_ended || view.uncertain_word().is_some() {
             let what = |word: &str| {
