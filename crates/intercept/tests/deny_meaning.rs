@@ -626,11 +626,7 @@ fn eval_of_what_an_environment_setup_program_prints_stays_allowed() {
 #[test]
 fn a_session_exporting_git_configuration_makes_git_aliases_run_time_words() {
     use shellgate_normalize::{Normalizer, StandardNormalizer};
-    let state = common::bash_state(
-        "declare -x GIT_CONFIG_PARAMETERS=\"'alias.zz=push'\"\n",
-        "",
-        "",
-    );
+    let state = common::bash_state("declare -x GIT_CONFIG_PARAMETERS=\"'alias.zz=push'\"\n", "", "");
     let ctx = shellgate_intercept::Context {
         cwd: Some(common::WORKSPACE.into()),
         session: Some(std::sync::Arc::new(
@@ -645,4 +641,30 @@ fn a_session_exporting_git_configuration_makes_git_aliases_run_time_words() {
     };
     assert_eq!(judge("git zz origin x"), Decision::Ask);
     assert_eq!(judge("git status"), Decision::Allow);
+}
+
+#[test]
+fn an_alias_defined_earlier_in_the_call_is_judged_where_used() {
+    for c in [
+        "alias p='git push'\np origin x",
+        "alias p='git push' q=ls\np origin x",
+        "shopt -s expand_aliases\nalias p='git push'\np origin x",
+        "alias p='git'\np push origin x",
+        "alias r='rm -rf'\nr build",
+        "alias p='git push'\neval 'p origin x'",
+        "alias p='git push'\nif true; then p origin x; fi",
+    ] {
+        assert_eq!(decide(RULES, c), Decision::Deny, "{c:?}");
+    }
+    // An alias only known at run time may be any command.
+    for c in ["alias p=\"$x\"\np origin x", "alias \"$a\"\nls"] {
+        assert_eq!(decide(RULES, c), Decision::Ask, "{c:?}");
+    }
+    for c in [
+        "alias ll='ls -la'\nll",
+        "alias p='git push'",
+        "alias g=git\ng status",
+    ] {
+        assert_eq!(decide(RULES, c), Decision::Allow, "{c:?}");
+    }
 }

@@ -121,6 +121,7 @@ pub(crate) fn analyze(script: &Script, src: &str, opts: &Options<'_>) -> Vec<Seg
         expanding: Vec::new(),
         defining: 0,
         defined: Vec::new(),
+        call_aliases: Vec::new(),
     };
     if let Some(view) = opts.session {
         session::before_any_command(&mut w, view);
@@ -169,6 +170,8 @@ struct Walker<'o, 'a> {
     defining: usize,
     /// Functions this command defines, `(name, definition)`, judged again where called.
     defined: Vec<(String, String)>,
+    /// Aliases this command defines, `(name, replacement)` (`None`: only known at run time).
+    call_aliases: Vec<(String, Option<String>)>,
 }
 
 impl Walker<'_, '_> {
@@ -574,6 +577,12 @@ impl Walker<'_, '_> {
             self.here = changed_directory(self.here.as_deref(), &inv.argv[1..]);
         }
         let builtin = inv.argv[0].get().is_some_and(|n| !n.contains('/'));
+        if builtin
+            && base == "alias"
+            && let Some(why) = session::define_aliases(self, &inv.argv)
+        {
+            return self.fail_running(text, why, "(an alias only known at run time)");
+        }
         if builtin && let Some(why) = self.builtin_assignment_hazard(&inv.argv) {
             self.push(text, SegmentKind::Unjudgeable(why));
             return;
