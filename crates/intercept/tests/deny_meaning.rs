@@ -668,3 +668,27 @@ fn an_alias_defined_earlier_in_the_call_is_judged_where_used() {
         assert_eq!(decide(RULES, c), Decision::Allow, "{c:?}");
     }
 }
+
+/// `-f` in `rm -rf *` means "never prompt": `--interactive=never` (and the words GNU rm takes
+/// for it, abbreviated or not) is the same option.
+#[test]
+fn rm_never_prompting_is_its_force_option() {
+    for c in [
+        "rm -r --interactive=never build",
+        "rm -r --interactive=no build",
+        "rm -r --interactive=none build",
+        "rm -r --interactive=ne build",
+        "rm -r --inter=n build",
+        "rm -rf -i build",
+    ] {
+        assert_eq!(decide(RULES, c), Decision::Deny, "{c}");
+    }
+    for c in [
+        "rm -r --interactive=always build",
+        "rm -r --interactive=once build",
+        "rm -r --interactive build",
+        "rm -r -I build",
+    ] {
+        assert_eq!(decide(RULES, c), Decision::Allow, "{c}");
+    }
+}

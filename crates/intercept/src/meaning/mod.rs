@@ -150,6 +150,20 @@ pub(crate) fn canonical(program: &Program, words: &[Word<'_>], is_rule: bool) ->
             own_is_global: false,
         };
         scan(tables, words, &mut canon, Stop::Never, &|_| false);
+        let table = program.table;
+        if !table.value_means.is_empty() {
+            let options = std::mem::take(&mut canon.options);
+            for o in options {
+                match &o.val {
+                    Val::Known(v) if let Some(m) = table.meant_by(&o.name, v) => canon.push(Opt {
+                        global: o.global,
+                        name: m.to_owned(),
+                        val: Val::Flag,
+                    }),
+                    _ => canon.push(o),
+                }
+            }
+        }
         if !is_rule
             && canon.operands.is_empty()
             && let Some(d) = program.table.default_operand
