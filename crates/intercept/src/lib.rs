@@ -75,6 +75,7 @@ mod getopt;
 mod git_config;
 mod identity;
 mod judgement;
+mod loops;
 mod meaning;
 mod path_lookup;
 mod pattern;

@@ -122,12 +122,18 @@ pub(crate) fn analyze(script: &Script, src: &str, opts: &Options<'_>) -> Vec<Seg
         defining: 0,
         defined: Vec::new(),
         call_aliases: Vec::new(),
+        engine_pids: Vec::new(),
     };
     if let Some(view) = opts.session {
         session::before_any_command(&mut w, view);
     }
     w.list(&script.list, src);
     w.out
+}
+
+/// Whether `name` is a shell whose `-c` string the analysis reads as a script.
+pub(crate) fn is_shell(name: &str) -> bool {
+    wrappers::SHELLS.contains(&name)
 }
 
 /// Whether the analysis looks through the program `base` to the command it runs (a wrapper, a
@@ -172,6 +178,9 @@ struct Walker<'o, 'a> {
     defined: Vec<(String, String)>,
     /// Aliases this command defines, `(name, replacement)` (`None`: only known at run time).
     call_aliases: Vec<(String, Option<String>)>,
+    /// Variables given the process ids of a lookup that finds the engine (`p=$(pgrep -f 'gate
+    /// rpc')`, `for p in $(pgrep …)`).
+    engine_pids: Vec<String>,
 }
 
 impl Walker<'_, '_> {
@@ -253,7 +262,7 @@ impl Walker<'_, '_> {
         } else {
             self.push(text, SegmentKind::Inert)
         };
-        if danger::is_fork_bomb(f) {
+        if crate::loops::is_fork_bomb(f) {
             self.out[idx].danger = Some(format!("`{}` is a fork bomb", f.name));
         }
         self.defined.push((f.name.clone(), text.to_owned()));
@@ -279,7 +288,7 @@ impl Walker<'_, '_> {
                 self.list(condition, src);
                 self.list(body, src);
                 let until = matches!(cc.kind, CompoundKind::Until { .. });
-                if danger::endless_spawner(danger::always(condition, until, src), body) {
+                if crate::loops::may_not_end(condition, body, until, src) && self.backgrounds(body, src) {
                     self.endless_spawner(start, cc.span.slice(src));
                 }
             }
@@ -293,6 +302,9 @@ impl Walker<'_, '_> {
                     self.fail(cc.span.slice(src), session::reference_reason(r));
                 }
                 for w in words.iter().flatten() {
+                    if crate::engine_signal::lookup_finds_engine(w.span.slice(src)) {
+                        self.engine_pids.push(variable.clone());
+                    }
                     let arg = self.word(w, src);
                     if let Some(why) = self.assignment_hazard(variable, arg.get()) {
                         self.fail(cc.span.slice(src), format!("the loop assigns each word: {why}"));
@@ -304,7 +316,7 @@ impl Walker<'_, '_> {
                 let start = self.out.len();
                 self.arithmetic(header.slice(src), header.slice(src));
                 self.list(body, src);
-                if danger::endless_spawner(danger::endless_header(header.slice(src)), body) {
+                if crate::loops::endless_header(header.slice(src)) && self.backgrounds(body, src) {
                     self.endless_spawner(start, cc.span.slice(src));
                 }
             }
@@ -357,6 +369,33 @@ impl Walker<'_, '_> {
                 self.out[idx].danger = Some(d);
             }
         }
+    }
+
+    /// Whether a word expands a variable given the engine's process ids.
+    fn holds_engine_pids(&self, a: &Arg) -> bool {
+        a.is_dynamic()
+            && self.engine_pids.iter().any(|name| {
+                a.raw.match_indices(name.as_str()).any(|(i, _)| {
+                    let before = &a.raw[..i];
+                    let after = a.raw[i + name.len()..].chars().next();
+                    (before.ends_with('$') || before.ends_with("${"))
+                        && !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                })
+            })
+    }
+
+    /// Whether running `body` starts something in the background, through the functions this
+    /// call defines and the session's.
+    fn backgrounds(&self, body: &List, src: &str) -> bool {
+        let functions = |name: &str| {
+            self.defined
+                .iter()
+                .rev()
+                .find(|(n, _)| n == name)
+                .map(|(_, d)| d.clone())
+                .or_else(|| self.opts.session.and_then(|v| v.functions.get(name).cloned()))
+        };
+        crate::loops::backgrounds(body, src, &functions)
     }
 
     /// Mark the loop whose segments start at `start` as an endless spawner.
@@ -455,6 +494,9 @@ impl Walker<'_, '_> {
         let mut problem = session::named_reference(self, text).map(session::reference_reason);
         for a in &s.assignments {
             let word = self.word(&a.word, src);
+            if crate::engine_signal::lookup_finds_engine(a.word.span.slice(src)) {
+                self.engine_pids.push(a.name.clone());
+            }
             let value = word.get().and_then(|v| v.split_once('=')).map(|(_, v)| v);
             if let Some(why) = self.assignment_hazard(&a.name, value) {
                 problem = Some(why);
@@ -524,6 +566,17 @@ impl Walker<'_, '_> {
             && let Some(seg) = self.out.get_mut(start)
         {
             seg.danger.get_or_insert(d);
+        }
+        // `bash <<< "$(curl …)"`, `bash < <(curl …)`: a shell reading its program from a download.
+        if s.redirects.iter().any(|r| danger::stdin_downloads(r, src)) {
+            for seg in &mut self.out[start..] {
+                if let SegmentKind::Run(inv) = &seg.kind
+                    && danger::reads_program_from_stdin(&inv.argv)
+                {
+                    seg.danger
+                        .get_or_insert_with(|| "runs a script it downloads".into());
+                }
+            }
         }
     }
 
@@ -612,6 +665,15 @@ impl Walker<'_, '_> {
             argv[0] = Arg::literal(&real);
             danger = danger.or_else(|| danger::check(&argv, places, self.here.as_deref(), self.cd_seen));
             control = control.or_else(|| control::check(&argv, inv.open_ended));
+        }
+        if base == "kill"
+            && danger.is_none()
+            && let Some(a) = inv.argv[1..].iter().find(|a| self.holds_engine_pids(a))
+        {
+            danger = Some(format!(
+                "`kill {}` would stop the engine itself, whose process ids it was given",
+                a.raw
+            ));
         }
         let idx = self.push(text, SegmentKind::Run(inv));
         self.out[idx].danger = danger;
