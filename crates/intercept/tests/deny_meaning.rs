@@ -692,3 +692,36 @@ fn rm_never_prompting_is_its_force_option() {
         assert_eq!(decide(RULES, c), Decision::Allow, "{c}");
     }
 }
+
+#[test]
+fn ordinary_work_stays_unprompted_under_a_push_rule() {
+    for c in [
+        "git status",
+        "git -C sub log",
+        "git commit -m x",
+        "git commit -m \"$msg\"",
+        "git -c \"user.name=$n\" commit -m x",
+        "git add -A && git commit -m wip",
+        "for f in *.py; do python3 \"$f\"; done",
+        "git log $REV",
+        "\"$EDITOR\" file.txt",
+        "npm test",
+        "cargo build --release 2>&1 | tail -20",
+        "python3 -m pytest -x tests/",
+        "make -j4 all",
+        "ssh host uptime",
+        "timeout 60 cargo test",
+        "env RUST_LOG=debug cargo run",
+        "sudo apt-get install -y git",
+        "nohup ./server > log 2>&1 &",
+        "watch -n 2 'git status'",
+        "eval \"$(ssh-agent -s)\"",
+        "find . -name '*.py' -exec grep -l foo {} +",
+        "xargs -n1 echo < list",
+        "git stash && git pull --rebase && git stash pop",
+        "git rebase -i HEAD~3",
+        "tmux new -d -s build 'cargo build'",
+    ] {
+        assert_eq!(decide(&["git push *"], c), Decision::Allow, "{c}");
+    }
+}

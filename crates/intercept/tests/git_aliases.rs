@@ -154,6 +154,8 @@ fn aliases_in_reach_are_expanded() {
         "git -c core.pager=cat log",
         "git -c credential.helper=store fetch",
         "git -c color.ui=never log",
+        "git -c \"user.name=$n\" commit -m x",
+        "git -c user.email=\"$e\" commit -m x",
     ] {
         assert_eq!(decide(push, &repo, c), Decision::Allow, "{c}");
     }

@@ -155,7 +155,16 @@ pub(super) fn run(w: &mut Walker<'_, '_>, text: &str, mut inv: Invocation) {
 /// A `-c KEY=VALUE` setting: a command git runs is judged.
 fn setting(w: &mut Walker<'_, '_>, text: &str, kv: &Arg, inv: &Invocation) {
     let Some(kv) = kv.get() else {
-        // The key is only known at run time: it may be any of them.
+        // `user.name=$n`: the key may still be known, and be no program's.
+        let raw = kv.raw.trim_start_matches(['"', '\'']);
+        let key = raw.split_once('=').map(|(k, _)| k).filter(|k| {
+            !k.is_empty()
+                && k.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'))
+        });
+        if key.is_some_and(|k| runs_value(&k.to_ascii_lowercase()).is_none()) {
+            return;
+        }
         return w.fail_running(
             text,
             format!("the git setting `{}` is only known when it runs", kv.raw),
