@@ -462,6 +462,12 @@ fn eval_and_shell_strings_with_run_time_text_ask() {
     }
     // `sh -c 'git "$1"' sh $x`: the argument is only known at run time.
     assert_eq!(decide(RULES, "sh -c 'git \"$1\"' sh $x"), Decision::Ask);
+    // Text a shell reads on stdin from `echo`/`printf`.
+    assert_eq!(decide(RULES, "printf 'git push\\n' | bash"), Decision::Deny);
+    for c in ["echo \"$x\" | bash", "printf '%s\\n' 'git push' | sh"] {
+        assert_eq!(decide(RULES, c), Decision::Ask, "{c}");
+    }
+    assert_eq!(decide(RULES, "echo ls | bash"), Decision::Allow);
 }
 
 #[test]

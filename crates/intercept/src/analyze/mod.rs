@@ -230,13 +230,21 @@ impl Walker<'_, '_> {
         if p.commands.len() > 1 {
             crate::pipelines::check(&mut self.out, &stage_starts);
         }
-        // `echo TEXT | sh` runs TEXT: judge it as a script too.
+        // `echo TEXT | sh` runs TEXT: judge it as a script too; text only known at run time may
+        // be any command.
         for pair in p.commands.windows(2) {
             if let (Some(producer), Some(shell)) = (pair[0].as_simple(), pair[1].as_simple())
-                && let Some(text) = echoed_text(producer)
                 && shell_reads_stdin(shell)
             {
-                self.nested(&text, shell.span.slice(src));
+                match echoed_text(producer, src) {
+                    Some(Ok(text)) => self.nested(&text, shell.span.slice(src)),
+                    Some(Err(raw)) => self.fail_running(
+                        shell.span.slice(src),
+                        format!("the shell reads a program only known when it runs: `{raw}`"),
+                        &raw,
+                    ),
+                    None => {}
+                }
             }
         }
     }
@@ -801,19 +809,53 @@ fn brace_list(raw: &str) -> Option<Vec<Arg>> {
     Some(inner.split(',').map(Arg::literal).collect())
 }
 
-/// The text `echo`/`printf` with static arguments writes (approximately: words joined by blanks).
-fn echoed_text(c: &SimpleCommand) -> Option<String> {
-    let argv = c.static_argv()?;
-    let (name, args) = argv.split_first()?;
-    let args: Vec<&String> = match basename(name) {
-        "echo" => args
+/// The text `echo`/`printf` writes (approximately: words joined by blanks, `printf`'s `\n` and
+/// `\t`): `Ok` when known, `Err` with the words as written when it is only known at run time (a
+/// word that expands, a `printf` format with conversions or other escapes); `None` for another
+/// command.
+fn echoed_text(c: &SimpleCommand, src: &str) -> Option<Result<String, String>> {
+    let name = c.words.first()?.static_value()?;
+    let words = &c.words[1..];
+    let written = || {
+        words
             .iter()
-            .skip_while(|a| matches!(a.as_str(), "-n" | "-e" | "-E" | "-ne" | "-en"))
-            .collect(),
-        "printf" => args.iter().collect(),
-        _ => return None,
+            .map(|w| w.span.slice(src))
+            .collect::<Vec<_>>()
+            .join(" ")
     };
-    Some(args.iter().map(|a| a.as_str()).collect::<Vec<_>>().join(" "))
+    let values: Option<Vec<String>> = words.iter().map(Word::static_value).collect();
+    match basename(&name) {
+        "echo" => {
+            let Some(values) = values else {
+                return Some(Err(written()));
+            };
+            let args: Vec<&str> = values
+                .iter()
+                .map(String::as_str)
+                .skip_while(|a| matches!(*a, "-n" | "-e" | "-E" | "-ne" | "-en"))
+                .collect();
+            Some(Ok(args.join(" ")))
+        }
+        "printf" => {
+            let Some(values) = values else {
+                return Some(Err(written()));
+            };
+            let Some((format, args)) = values.split_first() else {
+                return Some(Ok(String::new()));
+            };
+            let plain = format.replace("\\n", "\n").replace("\\t", "\t");
+            if plain.contains(['%', '\\']) {
+                return Some(Err(written()));
+            }
+            let mut text = plain;
+            for a in args {
+                text.push(' ');
+                text.push_str(a);
+            }
+            Some(Ok(text))
+        }
+        _ => None,
+    }
 }
 
 /// Whether a pipeline stage is a shell that reads its script from stdin.
