@@ -276,6 +276,17 @@ fn protected_target(a: &Arg, here: Option<&Path>) -> Option<String> {
     if let Some(t) = protected_text(a) {
         return Some(t);
     }
+    // `/proc/self/cwd` is the directory the command runs in.
+    if let (Some(v), Some(h)) = (a.get(), here) {
+        let parts: Vec<&str> = v.splitn(5, '/').collect();
+        if let ["", "proc", _, "cwd", ..] = parts.as_slice() {
+            let inside = h.join(parts.get(4).copied().unwrap_or(""));
+            let inside = format!("{}{}", inside.display(), if v.ends_with('/') { "/" } else { "" });
+            if protected_text(&Arg::literal(&inside)).is_some() {
+                return Some(raw.to_owned());
+            }
+        }
+    }
     // Links on the way to the target are followed; the last one too when the target ends in
     // `/`, `/.` or `/*` (what is deleted is then inside it).
     let v = a.get()?;
@@ -321,6 +332,12 @@ fn protected_text(a: &Arg) -> Option<String> {
     if t.starts_with('/') && !t.contains('$') {
         t = system_path(&t).to_string_lossy().into_owned();
     }
+    // `/proc/PID/root` is a process's view of `/` whatever the process (`/proc/$$/root`).
+    let parts: Vec<&str> = t.splitn(5, '/').collect();
+    if let ["", "proc", _, "root", ..] = parts.as_slice() {
+        t = format!("/{}", parts.get(4).copied().unwrap_or(""));
+        t = system_path(&t).to_string_lossy().into_owned();
+    }
     let t = t.as_str();
     let top_level = t.starts_with('/') && !t[1..].contains('/');
     let home = matches!(t, "~" | "$HOME")
@@ -339,7 +356,15 @@ fn find_delete(
     cd_seen: bool,
 ) -> Option<String> {
     let (cwd, workspace) = places;
-    if !args.iter().any(|a| a.is("-delete")) {
+    // `-delete`, or a clause that removes what is found (`-exec rm {} +`).
+    let removes = args.windows(2).any(|w| {
+        w[0].get()
+            .is_some_and(|v| matches!(v, "-exec" | "-execdir" | "-ok" | "-okdir"))
+            && w[1]
+                .get()
+                .is_some_and(|p| matches!(basename(p), "rm" | "unlink" | "rmdir" | "shred"))
+    });
+    if !removes && !args.iter().any(|a| a.is("-delete")) {
         return None;
     }
     // `-H`, `-L`, `-P`, `-D OPTS` and `-O<level>` come before the starting points.
@@ -383,10 +408,15 @@ fn find_delete(
     };
     let dot = Arg::literal(".");
     let starts = if starts.is_empty() { vec![&dot] } else { starts };
+    let how = if removes {
+        "removing what it finds"
+    } else {
+        "-delete"
+    };
     starts
         .into_iter()
         .find(|a| outside(a))
-        .map(|a| format!("`find {} -delete` deletes outside the workspace", a.raw))
+        .map(|a| format!("`find {} {how}` deletes outside the workspace", a.raw))
 }
 
 fn kill(args: &[Arg]) -> Option<String> {

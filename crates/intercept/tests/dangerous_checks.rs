@@ -62,12 +62,20 @@ fn paths_are_normalized_before_they_are_judged() {
             "dd if=/dev/zero of=/proc/self/root/dev/sda",
             "cp /dev/zero /dev/block/8:0",
             "tee /dev/../dev/nvme0n1 < img",
+            "rm -rf /proc/$$/root/*",
+            "rm -rf /proc/self/cwd/..",
+            "find / -name x -exec rm {} \\;",
+            "find -L /etc -execdir rm -f {} +",
         ],
         &[
             "tee /dev/null < x",
             "cat x > /dev//null",
             "dd if=/dev/zero of=img",
             "rm -rf /proc/self/root/tmp/x",
+            "rm -rf /proc/self/cwd/build",
+            "find . -name '*.o' -exec rm {} +",
+            "pidof nginx",
+            "kill $(pidof nginx)",
         ],
     );
 }
