@@ -292,6 +292,10 @@ fn protected_target(a: &Arg, here: Option<&Path>) -> Option<String> {
     let v = a.get()?;
     let followed = ["/", "/.", "/*", "/.*"].iter().any(|s| v.ends_with(s));
     let t = v.trim_end_matches(['*', '.']).trim_end_matches('/');
+    // A name in the directory the command runs in, not followed, has no link on its way.
+    if !followed && !t.contains('/') {
+        return None;
+    }
     let path = match (t.starts_with('/'), here) {
         (true, _) => PathBuf::from(t),
         (false, Some(h)) => h.join(t),

@@ -77,6 +77,10 @@ pub(super) fn run(w: &mut Walker<'_, '_>, text: &str, mut inv: Invocation) {
             let key = view.git_config_env.first()?;
             Some(format!("the session exports `{key}`"))
         });
+    // Most git commands run nothing else: no copy of them is kept then.
+    if !runs_more(&inv) {
+        return w.record(text, inv);
+    }
     w.record(text, inv.clone());
     for (key, value) in &inv.assigned {
         if COMMAND_VARIABLES.contains(&key.as_str()) {
@@ -150,6 +154,22 @@ pub(super) fn run(w: &mut Walker<'_, '_>, text: &str, mut inv: Invocation) {
         ),
         _ => {}
     }
+}
+
+/// Whether a git command line may make git run another command: a variable git runs, a `-c`
+/// setting, or a subcommand that runs one.
+fn runs_more(inv: &Invocation) -> bool {
+    inv.assigned
+        .iter()
+        .any(|(k, _)| COMMAND_VARIABLES.contains(&k.as_str()))
+        || inv.argv[1..].iter().any(|a| {
+            a.get().is_none_or(|v| {
+                matches!(
+                    v,
+                    "-c" | "rebase" | "submodule" | "bisect" | "difftool" | "filter-branch"
+                )
+            })
+        })
 }
 
 /// A `-c KEY=VALUE` setting: a command git runs is judged.
