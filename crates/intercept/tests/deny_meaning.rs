@@ -408,6 +408,10 @@ fn a_dynamic_program_word_that_splits_may_supply_the_subcommand() {
         "`echo git push` origin x",
         "${g} origin x",
         "o='rm -rf'; $o build",
+        "x=(git push); \"${x[@]}\"",
+        "\"${cmd[@]}\" origin x",
+        "set -- git push; \"$@\"",
+        "a=(-rf build); rm \"${a[@]}\"",
     ] {
         assert_eq!(decide(RULES, c), Decision::Ask, "{c}");
     }

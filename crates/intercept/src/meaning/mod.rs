@@ -124,7 +124,7 @@ pub(crate) fn words(args: &[Arg]) -> Vec<Word<'_>> {
         .map(|(i, a)| {
             if uncertain(a) {
                 let may = (a.option_like() || a.raw.contains("{-") || a.raw.contains(",-"))
-                    && (!a.raw.starts_with('"') || i + 1 < args.len());
+                    && (!a.raw.starts_with('"') || i + 1 < args.len() || expands_to_words(&a.raw));
                 Word {
                     value: None,
                     may_hold_options: may || (a.get().is_some() && a.raw.starts_with('-')),
@@ -341,7 +341,20 @@ pub(crate) fn may_split(a: &Arg) -> bool {
             _ => {}
         }
     }
-    false
+    expands_to_words(&a.raw)
+}
+
+/// Whether the text holds an expansion that gives several words even in double quotes: `"$@"`,
+/// `"${arr[@]}"`, `"${@:2}"`, `"${!prefix@}"`.
+fn expands_to_words(raw: &str) -> bool {
+    raw.contains("$@")
+        || raw.match_indices("${").any(|(i, _)| {
+            let inner = &raw[i + 2..];
+            let inner = &inner[..inner.find('}').unwrap_or(inner.len())];
+            inner.starts_with('@')
+                || inner.contains("[@]")
+                || (inner.starts_with('!') && inner.ends_with('@'))
+        })
 }
 
 /// The form deny rules match `argv` in, for `shellgate check --explain`.
