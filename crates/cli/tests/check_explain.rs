@@ -109,3 +109,33 @@ fn a_word_only_known_at_run_time_names_the_rule_it_could_make_match() {
         "{text}"
     );
 }
+
+#[test]
+fn run_time_program_words_and_eval_text_name_the_rule_they_could_make_match() {
+    let s = Scratch::new("split");
+    for (command, word, rule) in [
+        ("c='git push origin x'; $c", "`$c` is", "`git push *`"),
+        (
+            "$(echo git push) origin x",
+            "`$(echo git push)` is",
+            "`git push *`",
+        ),
+        ("x='git push'; eval \"$x\"", "`$x` is", "`git push *`"),
+        ("bash -c \"$x\"", "`$x` is", "`git push *`"),
+    ] {
+        let (code, text) = explain(&s, command);
+        assert_eq!(code, Some(1), "{command}: {text}");
+        let expected = format!("{word} only known at run time and could make it match the deny rule {rule}");
+        assert!(text.contains(&expected), "{command}: no `{expected}` in {text}");
+    }
+    for (command, form) in [
+        ("{git,push} origin x", "operands [push origin x]"),
+        ("sh -c 'git \"$1\" origin x' sh push", "operands [push origin x]"),
+    ] {
+        let (code, text) = explain(&s, command);
+        assert_eq!(code, Some(2), "{command}: {text}");
+        assert!(text.contains(form), "{command}: no `{form}` in {text}");
+    }
+    let (code, text) = explain(&s, "\"$EDITOR\" notes.txt");
+    assert_eq!(code, Some(0), "{text}");
+}

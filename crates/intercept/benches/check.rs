@@ -1,9 +1,10 @@
 //! `check` of typical agent commands — parse + normalize + inspect — under the default redirect
 //! rules plus a 200-rule allowlist with `@safe` and the deny rules `git push *` and `rm -rf *`
 //! (matched by meaning), next to parse alone as the baseline measured in the same run (target: a
-//! median of 10 µs or less per command). Also: the same commands judged in a session (against its
-//! functions, aliases and variables), in a real repository (so `git` reads its `.git/config` and
-//! submodule directories), and reading a session's saved state.
+//! median of 10 µs or less per command). Also: the same commands under `security = "full"` with
+//! those deny rules alone, judged in a session (against its functions, aliases and variables), in
+//! a real repository (so `git` reads its `.git/config` and submodule directories), and reading a
+//! session's saved state.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use shellgate_intercept::{AskMode, Context, InterceptConfig, Interceptor, Policy, Security, SessionView};
@@ -45,6 +46,17 @@ fn policy() -> Policy {
         });
     }
     b.build().expect("the bench policy builds")
+}
+
+/// `security = "full"` with the deny rules `git push *` and `rm -rf *`.
+fn full_policy() -> Policy {
+    Policy::builder()
+        .security(Security::Full)
+        .ask(AskMode::OnMiss)
+        .deny("git push *")
+        .deny("rm -rf *")
+        .build()
+        .expect("the full-mode bench policy builds")
 }
 
 /// A saved bash session state: variables, a few functions and aliases, the engine's hooks.
@@ -118,6 +130,17 @@ fn benches(c: &mut Criterion) {
             for cmd in COMMANDS {
                 let n = normalizer.normalize(black_box(cmd));
                 black_box(policy.inspect(&n, &ctx));
+            }
+        });
+    });
+    // `security = "full"` with deny rules: the rules and the dangerous checks are all that judge,
+    // so words only known at run time, wrappers and the programs' arguments are read for them.
+    let full = full_policy();
+    g.bench_function("normalize_and_inspect_full_mode", |b| {
+        b.iter(|| {
+            for cmd in COMMANDS {
+                let n = normalizer.normalize(black_box(cmd));
+                black_box(full.inspect(&n, &ctx));
             }
         });
     });

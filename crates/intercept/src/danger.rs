@@ -3,8 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use shellgate_normalize::ast::{Command, CompoundKind, FunctionDef, List, Redirect, Terminator};
-use shellgate_normalize::visit::{self, Visitor};
+use shellgate_normalize::ast::{Redirect, RedirectOp};
 
 use crate::analyze::{Segment, SegmentKind};
 use crate::argv::{Arg, basename};
@@ -84,7 +83,7 @@ pub(crate) fn check(
             Some(format!("`{n}` formats a file system"))
         }
         "chmod" | "chown" | "chgrp"
-            if recursive(args) && args.iter().any(|a| protected_target(a).is_some()) =>
+            if recursive(args) && args.iter().any(|a| protected_target(a, here).is_some()) =>
         {
             Some(format!("`{name} -R` on a top-level directory"))
         }
@@ -138,6 +137,7 @@ fn rm(args: &[Arg], here: Option<&Path>) -> Option<String> {
     let mut no_preserve = false;
     let mut targets = Vec::new();
     let mut options_done = false;
+    let mut maybe_option: Option<&Arg> = None;
     for a in args {
         match a.get() {
             Some("--") if !options_done => options_done = true,
@@ -155,16 +155,30 @@ fn rm(args: &[Arg], here: Option<&Path>) -> Option<String> {
                     recursive = true;
                 }
             }
-            _ => targets.push(a),
+            _ => {
+                // `x=-rf; rm $x /`: a word only known at run time may be the option.
+                if !options_done && a.is_dynamic() && a.may_be_option && maybe_option.is_none() {
+                    maybe_option = Some(a);
+                }
+                targets.push(a);
+            }
         }
     }
     if no_preserve {
         return Some("`rm --no-preserve-root`".into());
     }
     if !recursive {
-        return None;
+        let option = maybe_option?;
+        let t = targets
+            .iter()
+            .filter(|t| !std::ptr::eq(**t, option))
+            .find_map(|t| protected_target(t, here))?;
+        return Some(format!(
+            "`rm {} {t}`: `{}` is only known when it runs and could be `-r`, and `{t}` is a home or system directory",
+            option.raw, option.raw
+        ));
     }
-    if let Some(t) = targets.iter().find_map(|t| protected_target(t)) {
+    if let Some(t) = targets.iter().find_map(|t| protected_target(t, here)) {
         return Some(format!("`rm -r` of `{t}` deletes a home or system directory"));
     }
     if let Some(t) = targets
@@ -231,9 +245,75 @@ fn could_be_root_or_home(raw: &str) -> bool {
             .all(|c| matches!(c, '/' | '.' | '"' | '\'' | '*'))
 }
 
+/// `path` as the system sees it: `..`, `.` and `//` resolved, and `/proc/self/root`,
+/// `/proc/thread-self/root` or `/proc/PID/root` (a process's view of `/`) read as `/`.
+pub(crate) fn system_path(path: &str) -> PathBuf {
+    let mut p = lexical_normalize(Path::new(path));
+    for _ in 0..8 {
+        let mut parts = p.components();
+        let (Some(_), Some(proc_dir), Some(process), Some(root)) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            break;
+        };
+        let process = process.as_os_str().to_string_lossy();
+        let is_process = process == "self"
+            || process == "thread-self"
+            || (!process.is_empty() && process.bytes().all(|b| b.is_ascii_digit()));
+        if proc_dir.as_os_str() != "proc" || !is_process || root.as_os_str() != "root" {
+            break;
+        }
+        p = Path::new("/").join(parts.as_path());
+    }
+    p
+}
+
 /// The raw text of `a` when it names `/`, a top-level directory, the home directory, the parent
-/// directory, or everything in one of them.
-fn protected_target(a: &Arg) -> Option<String> {
+/// directory, or everything in one of them — as written, after `/proc/self/root` and the like,
+/// or once the symbolic links on the way are followed (`here`: where a relative path starts).
+fn protected_target(a: &Arg, here: Option<&Path>) -> Option<String> {
+    let raw = a.raw.as_str();
+    if let Some(t) = protected_text(a) {
+        return Some(t);
+    }
+    // `/proc/self/cwd` is the directory the command runs in.
+    if let (Some(v), Some(h)) = (a.get(), here) {
+        let parts: Vec<&str> = v.splitn(5, '/').collect();
+        if let ["", "proc", _, "cwd", ..] = parts.as_slice() {
+            let inside = h.join(parts.get(4).copied().unwrap_or(""));
+            let inside = format!("{}{}", inside.display(), if v.ends_with('/') { "/" } else { "" });
+            if protected_text(&Arg::literal(&inside)).is_some() {
+                return Some(raw.to_owned());
+            }
+        }
+    }
+    // Links on the way to the target are followed; the last one too when the target ends in
+    // `/`, `/.` or `/*` (what is deleted is then inside it).
+    let v = a.get()?;
+    let followed = ["/", "/.", "/*", "/.*"].iter().any(|s| v.ends_with(s));
+    let t = v.trim_end_matches(['*', '.']).trim_end_matches('/');
+    // A name in the directory the command runs in, not followed, has no link on its way.
+    if !followed && !t.contains('/') {
+        return None;
+    }
+    let path = match (t.starts_with('/'), here) {
+        (true, _) => PathBuf::from(t),
+        (false, Some(h)) => h.join(t),
+        (false, None) => return None,
+    };
+    let real = if followed {
+        std::fs::canonicalize(&path).ok()?
+    } else {
+        std::fs::canonicalize(path.parent()?)
+            .ok()?
+            .join(path.file_name()?)
+    };
+    let real = real.to_str()?;
+    (real != path.to_str()? && protected_text(&Arg::literal(real)).is_some()).then(|| raw.to_owned())
+}
+
+/// [`protected_target`] by the text alone.
+fn protected_text(a: &Arg) -> Option<String> {
     let raw = a.raw.as_str();
     // Quotes do not change which directory is named; keep `$HOME` and `~` symbolic.
     let mut t: String = raw.chars().filter(|c| !matches!(c, '\'' | '"' | '\\')).collect();
@@ -252,9 +332,15 @@ fn protected_target(a: &Arg) -> Option<String> {
             break;
         }
     }
-    // `/usr/../etc` is `/etc`, `//` is `/`.
+    // `/usr/../etc` is `/etc`, `//` is `/`, `/proc/self/root/etc` is `/etc`.
     if t.starts_with('/') && !t.contains('$') {
-        t = lexical_normalize(Path::new(&t)).to_string_lossy().into_owned();
+        t = system_path(&t).to_string_lossy().into_owned();
+    }
+    // `/proc/PID/root` is a process's view of `/` whatever the process (`/proc/$$/root`).
+    let parts: Vec<&str> = t.splitn(5, '/').collect();
+    if let ["", "proc", _, "root", ..] = parts.as_slice() {
+        t = format!("/{}", parts.get(4).copied().unwrap_or(""));
+        t = system_path(&t).to_string_lossy().into_owned();
     }
     let t = t.as_str();
     let top_level = t.starts_with('/') && !t[1..].contains('/');
@@ -274,10 +360,32 @@ fn find_delete(
     cd_seen: bool,
 ) -> Option<String> {
     let (cwd, workspace) = places;
-    if !args.iter().any(|a| a.is("-delete")) {
+    // `-delete`, or a clause that removes what is found (`-exec rm {} +`).
+    let removes = args.windows(2).any(|w| {
+        w[0].get()
+            .is_some_and(|v| matches!(v, "-exec" | "-execdir" | "-ok" | "-okdir"))
+            && w[1]
+                .get()
+                .is_some_and(|p| matches!(basename(p), "rm" | "unlink" | "rmdir" | "shred"))
+    });
+    if !removes && !args.iter().any(|a| a.is("-delete")) {
         return None;
     }
-    let starts: Vec<&Arg> = args
+    // `-H`, `-L`, `-P`, `-D OPTS` and `-O<level>` come before the starting points.
+    let mut first = 0;
+    while let Some(v) = args.get(first).and_then(Arg::get) {
+        match v {
+            "-H" | "-L" | "-P" => first += 1,
+            "-D" => first += 2,
+            "--" => {
+                first += 1;
+                break;
+            }
+            _ if v.starts_with("-O") || (v.starts_with("-D") && v.len() > 2) => first += 1,
+            _ => break,
+        }
+    }
+    let starts: Vec<&Arg> = args[first.min(args.len())..]
         .iter()
         .take_while(|a| {
             a.is_dynamic()
@@ -304,10 +412,15 @@ fn find_delete(
     };
     let dot = Arg::literal(".");
     let starts = if starts.is_empty() { vec![&dot] } else { starts };
+    let how = if removes {
+        "removing what it finds"
+    } else {
+        "-delete"
+    };
     starts
         .into_iter()
         .find(|a| outside(a))
-        .map(|a| format!("`find {} -delete` deletes outside the workspace", a.raw))
+        .map(|a| format!("`find {} {how}` deletes outside the workspace", a.raw))
 }
 
 fn kill(args: &[Arg]) -> Option<String> {
@@ -338,15 +451,26 @@ fn kill(args: &[Arg]) -> Option<String> {
     })
 }
 
+/// Whether writing `path` writes a disk: a block device by name (`/dev/sda`, `/dev/nvme0n1`,
+/// `/dev/mapper/…`, `/dev/block/8:0`, in any spelling: `/dev//sda`, `/dev/./sda`,
+/// `/proc/self/root/dev/sda`) or, for a path in `/dev`, by what it is.
 fn is_device(path: &str) -> bool {
-    let Some(dev) = path.strip_prefix("/dev/") else {
+    if !path.contains("dev") {
+        return false;
+    }
+    let normal = system_path(path);
+    let Ok(dev) = normal.strip_prefix("/dev") else {
         return false;
     };
-    [
-        "sd", "hd", "vd", "xvd", "nvme", "mmcblk", "disk", "md", "dm-", "loop", "mapper/", "root",
+    let dev = dev.to_string_lossy();
+    let named = [
+        "sd", "hd", "vd", "xvd", "nvme", "mmcblk", "disk", "md", "dm-", "loop", "mapper/", "root", "block/",
     ]
     .iter()
-    .any(|p| dev.starts_with(p))
+    .any(|p| dev.starts_with(p));
+    named
+        || std::fs::metadata(&normal)
+            .is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type()))
 }
 
 /// A redirect that writes to a block device.
@@ -356,6 +480,42 @@ pub(crate) fn device_write(redirects: &[Redirect], src: &str) -> Option<String> 
         (r.op.may_write() && is_device(&t))
             .then(|| format!("`{}` writes to a disk device", r.span.slice(src)))
     })
+}
+
+/// Whether a redirect gives a command's stdin what a download prints: `<<< "$(curl …)"`, `<
+/// <(wget …)`, a here-document expanding `$(curl …)`.
+pub(crate) fn stdin_downloads(r: &Redirect, src: &str) -> bool {
+    let text = match r.op {
+        RedirectOp::Input | RedirectOp::HereString => r.target.span.slice(src),
+        RedirectOp::Heredoc | RedirectOp::HeredocStripTabs => match &r.heredoc {
+            Some(h) if !h.quoted => h.body.as_str(),
+            _ => return false,
+        },
+        _ => return false,
+    };
+    Arg::dynamic(text, false).runs_downloader()
+}
+
+/// Whether an interpreter reads the program it runs from stdin (`bash`, `sh -s`, `python3 -`,
+/// `node` with no script).
+pub(crate) fn reads_program_from_stdin(argv: &[Arg]) -> bool {
+    let Some(name) = argv.first().and_then(Arg::get).map(basename) else {
+        return false;
+    };
+    if !is_interpreter(name) {
+        return false;
+    }
+    let args = &argv[1..];
+    if crate::analyze::is_shell(name) {
+        let command_string = args.iter().any(|a| {
+            a.get()
+                .is_some_and(|v| v.starts_with('-') && !v.starts_with("--") && v.contains('c'))
+        });
+        let script = args.iter().any(|a| !a.option_like() && !a.is("-"));
+        let stdin = args.iter().any(|a| a.is("-s") || a.is("-"));
+        return !command_string && (stdin || !script);
+    }
+    args.iter().all(Arg::option_like) || args.iter().any(|a| a.is("-"))
 }
 
 /// Mark a later pipeline stage that is an interpreter fed by an earlier downloader stage.
@@ -384,112 +544,6 @@ pub(crate) fn pipe_to_interpreter(out: &mut [Segment], stage_starts: &[usize]) {
         }
         downloaded |= stage_downloads;
     }
-}
-
-/// Whether a loop condition always holds (`true`, `:`, `[ 1 ]`, `((1))`; `false` for `until`).
-pub(crate) fn always(condition: &List, until: bool, src: &str) -> bool {
-    let [item] = condition.items.as_slice() else {
-        return false;
-    };
-    let [c] = item.and_or.first.commands.as_slice() else {
-        return false;
-    };
-    if !item.and_or.rest.is_empty() {
-        return false;
-    }
-    if let Command::Compound(cc) = c
-        && let CompoundKind::Arithmetic { expression } = &cc.kind
-    {
-        return nonzero(expression.slice(src)) != until;
-    }
-    c.as_simple()
-        .and_then(shellgate_normalize::ast::SimpleCommand::static_argv)
-        .is_some_and(|argv| {
-            let words: Vec<&str> = argv.iter().map(String::as_str).collect();
-            if until {
-                words == ["false"]
-            } else {
-                matches!(words.as_slice(), ["true" | ":"] | ["[", "1", "]"] | ["test", "1"])
-            }
-        })
-}
-
-/// Whether an arithmetic text is a constant that is not zero.
-fn nonzero(expr: &str) -> bool {
-    let e = expr.trim();
-    !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit()) && e.bytes().any(|b| b != b'0')
-}
-
-/// Whether a `for (( init; cond; step ))` header never ends: no condition, or a constant one.
-pub(crate) fn endless_header(header: &str) -> bool {
-    let inner = header.trim().trim_start_matches("((").trim_end_matches("))");
-    match inner.split(';').collect::<Vec<_>>().as_slice() {
-        [_, cond, _] => cond.trim().is_empty() || nonzero(cond),
-        _ => false,
-    }
-}
-
-/// An endless loop (`endless`) that starts a process in the background on every turn (`while
-/// true; do bash & done`, `for ((;;)); do (sh &); done`): it fills the process table like a
-/// fork bomb.
-pub(crate) fn endless_spawner(endless: bool, body: &List) -> bool {
-    endless && backgrounds(body)
-}
-
-/// Whether a list starts something in the background, in it or in a group, subshell or branch.
-fn backgrounds(list: &List) -> bool {
-    list.items.iter().any(|i| {
-        i.terminator == Some(Terminator::Background)
-            || i.and_or.pipelines().any(|p| {
-                p.commands.iter().any(|c| match c {
-                    Command::Compound(cc) => match &cc.kind {
-                        CompoundKind::Subshell(l) | CompoundKind::Group(l) => backgrounds(l),
-                        CompoundKind::If { branches, else_body } => {
-                            branches.iter().any(|(_, b)| backgrounds(b))
-                                || else_body.as_ref().is_some_and(backgrounds)
-                        }
-                        _ => false,
-                    },
-                    _ => false,
-                })
-            })
-    })
-}
-
-/// `:(){ :|:& };:` and its renamed variants: a function that starts itself more than once at a
-/// time.
-pub(crate) fn is_fork_bomb(f: &FunctionDef) -> bool {
-    struct Calls<'n> {
-        name: &'n str,
-        count: usize,
-        piped_or_background: bool,
-    }
-    impl Visitor<'_> for Calls<'_> {
-        fn pipeline(&mut self, p: &shellgate_normalize::ast::Pipeline) {
-            let calls = p
-                .commands
-                .iter()
-                .filter(|c| matches!(c, Command::Simple(s) if s.words.first().is_some_and(|w| w.is_literal(self.name))))
-                .count();
-            if calls >= 2 {
-                self.piped_or_background = true;
-            }
-        }
-        fn simple_command(&mut self, c: &shellgate_normalize::ast::SimpleCommand) {
-            if c.words.first().is_some_and(|w| w.is_literal(self.name)) {
-                self.count += 1;
-            }
-        }
-    }
-    let mut calls = Calls {
-        name: &f.name,
-        count: 0,
-        piped_or_background: false,
-    };
-    // Walk the body's lists; a background call is visible in the source text as `name &`.
-    let body = shellgate_normalize::ast::Command::Compound(f.body.clone());
-    visit::walk_command(&mut calls, &body);
-    calls.piped_or_background || calls.count >= 2
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! $(pgrep -f 'gate rpc')` and `pgrep -f 'gate rpc' | xargs kill` look the engine up first.
 
 use crate::argv::Arg;
+use crate::getopt::{Item, Spec, long_may_be, scan};
 
 /// Command lines the engine runs as, besides its own.
 const ENGINE_LINES: &[&str] = &[
@@ -43,26 +44,71 @@ fn matches_engine(pattern: &str, whole_line: bool) -> bool {
         })
 }
 
+/// The options of `pgrep`/`pkill` (procps-ng 4) and `killall` (psmisc) that take a value: `-n`
+/// and `-o` are flags of `pkill` (newest, oldest) but take a value for `killall` (a namespace,
+/// an age), `-r` is `killall`'s regular-expression flag and `pkill`'s run states.
+fn spec(name: &str) -> Spec<'static> {
+    if name == "killall" {
+        Spec {
+            short_values: "suoynZ",
+            long_values: &["signal", "user", "older-than", "younger-than", "ns", "context"],
+        }
+    } else {
+        Spec {
+            short_values: "dgGPstuUFrO",
+            long_values: &[
+                "delimiter",
+                "pgroup",
+                "group",
+                "parent",
+                "session",
+                "terminal",
+                "euid",
+                "uid",
+                "pidfile",
+                "signal",
+                "ns",
+                "nslist",
+                "runstates",
+                "cgroup",
+                "env",
+                "older",
+            ],
+        }
+    }
+}
+
 /// `pkill`/`killall` whose pattern matches the engine.
 pub(crate) fn pattern_matches_engine(name: &str, args: &[Arg]) -> bool {
-    let full = args.iter().any(|a| {
-        a.get()
-            .is_some_and(|v| v == "--full" || (v.starts_with('-') && !v.starts_with("--") && v.contains('f')))
+    let items = scan(args, spec(name));
+    let full = items.iter().any(|i| {
+        matches!(i, Item::Short('f', None))
+            || matches!(i, Item::Long(l, _) if long_may_be(l, "full") && l.len() > 1)
     });
-    let regex = name == "pkill" || args.iter().any(|a| a.is("-r") || a.is("--regexp"));
-    operands(args).any(|p| match p.get() {
-        Some(v) if regex => matches_engine(v, full),
-        Some(v) => v == "shellgate" || matches_engine(&format!("^{}$", regex::escape(v)), false),
-        None => p.raw.contains('$'),
+    let regex = name == "pkill"
+        || items.iter().any(|i| {
+            matches!(i, Item::Short('r', None))
+                || matches!(i, Item::Long(l, _) if long_may_be(l, "regexp") && l.len() > 1)
+        });
+    items.iter().any(|i| match i {
+        Item::Positional(p) | Item::Unknown(p) => match p.get() {
+            Some(v) if regex => matches_engine(v, full),
+            Some(v) => v == "shellgate" || matches_engine(&format!("^{}$", regex::escape(v)), false),
+            None => p.raw.contains('$'),
+        },
+        _ => false,
     })
 }
 
 /// A `$(pgrep … PATTERN)` / `$(pidof …)` inside a `kill` argument that finds the engine.
 pub(crate) fn lookup_finds_engine(raw: &str) -> bool {
-    let Some(start) = raw.find("$(").map(|i| i + 2) else {
+    let inner = if let Some(start) = raw.find("$(").map(|i| i + 2) {
+        raw[start..].trim_end_matches([')', '"'])
+    } else if let Some(start) = raw.find('`').map(|i| i + 1) {
+        raw[start..].trim_end_matches(['`', '"'])
+    } else {
         return false;
     };
-    let inner = raw[start..].trim_end_matches([')', '"']);
     let Ok(script) = shellgate_normalize::parse(inner) else {
         return false;
     };
@@ -86,27 +132,6 @@ pub(crate) fn lookup_finds_engine(raw: &str) -> bool {
     }
 }
 
-/// The words after the options (values of the options that take one skipped).
-fn operands(args: &[Arg]) -> impl Iterator<Item = &Arg> {
-    let mut skip = false;
-    args.iter().filter(move |a| {
-        if skip {
-            skip = false;
-            return false;
-        }
-        match a.get() {
-            Some(v) if v.starts_with('-') && v.len() > 1 => {
-                skip = matches!(
-                    v,
-                    "-u" | "-U" | "-g" | "-G" | "-P" | "-s" | "-t" | "--signal" | "-o" | "-y" | "-n" | "-O"
-                );
-                false
-            }
-            _ => true,
-        }
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,6 +147,10 @@ mod tests {
         assert!(pattern_matches_engine("pkill", &args("shellg")));
         assert!(!pattern_matches_engine("pkill", &args("-f myserver")));
         assert!(!pattern_matches_engine("pkill", &args("-9 node")));
+        assert!(pattern_matches_engine("pkill", &args("-f -n shellg.te.rpc")));
+        assert!(pattern_matches_engine("pkill", &args("-u root -f shellg.te.rpc")));
+        assert!(!pattern_matches_engine("pkill", &args("-u shellgate node")));
+        assert!(pattern_matches_engine("killall", &args("-r -o 1h shellg")));
         assert!(lookup_finds_engine("$(pgrep -f 'gate rpc')"));
         assert!(!lookup_finds_engine("$(pgrep -f myserver)"));
     }

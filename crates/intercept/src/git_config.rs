@@ -76,6 +76,28 @@ fn parsed(path: &Path) -> Result<Option<Arc<Parsed>>, String> {
     Ok(Some(p))
 }
 
+/// Whether an environment variable changes where git reads its configuration (and so which
+/// aliases it has): `GIT_CONFIG_PARAMETERS`, `GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n`,
+/// `GIT_CONFIG_GLOBAL`, `GIT_CONFIG_SYSTEM`, the repository (`GIT_DIR`, `GIT_COMMON_DIR`), the
+/// user's files (`HOME`, `XDG_CONFIG_HOME`) or git's own commands (`GIT_EXEC_PATH`).
+pub(crate) fn is_config_key(name: &str) -> bool {
+    name.starts_with("GIT_CONFIG")
+        || matches!(
+            name,
+            "GIT_DIR" | "GIT_COMMON_DIR" | "HOME" | "XDG_CONFIG_HOME" | "GIT_EXEC_PATH"
+        )
+}
+
+/// The alias `name` as a configuration file `file` (and the files it includes) defines it.
+pub(crate) fn alias_in_file(name: &str, file: &Path) -> Alias {
+    let mut found = Alias::None;
+    let mut budget = MAX_FILES;
+    match read_into(file, &name.to_ascii_lowercase(), &mut found, &mut budget, 0) {
+        Ok(()) => found,
+        Err(why) => Alias::Unknown(why),
+    }
+}
+
 /// The alias `name` as git would find it for a command run in `dir` (`None`: a directory only
 /// known at run time) with `git_dir` given by `--git-dir`.
 pub(crate) fn alias(name: &str, dir: Option<&Path>, git_dir: Option<&Path>) -> Alias {

@@ -33,6 +33,8 @@ const MULTI_CALL: &[&str] = &[
     "ccache",
     "distcc",
     "volta-shim",
+    // sysvinit's `pidof` is a link to `killall5`, which acts as `pidof` when called so.
+    "killall5",
 ];
 
 /// The most paths whose links are cached.

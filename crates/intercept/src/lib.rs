@@ -76,6 +76,7 @@ mod git_config;
 mod identity;
 mod interactive;
 mod judgement;
+mod loops;
 mod meaning;
 mod path_lookup;
 mod pattern;

@@ -17,6 +17,20 @@ pub(crate) fn check(out: &mut [Segment], stage_starts: &[usize]) {
             continue;
         };
         let from = from.to_vec();
+        // `pgrep -f 'gate rpc' | while read p; do kill "$p"; done`, `| xargs -I{} kill {}`:
+        // a `kill` fed what the lookup prints.
+        if finds_engine(&from) {
+            for seg in &mut out[consumer.clone()] {
+                if let SegmentKind::Run(inv) = &seg.kind
+                    && inv.argv.first().and_then(Arg::get).map(basename) == Some("kill")
+                    && (inv.open_ended || inv.argv[1..].iter().any(Arg::is_dynamic))
+                {
+                    seg.danger.get_or_insert_with(|| {
+                        "`kill` would stop the engine itself, found by its command line".into()
+                    });
+                }
+            }
+        }
         let Some(to) = consumer_of_appended(&mut out[consumer.clone()]) else {
             continue;
         };

@@ -23,6 +23,11 @@ use crate::{
     RuleEntry, Security, Verdict, preflight, safe,
 };
 
+/// Programs that only print about the command named in their arguments (`man git push`).
+const NOT_RUNNERS: &[&str] = &[
+    "man", "info", "pinfo", "tldr", "whatis", "apropos", "whereis", "which",
+];
+
 /// The name of the built-in read-only profile in `allow`.
 pub const SAFE_PROFILE: &str = "@safe";
 
@@ -54,6 +59,16 @@ impl Rules {
             by_name,
             generic,
         }
+    }
+
+    /// Whether a rule names the program word `w` by one of the names it runs as (`real`: the real
+    /// file's; `git-push` is `git`).
+    fn may_name(&self, w: &str, real: Option<&str>) -> bool {
+        let base = basename(w);
+        [Some(base), real, crate::meaning::dispatched(base).map(|d| d.0)]
+            .into_iter()
+            .flatten()
+            .any(|n| self.by_name.contains_key(n))
     }
 
     /// The first pattern matching `argv`, arguments at `literal_only` matched only literally.
@@ -315,6 +330,14 @@ type Resolved = (String, Option<std::path::PathBuf>, Option<String>);
 
 /// The name a program word runs as in a directory, when it differs from its own.
 type RealName<'a> = dyn Fn(&str, Option<&Path>) -> Option<String> + 'a;
+
+/// What is not known about a command an unjudgeable segment may run.
+enum Unknown {
+    /// A word only known at run time.
+    Word(String),
+    /// Why the command line cannot be read (a wrapper's option the policy does not know).
+    Reason(String),
+}
 
 /// Why one segment got its decision.
 struct Finding {
@@ -593,21 +616,22 @@ impl Policy {
                 }
                 (&inv.argv, inv.dir.as_deref().or(cwd), inv.open_ended)
             }
-            _ => (seg.uncertain.as_ref()?, cwd, false),
+            _ => return self.uncertain_finding(seg, cwd, real_name),
+        };
+        let config_env = match &seg.kind {
+            SegmentKind::Run(inv) => inv.config_env.as_deref(),
+            _ => None,
         };
         let word = argv.first().and_then(|a| a.get());
         let real = word.and_then(|w| real_name(w, dir));
         if let Some(w) = word
             && !crate::meaning::uncertain(&argv[0])
             && deny.generic.is_empty()
-            && ![Some(basename(w)), real.as_deref()]
-                .into_iter()
-                .flatten()
-                .any(|n| deny.by_name.contains_key(n))
+            && !deny.may_name(w, real.as_deref())
         {
-            return None;
+            return self.command_in_arguments(argv, real.as_deref(), dir, cwd);
         }
-        let view = CommandView::new(argv, real, dir);
+        let view = CommandView::configured(argv, real.clone(), dir, config_env);
         let definite = deny
             .patterns
             .iter()
@@ -620,7 +644,9 @@ impl Policy {
         if seg.in_definition {
             return None;
         }
-        let (p, word) = self.could_meet(&view, open_ended, cwd)?;
+        let Some((p, word)) = self.could_meet(&view, open_ended, cwd) else {
+            return self.command_in_arguments(argv, real.as_deref(), dir, cwd);
+        };
         let what = if word == crate::meaning::APPENDED {
             "the words appended at run time are".to_owned()
         } else {
@@ -638,10 +664,125 @@ impl Policy {
         })
     }
 
+    /// A program the analysis does not know (no option table, not `@safe`, no wrapper it looks
+    /// through) may run the words after it as a command (`ssh host git push`, `fakeroot rm -rf
+    /// x`): a tail of its arguments that a deny rule could match asks.
+    fn command_in_arguments(
+        &self,
+        argv: &[crate::argv::Arg],
+        real: Option<&str>,
+        dir: Option<&Path>,
+        cwd: Option<&Path>,
+    ) -> Option<Finding> {
+        let deny = &self.inner.deny;
+        let name = basename(argv.first()?.get()?);
+        let known = |n: &str| {
+            crate::meaning::program(n).is_some()
+                || safe::knows(n)
+                || is_shell_word(n)
+                || analyze::looked_through(n)
+                || crate::meaning::dispatched(n).is_some()
+                || NOT_RUNNERS.contains(&n)
+        };
+        if known(name) || real.is_some_and(known) {
+            return None;
+        }
+        let (k, p) = argv.iter().enumerate().take(32).skip(1).find_map(|(k, a)| {
+            let w = a
+                .get()
+                .filter(|_| !a.option_like() && !crate::meaning::uncertain(a))?;
+            if !deny.may_name(w, None) {
+                return None;
+            }
+            let view = CommandView::new(&argv[k..], None, dir);
+            let p = deny
+                .patterns
+                .iter()
+                .find(|p| p.matches_view(&view, &self.inner.lookup, cwd, true))?;
+            Some((k, p))
+        })?;
+        Some(Finding {
+            decision: self.ask_or_deny(),
+            basis: Basis::DenyRule,
+            rule: Some(p.source.clone()),
+            reason: Some(format!(
+                "`{name}` may run the words after it as a command: `{}` could match the deny rule `{}`",
+                render(&argv[k..]),
+                p.source
+            )),
+            suggested_tool: None,
+        })
+    }
+
+    /// A deny rule an unjudgeable segment could meet through one of the command lines it may run.
+    fn uncertain_finding(
+        &self,
+        seg: &Segment,
+        cwd: Option<&Path>,
+        real_name: &RealName<'_>,
+    ) -> Option<Finding> {
+        if seg.in_definition {
+            return None;
+        }
+        let (p, unknown) = self.could_run(seg, cwd, real_name)?;
+        let what = match unknown {
+            Unknown::Word(w) => format!("`{w}` is only known when it runs and"),
+            Unknown::Reason(why) => format!("{why}, which"),
+        };
+        Some(Finding {
+            decision: self.ask_or_deny(),
+            basis: Basis::DenyRule,
+            rule: Some(p.source.clone()),
+            reason: Some(format!(
+                "{what} could make `{}` match the deny rule `{}`",
+                seg.text, p.source
+            )),
+            suggested_tool: None,
+        })
+    }
+
+    /// The deny rule one of the command lines an unjudgeable segment may run could meet, with what
+    /// is unknown about it.
+    fn could_run(
+        &self,
+        seg: &Segment,
+        cwd: Option<&Path>,
+        real_name: &RealName<'_>,
+    ) -> Option<(&Pattern, Unknown)> {
+        let deny = &self.inner.deny;
+        for argv in &seg.uncertain {
+            let word = argv.first().and_then(|a| a.get());
+            let real = word.and_then(|w| real_name(w, cwd));
+            if let Some(w) = word
+                && !crate::meaning::uncertain(&argv[0])
+                && deny.generic.is_empty()
+                && !deny.may_name(w, real.as_deref())
+            {
+                continue;
+            }
+            let view = CommandView::new(argv, real, cwd);
+            let Some(p) = deny
+                .patterns
+                .iter()
+                .find(|p| p.matches_view(&view, &self.inner.lookup, cwd, true))
+            else {
+                continue;
+            };
+            let unknown = match (view.uncertain_word(), &seg.kind) {
+                (Some(w), _) => Unknown::Word(w.to_owned()),
+                (None, SegmentKind::Unjudgeable(why)) => Unknown::Reason(why.clone()),
+                (None, _) => Unknown::Reason("it cannot be judged".to_owned()),
+            };
+            return Some((p, unknown));
+        }
+        None
+    }
+
     fn judge_invocation(&self, inv: &Invocation, cwd: Option<&Path>) -> Finding {
         let not_inert = || {
             inv.assigned
                 .iter()
+                .map(|(k, _)| k)
                 .find(|k| !self.inner.env_allow.iter().any(|a| a.eq_ignore_ascii_case(k)) && !crate::env_classes::is_inert(&k.to_ascii_uppercase()))
                 .map(|k| format!("`{k}=…` in front of the command is not a key known to be inert (add it to `[env] allow`)"))
         };

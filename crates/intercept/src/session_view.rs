@@ -35,6 +35,10 @@ pub struct SessionView {
     /// refers to such a reference: expanding, assigning or testing them evaluates the target's
     /// subscript.
     pub references: BTreeSet<String>,
+    /// Variables the session exports, with values other than the engine's own, that change where
+    /// git reads its configuration (`GIT_CONFIG_PARAMETERS`, `HOME`, …): git's aliases there are
+    /// only known when a command runs.
+    pub git_config_env: BTreeSet<String>,
     /// A command is running in the session: its state may change before the judged one runs.
     pub busy: bool,
     /// Why the state cannot be judged against: it is unreadable, cut short, or holds state the
@@ -75,6 +79,14 @@ impl SessionView {
                 if flags.contains('n') {
                     view.arithmetic_unsafe.insert(name.to_owned());
                     references.insert(name.to_owned(), value.to_owned());
+                }
+                // zsh's `typeset -p` marks exported variables `-x` as well.
+                if (flags.contains('x') || line.starts_with("export "))
+                    && crate::git_config::is_config_key(name)
+                    && std::env::var(name).ok().as_deref()
+                        != Some(crate::session_hooks::unquote(value).as_str())
+                {
+                    view.git_config_env.insert(name.to_owned());
                 }
                 values.insert(name.to_owned(), value.to_owned());
             } else if bash && !line.is_empty() {
@@ -192,6 +204,7 @@ impl SessionView {
         self.arithmetic_unsafe.extend(other.arithmetic_unsafe);
         self.integers.extend(other.integers);
         self.references.extend(other.references);
+        self.git_config_env.extend(other.git_config_env);
         self.busy |= other.busy;
         if self.unjudgeable.is_none() {
             self.unjudgeable = other.unjudgeable;

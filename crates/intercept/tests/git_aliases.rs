@@ -84,6 +84,81 @@ fn aliases_in_reach_are_expanded() {
     ] {
         assert_eq!(decide(push, &repo, c), Decision::Allow, "{c}");
     }
+    // Configuration from the environment may define any alias: a name that is not git's own asks.
+    for c in [
+        "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0=push git zz origin x",
+        "GIT_CONFIG_PARAMETERS=\"'alias.zz=push'\" git zz",
+        "env GIT_CONFIG_GLOBAL=/tmp/x git zz",
+        "HOME=/tmp/elsewhere git zz",
+        "export GIT_CONFIG_PARAMETERS=\"'alias.zz=push'\"; git zz origin x",
+        "git --config-env=alias.zz=VAR zz",
+    ] {
+        assert_eq!(decide(push, &repo, c), Decision::Ask, "{c}");
+    }
+    for c in [
+        "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0=push git status",
+        "GIT_PAGER=cat git log",
+        "git zz",
+    ] {
+        assert_eq!(decide(push, &repo, c), Decision::Allow, "{c}");
+    }
+    // `-c include.path=FILE` reads FILE's aliases.
+    let included = scratch.path().join("inc.cfg");
+    std::fs::write(&included, "[alias]\n\tzz = push\n\tst2 = status --short\n").unwrap();
+    let inc = included.display();
+    assert_eq!(
+        decide(push, &repo, &format!("git -c include.path={inc} zz origin x")),
+        Decision::Deny
+    );
+    assert_eq!(
+        decide(push, &repo, &format!("git -c include.path={inc} st2")),
+        Decision::Allow
+    );
+    for c in [
+        "git -c include.path=relative.cfg zz",
+        "git -c includeIf.onbranch:main.path=/tmp/x zz",
+        "git -c include.path=$F zz",
+    ] {
+        assert_eq!(decide(push, &repo, c), Decision::Ask, "{c}");
+    }
+    // git's own command runners: what they run is judged.
+    for c in [
+        "git rebase -x 'git push origin HEAD:x' HEAD~1",
+        "git rebase --exec='git push' main",
+        "git rebase -ix 'git push' main",
+        "git rebase --ex 'git push' main",
+        "git submodule foreach 'git push'",
+        "git submodule foreach --recursive git push",
+        "git submodule --quiet foreach 'git push'",
+        "git bisect run git push",
+        "git -c core.pager='git push origin x' log",
+        "git -c pager.log='git push' log",
+        "git -c core.editor='git push' commit",
+        "git -c core.sshCommand='git push' fetch",
+        "git -c credential.helper='!git push' fetch",
+        "git -c diff.external='git push' diff",
+        "git difftool -x 'git push' HEAD",
+        "git filter-branch --tree-filter 'git push' HEAD",
+        "GIT_PAGER='git push' git log",
+        "GIT_EDITOR='git push' git commit",
+        "GIT_SSH_COMMAND='git push' git fetch",
+    ] {
+        assert_eq!(decide(push, &repo, c), Decision::Deny, "{c}");
+    }
+    for c in ["git rebase -x \"$CMD\" main", "git -c core.pager=\"$P\" log"] {
+        assert_eq!(decide(push, &repo, c), Decision::Ask, "{c}");
+    }
+    for c in [
+        "git rebase -x 'cargo test' main",
+        "git submodule foreach 'git status'",
+        "git -c core.pager=cat log",
+        "git -c credential.helper=store fetch",
+        "git -c color.ui=never log",
+        "git -c \"user.name=$n\" commit -m x",
+        "git -c user.email=\"$e\" commit -m x",
+    ] {
+        assert_eq!(decide(push, &repo, c), Decision::Allow, "{c}");
+    }
     // A configuration too large to read asks for a name that is not git's own.
     let big = scratch.path().join("big");
     std::fs::create_dir_all(big.join(".git")).unwrap();

@@ -89,3 +89,36 @@ fn links_are_followed_to_the_program_they_run() {
     std::os::unix::fs::symlink(d.join("busybox"), d.join("del")).unwrap();
     assert_eq!(decide(RULES, &path, d, "./del -rf x"), Decision::Allow);
 }
+
+#[test]
+fn git_invoked_as_git_dash_subcommand_runs_that_subcommand() {
+    let here = Path::new(common::WORKSPACE);
+    let path = "/usr/local/bin:/usr/bin:/bin";
+    for c in [
+        "/usr/lib/git-core/git-push origin x",
+        "/usr/libexec/git-core/git-push --force origin x",
+        "git-push origin x",
+        "env git-send-pack origin x",
+    ] {
+        assert_eq!(decide(RULES, path, here, c), Decision::Deny, "{c}");
+    }
+    // A link under a `git-…` name runs that subcommand too.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("git"), "").unwrap();
+    std::os::unix::fs::symlink(d.join("git"), d.join("git-push")).unwrap();
+    std::os::unix::fs::symlink(d.join("git-push"), d.join("p")).unwrap();
+    assert_eq!(decide(RULES, path, d, "./git-push origin x"), Decision::Deny);
+    for c in [
+        "/usr/lib/git-core/git-status",
+        "git-log -1",
+        "/usr/lib/git-core/git-push",
+    ] {
+        let expected = if c.ends_with("git-push") {
+            Decision::Deny
+        } else {
+            Decision::Allow
+        };
+        assert_eq!(decide(RULES, path, here, c), expected, "{c}");
+    }
+}

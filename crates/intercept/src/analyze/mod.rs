@@ -10,12 +10,17 @@
 
 mod arith;
 mod expansions;
+mod git_runs;
 mod inert;
 mod names;
+mod options;
 mod parallel;
 mod positional;
+mod prefixes;
 mod runners;
 mod session;
+mod switch_user;
+mod tmux;
 mod wrappers;
 
 use std::path::{Path, PathBuf};
@@ -42,9 +47,10 @@ pub(crate) struct Segment {
     pub danger: Option<String>,
     /// Why it drives the engine's own administration (SPEC I-5), if it does.
     pub control: Option<String>,
-    /// For a command whose name is only known at run time: its words, so deny rules can ask
-    /// whether it could be one they name.
-    pub uncertain: Option<Vec<Arg>>,
+    /// For a segment that cannot be judged: command lines it may run (a command whose name is only
+    /// known at run time, what follows a wrapper option that cannot be read, the text of `eval`),
+    /// so deny rules can ask whether it could be one they name.
+    pub uncertain: Vec<Vec<Arg>>,
     /// Part of a function's body seen where the function is defined: its arguments (`"$@"`) are
     /// only known where it is called, and it is judged again there with them.
     pub in_definition: bool,
@@ -77,8 +83,12 @@ pub(crate) struct Invocation {
     pub problem: Option<String>,
     /// The directory it runs in, when known.
     pub dir: Option<PathBuf>,
-    /// Environment keys set for it alone (`KEY=v cmd`, `env KEY=v cmd`).
-    pub assigned: Vec<String>,
+    /// Environment keys set for it alone (`KEY=v cmd`, `env KEY=v cmd`), with their values.
+    pub assigned: Vec<(String, Arg)>,
+    /// A variable that changes where git reads its configuration (`GIT_CONFIG_PARAMETERS`,
+    /// `HOME`, …) is set for it, or anywhere in the call or the session: git's aliases are then
+    /// only known when it runs.
+    pub config_env: Option<String>,
 }
 
 /// Facts the analysis may depend on.
@@ -111,12 +121,25 @@ pub(crate) fn analyze(script: &Script, src: &str, opts: &Options<'_>) -> Vec<Seg
         expanding: Vec::new(),
         defining: 0,
         defined: Vec::new(),
+        call_aliases: Vec::new(),
+        engine_pids: Vec::new(),
     };
     if let Some(view) = opts.session {
         session::before_any_command(&mut w, view);
     }
     w.list(&script.list, src);
     w.out
+}
+
+/// Whether `name` is a shell whose `-c` string the analysis reads as a script.
+pub(crate) fn is_shell(name: &str) -> bool {
+    wrappers::SHELLS.contains(&name)
+}
+
+/// Whether the analysis looks through the program `base` to the command it runs (a wrapper, a
+/// shell, a runner): its segment is no command line of its own arguments.
+pub(crate) fn looked_through(base: &str) -> bool {
+    wrappers::dispatches(base)
 }
 
 /// Analyse a command string that failed to parse or is otherwise opaque.
@@ -126,7 +149,7 @@ pub(crate) fn unjudgeable(text: &str, reason: impl Into<String>) -> Segment {
         kind: SegmentKind::Unjudgeable(reason.into()),
         danger: None,
         control: None,
-        uncertain: None,
+        uncertain: Vec::new(),
         in_definition: false,
     }
 }
@@ -153,6 +176,11 @@ struct Walker<'o, 'a> {
     defining: usize,
     /// Functions this command defines, `(name, definition)`, judged again where called.
     defined: Vec<(String, String)>,
+    /// Aliases this command defines, `(name, replacement)` (`None`: only known at run time).
+    call_aliases: Vec<(String, Option<String>)>,
+    /// Variables given the process ids of a lookup that finds the engine (`p=$(pgrep -f 'gate
+    /// rpc')`, `for p in $(pgrep …)`).
+    engine_pids: Vec<String>,
 }
 
 impl Walker<'_, '_> {
@@ -162,7 +190,7 @@ impl Walker<'_, '_> {
             kind,
             danger: None,
             control: None,
-            uncertain: None,
+            uncertain: Vec::new(),
             in_definition: self.defining > 0,
         });
         self.out.len() - 1
@@ -170,6 +198,18 @@ impl Walker<'_, '_> {
 
     fn fail(&mut self, text: &str, reason: impl Into<String>) {
         self.push(text, SegmentKind::Unjudgeable(reason.into()));
+    }
+
+    /// A segment that cannot be judged and may run any command: the text `raw` given to a shell,
+    /// `eval` or a runner is only known at run time. A deny rule asks about it.
+    fn fail_running(&mut self, text: &str, reason: impl Into<String>, raw: &str) {
+        self.fail_running_one_of(text, reason, vec![vec![any_command(raw)]]);
+    }
+
+    /// A segment that cannot be judged and may run one of `candidates`.
+    fn fail_running_one_of(&mut self, text: &str, reason: impl Into<String>, candidates: Vec<Vec<Arg>>) {
+        let idx = self.push(text, SegmentKind::Unjudgeable(reason.into()));
+        self.out[idx].uncertain = candidates;
     }
 
     fn list(&mut self, list: &List, src: &str) {
@@ -190,13 +230,21 @@ impl Walker<'_, '_> {
         if p.commands.len() > 1 {
             crate::pipelines::check(&mut self.out, &stage_starts);
         }
-        // `echo TEXT | sh` runs TEXT: judge it as a script too.
+        // `echo TEXT | sh` runs TEXT: judge it as a script too; text only known at run time may
+        // be any command.
         for pair in p.commands.windows(2) {
             if let (Some(producer), Some(shell)) = (pair[0].as_simple(), pair[1].as_simple())
-                && let Some(text) = echoed_text(producer)
                 && shell_reads_stdin(shell)
             {
-                self.nested(&text, shell.span.slice(src));
+                match echoed_text(producer, src) {
+                    Some(Ok(text)) => self.nested(&text, shell.span.slice(src)),
+                    Some(Err(raw)) => self.fail_running(
+                        shell.span.slice(src),
+                        format!("the shell reads a program only known when it runs: `{raw}`"),
+                        &raw,
+                    ),
+                    None => {}
+                }
             }
         }
     }
@@ -222,7 +270,7 @@ impl Walker<'_, '_> {
         } else {
             self.push(text, SegmentKind::Inert)
         };
-        if danger::is_fork_bomb(f) {
+        if crate::loops::is_fork_bomb(f) {
             self.out[idx].danger = Some(format!("`{}` is a fork bomb", f.name));
         }
         self.defined.push((f.name.clone(), text.to_owned()));
@@ -248,7 +296,7 @@ impl Walker<'_, '_> {
                 self.list(condition, src);
                 self.list(body, src);
                 let until = matches!(cc.kind, CompoundKind::Until { .. });
-                if danger::endless_spawner(danger::always(condition, until, src), body) {
+                if crate::loops::may_not_end(condition, body, until, src) && self.backgrounds(body, src) {
                     self.endless_spawner(start, cc.span.slice(src));
                 }
             }
@@ -262,6 +310,9 @@ impl Walker<'_, '_> {
                     self.fail(cc.span.slice(src), session::reference_reason(r));
                 }
                 for w in words.iter().flatten() {
+                    if crate::engine_signal::lookup_finds_engine(w.span.slice(src)) {
+                        self.engine_pids.push(variable.clone());
+                    }
                     let arg = self.word(w, src);
                     if let Some(why) = self.assignment_hazard(variable, arg.get()) {
                         self.fail(cc.span.slice(src), format!("the loop assigns each word: {why}"));
@@ -273,7 +324,7 @@ impl Walker<'_, '_> {
                 let start = self.out.len();
                 self.arithmetic(header.slice(src), header.slice(src));
                 self.list(body, src);
-                if danger::endless_spawner(danger::endless_header(header.slice(src)), body) {
+                if crate::loops::endless_header(header.slice(src)) && self.backgrounds(body, src) {
                     self.endless_spawner(start, cc.span.slice(src));
                 }
             }
@@ -326,6 +377,33 @@ impl Walker<'_, '_> {
                 self.out[idx].danger = Some(d);
             }
         }
+    }
+
+    /// Whether a word expands a variable given the engine's process ids.
+    fn holds_engine_pids(&self, a: &Arg) -> bool {
+        a.is_dynamic()
+            && self.engine_pids.iter().any(|name| {
+                a.raw.match_indices(name.as_str()).any(|(i, _)| {
+                    let before = &a.raw[..i];
+                    let after = a.raw[i + name.len()..].chars().next();
+                    (before.ends_with('$') || before.ends_with("${"))
+                        && !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                })
+            })
+    }
+
+    /// Whether running `body` starts something in the background, through the functions this
+    /// call defines and the session's.
+    fn backgrounds(&self, body: &List, src: &str) -> bool {
+        let functions = |name: &str| {
+            self.defined
+                .iter()
+                .rev()
+                .find(|(n, _)| n == name)
+                .map(|(_, d)| d.clone())
+                .or_else(|| self.opts.session.and_then(|v| v.functions.get(name).cloned()))
+        };
+        crate::loops::backgrounds(body, src, &functions)
     }
 
     /// Mark the loop whose segments start at `start` as an endless spawner.
@@ -424,6 +502,9 @@ impl Walker<'_, '_> {
         let mut problem = session::named_reference(self, text).map(session::reference_reason);
         for a in &s.assignments {
             let word = self.word(&a.word, src);
+            if crate::engine_signal::lookup_finds_engine(a.word.span.slice(src)) {
+                self.engine_pids.push(a.name.clone());
+            }
             let value = word.get().and_then(|v| v.split_once('=')).map(|(_, v)| v);
             if let Some(why) = self.assignment_hazard(&a.name, value) {
                 problem = Some(why);
@@ -445,7 +526,7 @@ impl Walker<'_, '_> {
                 problem = Some(format!("assigning `{}` changes what the command runs", a.name));
             }
         }
-        let argv: Vec<Arg> = s.words.iter().map(|w| self.word(w, src)).collect();
+        let argv: Vec<Arg> = expand_braces(s.words.iter().map(|w| self.word(w, src)).collect());
         for r in &s.redirects {
             self.redirect(r, src, &mut problem);
         }
@@ -473,7 +554,19 @@ impl Walker<'_, '_> {
                 elevated: false,
                 problem,
                 dir: None,
-                assigned: s.assignments.iter().map(|a| a.name.clone()).collect(),
+                assigned: s
+                    .assignments
+                    .iter()
+                    .map(|a| {
+                        let word = expansions::arg_of(&a.word, src);
+                        let value = match word.get() {
+                            Some(v) => Arg::literal(v.split_once('=').map_or("", |(_, v)| v)),
+                            None => Arg::dynamic(word.raw.split_once('=').map_or("", |(_, v)| v), true),
+                        };
+                        (a.name.clone(), value)
+                    })
+                    .collect(),
+                config_env: None,
             },
             heredoc.as_deref(),
         );
@@ -481,6 +574,17 @@ impl Walker<'_, '_> {
             && let Some(seg) = self.out.get_mut(start)
         {
             seg.danger.get_or_insert(d);
+        }
+        // `bash <<< "$(curl …)"`, `bash < <(curl …)`: a shell reading its program from a download.
+        if s.redirects.iter().any(|r| danger::stdin_downloads(r, src)) {
+            for seg in &mut self.out[start..] {
+                if let SegmentKind::Run(inv) = &seg.kind
+                    && danger::reads_program_from_stdin(&inv.argv)
+                {
+                    seg.danger
+                        .get_or_insert_with(|| "runs a script it downloads".into());
+                }
+            }
         }
     }
 
@@ -500,7 +604,7 @@ impl Walker<'_, '_> {
                 text,
                 format!("the command name `{}` is only known when it runs", first.raw),
             );
-            self.out[idx].uncertain = Some(inv.argv.clone());
+            self.out[idx].uncertain = vec![inv.argv.clone()];
             // `{rm,-rf,~}`: a brace list as the command expands to a command line.
             if let Some(mut expanded) = brace_list(&first.raw) {
                 expanded.extend(inv.argv[1..].iter().cloned());
@@ -534,6 +638,12 @@ impl Walker<'_, '_> {
             self.here = changed_directory(self.here.as_deref(), &inv.argv[1..]);
         }
         let builtin = inv.argv[0].get().is_some_and(|n| !n.contains('/'));
+        if builtin
+            && base == "alias"
+            && let Some(why) = session::define_aliases(self, &inv.argv)
+        {
+            return self.fail_running(text, why, "(an alias only known at run time)");
+        }
         if builtin && let Some(why) = self.builtin_assignment_hazard(&inv.argv) {
             self.push(text, SegmentKind::Unjudgeable(why));
             return;
@@ -563,6 +673,15 @@ impl Walker<'_, '_> {
             argv[0] = Arg::literal(&real);
             danger = danger.or_else(|| danger::check(&argv, places, self.here.as_deref(), self.cd_seen));
             control = control.or_else(|| control::check(&argv, inv.open_ended));
+        }
+        if base == "kill"
+            && danger.is_none()
+            && let Some(a) = inv.argv[1..].iter().find(|a| self.holds_engine_pids(a))
+        {
+            danger = Some(format!(
+                "`kill {}` would stop the engine itself, whose process ids it was given",
+                a.raw
+            ));
         }
         let idx = self.push(text, SegmentKind::Run(inv));
         self.out[idx].danger = danger;
@@ -624,6 +743,63 @@ fn changed_directory(here: Option<&Path>, args: &[Arg]) -> Option<PathBuf> {
     }
 }
 
+/// A word standing for any command line: the text `raw` (without the quotes around it), which a
+/// shell reads as words.
+pub(crate) fn any_command(raw: &str) -> Arg {
+    let inner = raw
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .filter(|r| !r.is_empty())
+        .unwrap_or(raw);
+    let a = Arg::dynamic(inner, true);
+    if crate::meaning::may_split(&a) {
+        a
+    } else {
+        Arg::dynamic(&format!("({raw})"), true)
+    }
+}
+
+/// `word` with a plain brace list in it (`{a,b}`, `x{a,b}y`: no quotes, nesting, sequences or
+/// expansions) expanded as bash does; `None` for any other word.
+fn brace_words(a: &Arg) -> Option<Vec<Arg>> {
+    // The parser keeps such a word's value unknown; its text is the value when nothing in it is
+    // quoted or expanded.
+    let v = a.raw.as_str();
+    if a.get().is_some_and(|value| value != v)
+        || v.contains(['$', '`', '\\', '\'', '"', '*', '?', '[', '~', '='])
+    {
+        return None;
+    }
+    let open = v.find('{')?;
+    let close = open + v[open..].find('}')?;
+    let (prefix, inner, suffix) = (&v[..open], &v[open + 1..close], &v[close + 1..]);
+    if !inner.contains(',') || inner.contains('{') || suffix.contains(['{', '}']) || prefix.contains('}') {
+        return None;
+    }
+    let words: Vec<Arg> = inner
+        .split(',')
+        .map(|alt| format!("{prefix}{alt}{suffix}"))
+        .filter(|w| !w.is_empty())
+        .map(|w| Arg::literal(&w))
+        .collect();
+    (!words.is_empty()).then_some(words)
+}
+
+/// `argv` with plain brace lists expanded (the words are then known exactly).
+fn expand_braces(argv: Vec<Arg>) -> Vec<Arg> {
+    if !argv.iter().any(|a| a.raw.contains('{')) {
+        return argv;
+    }
+    let mut out = Vec::with_capacity(argv.len() + 2);
+    for a in argv {
+        match brace_words(&a) {
+            Some(words) => out.extend(words),
+            None => out.push(a),
+        }
+    }
+    out
+}
+
 /// The words of a plain brace list `{a,b,c}` (no quotes, nesting or expansions inside).
 fn brace_list(raw: &str) -> Option<Vec<Arg>> {
     let inner = raw.strip_prefix('{')?.strip_suffix('}')?;
@@ -633,19 +809,53 @@ fn brace_list(raw: &str) -> Option<Vec<Arg>> {
     Some(inner.split(',').map(Arg::literal).collect())
 }
 
-/// The text `echo`/`printf` with static arguments writes (approximately: words joined by blanks).
-fn echoed_text(c: &SimpleCommand) -> Option<String> {
-    let argv = c.static_argv()?;
-    let (name, args) = argv.split_first()?;
-    let args: Vec<&String> = match basename(name) {
-        "echo" => args
+/// The text `echo`/`printf` writes (approximately: words joined by blanks, `printf`'s `\n` and
+/// `\t`): `Ok` when known, `Err` with the words as written when it is only known at run time (a
+/// word that expands, a `printf` format with conversions or other escapes); `None` for another
+/// command.
+fn echoed_text(c: &SimpleCommand, src: &str) -> Option<Result<String, String>> {
+    let name = c.words.first()?.static_value()?;
+    let words = &c.words[1..];
+    let written = || {
+        words
             .iter()
-            .skip_while(|a| matches!(a.as_str(), "-n" | "-e" | "-E" | "-ne" | "-en"))
-            .collect(),
-        "printf" => args.iter().collect(),
-        _ => return None,
+            .map(|w| w.span.slice(src))
+            .collect::<Vec<_>>()
+            .join(" ")
     };
-    Some(args.iter().map(|a| a.as_str()).collect::<Vec<_>>().join(" "))
+    let values: Option<Vec<String>> = words.iter().map(Word::static_value).collect();
+    match basename(&name) {
+        "echo" => {
+            let Some(values) = values else {
+                return Some(Err(written()));
+            };
+            let args: Vec<&str> = values
+                .iter()
+                .map(String::as_str)
+                .skip_while(|a| matches!(*a, "-n" | "-e" | "-E" | "-ne" | "-en"))
+                .collect();
+            Some(Ok(args.join(" ")))
+        }
+        "printf" => {
+            let Some(values) = values else {
+                return Some(Err(written()));
+            };
+            let Some((format, args)) = values.split_first() else {
+                return Some(Ok(String::new()));
+            };
+            let plain = format.replace("\\n", "\n").replace("\\t", "\t");
+            if plain.contains(['%', '\\']) {
+                return Some(Err(written()));
+            }
+            let mut text = plain;
+            for a in args {
+                text.push(' ');
+                text.push_str(a);
+            }
+            Some(Ok(text))
+        }
+        _ => None,
+    }
 }
 
 /// Whether a pipeline stage is a shell that reads its script from stdin.

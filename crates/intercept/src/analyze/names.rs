@@ -56,6 +56,8 @@ pub(super) struct Names {
     pub integers: NameSet,
     pub dynamic: NameSet,
     pub poison: bool,
+    /// A variable that changes where git reads its configuration is set somewhere in the call.
+    pub config_env: Option<String>,
     /// Static command names the call runs (to follow session functions and aliases).
     calls: BTreeSet<String>,
 }
@@ -73,6 +75,9 @@ impl Names {
         self.dynamic.names.extend(other.dynamic.names);
         self.dynamic.any |= other.dynamic.any;
         self.poison |= other.poison;
+        if self.config_env.is_none() {
+            self.config_env = other.config_env;
+        }
         self.calls.extend(other.calls);
     }
 
@@ -140,6 +145,9 @@ impl Visitor<'_> for Scan<'_> {
             if a.word.static_value().is_none() {
                 self.0.dynamic.insert(&a.name);
             }
+            if crate::git_config::is_config_key(&a.name) && self.0.config_env.is_none() {
+                self.0.config_env = Some(format!("`{}` is set", a.name));
+            }
         }
         // `builtin declare`, `command -p read`.
         let mut k = 0;
@@ -206,10 +214,26 @@ impl Visitor<'_> for Scan<'_> {
 /// What the builtin `name` with `args` does to names.
 fn builtin(names: &mut Names, name: &str, args: &[Option<String>]) {
     match name {
-        "eval" | "source" | "." => names.give_up(),
+        "eval" | "source" | "." => {
+            names
+                .config_env
+                .get_or_insert_with(|| format!("`{name}` may set any variable"));
+            names.give_up();
+        }
         "declare" | "typeset" | "local" | "export" | "readonly" | "integer" => {
             if args.iter().any(Option::is_none) {
+                names
+                    .config_env
+                    .get_or_insert_with(|| format!("`{name}` sets a name only known at run time"));
                 return names.give_up();
+            }
+            if let Some(key) = args
+                .iter()
+                .flatten()
+                .map(|a| a.split('=').next().unwrap_or(a))
+                .find(|n| crate::git_config::is_config_key(n))
+            {
+                names.config_env.get_or_insert_with(|| format!("`{key}` is set"));
             }
             let args = args.iter().flatten();
             let integer = name == "integer"

@@ -99,7 +99,7 @@ fn judge_line(
         let Some(line) = input else {
             let idx = w.out.len();
             w.fail(text, "the commands `parallel` runs are read from its input");
-            w.out[idx].uncertain = Some(vec![Arg::dynamic(INPUT_SHOWN, true)]);
+            w.out[idx].uncertain = vec![vec![Arg::dynamic(INPUT_SHOWN, true)]];
             return;
         };
         let body = line.join(" ");

@@ -10,8 +10,8 @@ use shellgate_normalize::visit::{self, Visitor};
 
 use crate::argv::Arg;
 
-/// `definition` (a function definition) with the arguments `args` put in place, when that can
-/// be done exactly.
+/// `definition` (a function definition, or a `sh -c` string) with the arguments `args` put in
+/// place, when that can be done exactly.
 pub(super) fn substitute(definition: &str, args: &[Arg]) -> Option<String> {
     let script = shellgate_normalize::parse(definition).ok()?;
     let mut found = Found::default();
@@ -29,7 +29,6 @@ pub(super) fn substitute(definition: &str, args: &[Arg]) -> Option<String> {
         })
         .collect();
     let mut out = definition.to_owned();
-    let mut replaced = false;
     // From the end, so earlier spans stay valid.
     for (start, end) in found.words.into_iter().rev() {
         let Some(text) = definition.get(start..end) else {
@@ -37,10 +36,11 @@ pub(super) fn substitute(definition: &str, args: &[Arg]) -> Option<String> {
         };
         if let Some(with) = replacement(text, &values) {
             out.replace_range(start..end, &with);
-            replaced = true;
         }
     }
-    replaced.then_some(out)
+    // A word that is not one of the positional forms (`"x$1"`) keeps its expansion, a word only
+    // known at run time.
+    Some(out)
 }
 
 /// One argument of the call.
@@ -189,6 +189,9 @@ mod tests {
             "f () { echo 'a b' '' 'a b c' 2; }"
         );
         assert_eq!(sub("f () { shift; git \"$@\"; }", &["x", "push"]), None);
-        assert_eq!(sub("f () { git \"x$1\"; }", &["push"]), None);
+        assert_eq!(
+            sub("f () { git \"x$1\"; }", &["push"]).unwrap(),
+            "f () { git \"x$1\"; }"
+        );
     }
 }

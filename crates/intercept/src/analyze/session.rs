@@ -31,20 +31,67 @@ pub(super) fn before_any_command(w: &mut Walker<'_, '_>, view: &SessionView) {
     }
 }
 
-/// A first word that names a session alias: judge the command with the alias replaced, as bash
-/// runs it. `true` when the command was handled here.
+/// `alias NAME=VALUE …` run by the command: the aliases it defines are expanded where used
+/// later in the call (bash expands an alias in the lines it reads after the one defining it;
+/// judging every later use is the safe side). A definition only known at run time may be any
+/// command: `Some(why)` then.
+pub(super) fn define_aliases(w: &mut Walker<'_, '_>, argv: &[Arg]) -> Option<String> {
+    for a in &argv[1..] {
+        match a.get() {
+            Some(v) if v.starts_with('-') => {}
+            Some(v) => {
+                if let Some((name, value)) = v.split_once('=') {
+                    w.call_aliases.push((name.to_owned(), Some(value.to_owned())));
+                }
+            }
+            None => match a.raw.split_once('=') {
+                Some((name, _)) if super::names::identifier_len(name) == name.len() && !name.is_empty() => {
+                    w.call_aliases.push((name.to_owned(), None));
+                }
+                _ => {
+                    return Some(format!(
+                        "`alias {}` defines an alias only known when it runs, which may run any command",
+                        a.raw
+                    ));
+                }
+            },
+        }
+    }
+    None
+}
+
+/// A first word that names an alias (of the session, or defined earlier in the call): judge the
+/// command with the alias replaced, as bash runs it. `true` when the command was handled here.
 pub(super) fn expands_alias(w: &mut Walker<'_, '_>, s: &SimpleCommand, src: &str) -> bool {
-    let Some(view) = w.opts.session else {
-        return false;
-    };
     let Some(first) = s.words.first() else {
         return false;
     };
     // A quoted or escaped word is never an alias; its raw text is then no alias name.
     let word = first.span.slice(src);
-    let Some(replacement) = view.aliases.get(word) else {
-        return false;
+    let defined = w
+        .call_aliases
+        .iter()
+        .rev()
+        .find(|(n, _)| n == word)
+        .map(|(_, v)| v.clone());
+    let replacement = match (defined, w.opts.session.and_then(|view| view.aliases.get(word))) {
+        (Some(Some(v)), _) => v,
+        (Some(None), _) => {
+            if w.expanding.iter().any(|n| n == word) {
+                return false;
+            }
+            let text = s.span.slice(src);
+            w.fail_running(
+                text,
+                format!("the alias `{word}` is only known when it runs"),
+                &format!("({word})"),
+            );
+            return true;
+        }
+        (None, Some(v)) => v.clone(),
+        (None, None) => return false,
     };
+    let replacement = replacement.as_str();
     if w.expanding.iter().any(|n| n == word) {
         return false;
     }

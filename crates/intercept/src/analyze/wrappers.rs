@@ -2,7 +2,6 @@
 
 use super::{Invocation, Walker};
 use crate::argv::{Arg, basename};
-use crate::getopt::long_is;
 
 /// Shells whose `-c` string is parsed as a script.
 pub(crate) const SHELLS: &[&str] = &[
@@ -11,14 +10,22 @@ pub(crate) const SHELLS: &[&str] = &[
 
 pub(super) fn dispatch(w: &mut Walker<'_, '_>, text: &str, inv: Invocation, base: &str, stdin: Option<&str>) {
     match base {
-        "env" => env(w, text, inv),
-        "sudo" | "doas" => sudo(w, text, inv),
-        "timeout" => skip_then(w, text, inv, timeout_options),
-        "nice" => skip_then(w, text, inv, nice_options),
-        "nohup" => skip_then(w, text, inv, |argv| {
-            Ok(usize::from(argv.get(1).is_some_and(|a| a.is("--"))) + 1)
-        }),
-        "builtin" => skip_then(w, text, inv, |_| Ok(1)),
+        "env" => super::prefixes::env(w, text, inv),
+        "sudo" => super::prefixes::sudo(w, text, inv),
+        "doas" => super::prefixes::doas(w, text, inv),
+        "su" | "runuser" => super::switch_user::run(w, text, inv, base),
+        "tmux" => super::tmux::run(w, text, &inv),
+        "git" => super::git_runs::run(w, text, inv),
+        "timeout" => super::prefixes::timeout(w, text, inv),
+        "nice" => super::prefixes::nice(w, text, inv),
+        "nohup" => super::prefixes::nohup(w, text, inv),
+        "builtin" => {
+            let next = inner(&inv, 1);
+            if next.argv.is_empty() {
+                return bare_wrapper(w, text, inv);
+            }
+            w.invoke(text, next, None);
+        }
         "command" => command(w, text, inv),
         // `exec` without a command only applies its redirects to the shell.
         "exec" if inv.argv.len() == 1 && !inv.open_ended => match inv.problem {
@@ -27,10 +34,10 @@ pub(super) fn dispatch(w: &mut Walker<'_, '_>, text: &str, inv: Invocation, base
                 w.push(text, super::SegmentKind::Inert);
             }
         },
-        "exec" => skip_then(w, text, inv, exec_options),
-        "stdbuf" => skip_then(w, text, inv, stdbuf_options),
-        "time" => time(w, text, inv),
-        "xargs" => xargs(w, text, &inv),
+        "exec" => super::prefixes::exec(w, text, inv),
+        "stdbuf" => super::prefixes::stdbuf(w, text, inv),
+        "time" => super::prefixes::time(w, text, inv),
+        "xargs" => super::prefixes::xargs(w, text, &inv),
         "eval" => eval(w, text, &inv),
         "trap" => trap(w, text, inv),
         "find" => find(w, text, &inv),
@@ -47,7 +54,7 @@ pub(super) fn dispatch(w: &mut Walker<'_, '_>, text: &str, inv: Invocation, base
             w.invoke(text, next, None);
         }
         b if SHELLS.contains(&b) => shell(w, text, inv, stdin),
-        b if super::runners::is_runner(b) => super::runners::run(w, text, inv, b),
+        b if super::runners::is_runner(b) => super::runners::run(w, text, &inv, b),
         _ => w.record(text, inv),
     }
 }
@@ -59,6 +66,10 @@ pub(super) fn dispatches(base: &str) -> bool {
         "env"
             | "sudo"
             | "doas"
+            | "su"
+            | "runuser"
+            | "tmux"
+            | "git"
             | "timeout"
             | "nice"
             | "nohup"
@@ -81,7 +92,7 @@ pub(super) fn dispatches(base: &str) -> bool {
 
 /// A wrapper with nothing after its options: it is the command itself, unless arguments are
 /// appended when it runs (`xargs env`), which then become the command it runs.
-fn bare_wrapper(w: &mut Walker<'_, '_>, text: &str, inv: Invocation) {
+pub(super) fn bare_wrapper(w: &mut Walker<'_, '_>, text: &str, inv: Invocation) {
     if inv.open_ended {
         let name = inv.argv[0].raw.clone();
         w.fail(
@@ -103,330 +114,7 @@ pub(super) fn inner(inv: &Invocation, from: usize) -> Invocation {
         problem: inv.problem.clone(),
         dir: inv.dir.clone(),
         assigned: inv.assigned.clone(),
-    }
-}
-
-/// For a wrapper whose options end at an index `skip` returns: judge the wrapped command, or the
-/// wrapper itself when nothing follows its options.
-fn skip_then(
-    w: &mut Walker<'_, '_>,
-    text: &str,
-    inv: Invocation,
-    skip: impl Fn(&[Arg]) -> Result<usize, String>,
-) {
-    match skip(&inv.argv) {
-        Err(why) => w.fail(text, why),
-        Ok(i) if i >= inv.argv.len() => bare_wrapper(w, text, inv),
-        Ok(i) => {
-            let next = inner(&inv, i);
-            w.invoke(text, next, None);
-        }
-    }
-}
-
-fn value_of(arg: &Arg, what: &str) -> Result<(), String> {
-    if arg.is_dynamic() {
-        Err(format!("the {what} `{}` is only known when it runs", arg.raw))
-    } else {
-        Ok(())
-    }
-}
-
-/// Scan options of a wrapper: `with_value` short letters and long names take a value; the first
-/// non-option word ends the scan (and its index is returned). Unknown options are errors, since
-/// an option the analysis does not know might take the command as its value.
-fn scan_options(
-    argv: &[Arg],
-    wrapper: &str,
-    short_flags: &str,
-    short_values: &str,
-    long_flags: &[&str],
-    long_values: &[&str],
-) -> Result<usize, String> {
-    let mut i = 1;
-    while let Some(a) = argv.get(i) {
-        if a.is_dynamic() {
-            if a.may_be_option {
-                return Err(format!(
-                    "`{wrapper}` option `{}` is only known when it runs",
-                    a.raw
-                ));
-            }
-            return Ok(i);
-        }
-        let v = a.get().unwrap_or_default();
-        if v == "--" {
-            return Ok(i + 1);
-        }
-        if let Some(long) = v.strip_prefix("--") {
-            let (name, inline) = match long.split_once('=') {
-                Some((n, _)) => (n, true),
-                None => (long, false),
-            };
-            if long_values
-                .iter()
-                .any(|l| long_is(name, l, long_values, long_flags))
-            {
-                i += if inline { 1 } else { 2 };
-            } else if long_flags
-                .iter()
-                .any(|l| long_is(name, l, long_flags, long_values))
-            {
-                i += 1;
-            } else {
-                return Err(format!("`{wrapper}` option `{v}` is not known"));
-            }
-            continue;
-        }
-        if v.starts_with('-') && v.len() > 1 {
-            let letters = &v[1..];
-            let mut consumed_next = false;
-            for (pos, c) in letters.char_indices() {
-                if short_values.contains(c) {
-                    consumed_next = pos + c.len_utf8() == letters.len();
-                    break;
-                }
-                if !short_flags.contains(c) {
-                    return Err(format!("`{wrapper}` option `-{c}` is not known"));
-                }
-            }
-            i += if consumed_next { 2 } else { 1 };
-            continue;
-        }
-        return Ok(i);
-    }
-    Ok(i)
-}
-
-fn env(w: &mut Walker<'_, '_>, text: &str, inv: Invocation) {
-    let argv = &inv.argv;
-    let mut i = 1;
-    let mut prefix: Vec<Arg> = Vec::new();
-    let mut problem = inv.problem.clone();
-    let mut assigned = inv.assigned.clone();
-    while let Some(a) = argv.get(i) {
-        let Some(v) = a.get() else {
-            if a.may_be_option || a.raw.contains('=') {
-                w.fail(
-                    text,
-                    format!("the `env` argument `{}` is only known when it runs", a.raw),
-                );
-                return;
-            }
-            break;
-        };
-        if v == "--" {
-            i += 1;
-            break;
-        }
-        if let Some(split) = v
-            .strip_prefix("--split-string=")
-            .or_else(|| v.strip_prefix("-S").filter(|s| !s.is_empty()))
-        {
-            match split_string(split) {
-                Ok(words) => prefix = words,
-                Err(why) => return w.fail(text, why),
-            }
-            i += 1;
-            break;
-        }
-        if v == "-S" || v == "--split-string" {
-            match argv.get(i + 1).and_then(Arg::get).map(split_string) {
-                Some(Ok(words)) => prefix = words,
-                Some(Err(why)) => return w.fail(text, why),
-                None => return w.fail(text, "the `env -S` string is only known when it runs"),
-            }
-            i += 2;
-            break;
-        }
-        if v.starts_with('-') && v.len() > 1 {
-            match scan_options(
-                &argv[i - 1..],
-                "env",
-                "i0v",
-                "uCP",
-                &["ignore-environment", "null", "debug"],
-                &[
-                    "unset",
-                    "chdir",
-                    "argv0",
-                    "block-signal",
-                    "default-signal",
-                    "ignore-signal",
-                ],
-            ) {
-                Ok(n) if n > 1 => i += n - 1,
-                Ok(_) => break,
-                Err(why) => return w.fail(text, why),
-            }
-            continue;
-        }
-        if let Some((name, _)) = v.split_once('=') {
-            assigned.push(name.to_owned());
-            if crate::env::is_injection_key(name) {
-                problem = Some(format!(
-                    "`env` sets `{name}`, which changes what the command runs"
-                ));
-            }
-            i += 1;
-            continue;
-        }
-        break;
-    }
-    if prefix.is_empty() && i >= argv.len() {
-        let mut inv = inv;
-        inv.problem = problem;
-        inv.assigned = assigned;
-        return bare_wrapper(w, text, inv);
-    }
-    let mut next = inner(&inv, i.min(argv.len()));
-    next.problem = problem;
-    next.assigned = assigned;
-    if !prefix.is_empty() {
-        prefix.extend(next.argv);
-        next.argv = prefix;
-    }
-    w.invoke(text, next, None);
-}
-
-/// `env -S` splitting: shell-like words, judged as static words or not at all.
-fn split_string(s: &str) -> Result<Vec<Arg>, String> {
-    let script =
-        shellgate_normalize::parse(s).map_err(|e| format!("the `env -S` string does not parse: {e}"))?;
-    let items = &script.list.items;
-    let simple = match items.as_slice() {
-        [item] if item.and_or.rest.is_empty() && item.and_or.first.commands.len() == 1 => {
-            item.and_or.first.commands[0].as_simple()
-        }
-        _ => None,
-    };
-    let Some(simple) = simple.filter(|c| c.assignments.is_empty() && c.redirects.is_empty()) else {
-        return Err("the `env -S` string is not a plain list of words".into());
-    };
-    simple
-        .static_argv()
-        .map(|v| v.iter().map(|s| Arg::literal(s)).collect())
-        .ok_or_else(|| "the `env -S` string has expansions".into())
-}
-
-fn sudo(w: &mut Walker<'_, '_>, text: &str, inv: Invocation) {
-    let argv = &inv.argv;
-    let mut i = 1;
-    while let Some(a) = argv.get(i) {
-        let Some(v) = a.get() else { break };
-        if v == "--" {
-            i += 1;
-            break;
-        }
-        if !v.starts_with('-') || v.len() == 1 {
-            break;
-        }
-        // A shell, an editor or a listing instead of a command.
-        let letters = v.strip_prefix('-').filter(|l| !l.starts_with('-')).unwrap_or("");
-        if letters.contains(['s', 'i', 'e', 'l', 'v', 'k', 'K'])
-            || ["--shell", "--login", "--edit", "--list", "--validate"].contains(&v)
-        {
-            return w.record(text, inv);
-        }
-        match scan_options(
-            &argv[i - 1..],
-            "sudo",
-            "AEHPSbBnN",
-            "CDgphRTUtru",
-            &[
-                "askpass",
-                "preserve-env",
-                "non-interactive",
-                "stdin",
-                "background",
-                "set-home",
-                "bell",
-                "preserve-groups",
-                "reset-timestamp",
-            ],
-            &[
-                "chdir",
-                "close-from",
-                "group",
-                "host",
-                "other-user",
-                "prompt",
-                "role",
-                "type",
-                "user",
-                "command-timeout",
-                "chroot",
-            ],
-        ) {
-            Ok(n) if n > 1 => i += n - 1,
-            Ok(_) => break,
-            Err(why) => return w.fail(text, why),
-        }
-    }
-    if i >= argv.len() {
-        return bare_wrapper(w, text, inv);
-    }
-    let mut next = inner(&inv, i);
-    next.elevated = true;
-    w.invoke(text, next, None);
-}
-
-fn timeout_options(argv: &[Arg]) -> Result<usize, String> {
-    let i = scan_options(
-        argv,
-        "timeout",
-        "v",
-        "sk",
-        &["preserve-status", "foreground", "verbose"],
-        &["signal", "kill-after"],
-    )?;
-    match argv.get(i) {
-        Some(d) => value_of(d, "duration").map(|()| i + 1),
-        None => Ok(i),
-    }
-}
-
-fn nice_options(argv: &[Arg]) -> Result<usize, String> {
-    if let Some(v) = argv.get(1).and_then(Arg::get)
-        && v.len() > 1
-        && v.starts_with('-')
-        && v[1..].bytes().all(|b| b.is_ascii_digit())
-    {
-        return Ok(2);
-    }
-    scan_options(argv, "nice", "", "n", &[], &["adjustment"])
-}
-
-fn exec_options(argv: &[Arg]) -> Result<usize, String> {
-    scan_options(argv, "exec", "cl", "a", &[], &[])
-}
-
-fn stdbuf_options(argv: &[Arg]) -> Result<usize, String> {
-    scan_options(argv, "stdbuf", "", "ioe", &[], &["input", "output", "error"])
-}
-
-fn time(w: &mut Walker<'_, '_>, text: &str, inv: Invocation) {
-    match scan_options(
-        &inv.argv,
-        "time",
-        "pvaq",
-        "fo",
-        &["portability", "verbose", "append", "quiet"],
-        &["format", "output"],
-    ) {
-        Err(why) => w.fail(text, why),
-        Ok(i) if i >= inv.argv.len() => bare_wrapper(w, text, inv),
-        Ok(i) => {
-            let writes = inv.argv[1..i].iter().any(|a| {
-                a.get()
-                    .is_some_and(|v| v.starts_with("-o") || v.starts_with("--o"))
-            });
-            let mut next = inner(&inv, i);
-            if writes {
-                next.problem = Some("`time -o` writes to a file".into());
-            }
-            w.invoke(text, next, None);
-        }
+        config_env: inv.config_env.clone(),
     }
 }
 
@@ -451,107 +139,29 @@ fn command(w: &mut Walker<'_, '_>, text: &str, inv: Invocation) {
     w.invoke(text, next, None);
 }
 
-fn xargs(w: &mut Walker<'_, '_>, text: &str, inv: &Invocation) {
-    let argv = &inv.argv;
-    let mut i = 1;
-    let mut replace: Option<String> = None;
-    while let Some(a) = argv.get(i) {
-        let Some(v) = a.get() else {
-            if a.may_be_option {
-                return w.fail(
-                    text,
-                    format!("the `xargs` option `{}` is only known when it runs", a.raw),
-                );
-            }
-            break;
-        };
-        if v == "--" {
-            i += 1;
-            break;
-        }
-        if !v.starts_with('-') || v.len() == 1 {
-            break;
-        }
-        if v == "-I" {
-            replace = argv.get(i + 1).and_then(Arg::get).map(str::to_owned);
-            if replace.is_none() {
-                return w.fail(text, "the `xargs -I` string is only known when it runs");
-            }
-            i += 2;
-            continue;
-        }
-        if let Some(r) = v.strip_prefix("-I").or_else(|| v.strip_prefix("--replace=")) {
-            replace = Some(r.to_owned());
-            i += 1;
-            continue;
-        }
-        if v == "-i" || v == "--replace" {
-            replace = Some("{}".into());
-            i += 1;
-            continue;
-        }
-        match scan_options(
-            &argv[i - 1..],
-            "xargs",
-            "0ortpx",
-            "adEeLlnPs",
-            &[
-                "null",
-                "no-run-if-empty",
-                "open-tty",
-                "verbose",
-                "interactive",
-                "exit",
-                "show-limits",
-            ],
-            &[
-                "arg-file",
-                "delimiter",
-                "eof",
-                "max-lines",
-                "max-args",
-                "max-procs",
-                "max-chars",
-                "process-slot-var",
-            ],
-        ) {
-            Ok(n) if n > 1 => i += n - 1,
-            Ok(_) => break,
-            Err(why) => return w.fail(text, why),
-        }
-    }
-    let mut next = if i >= argv.len() {
-        // `xargs` alone runs `echo`.
-        let mut n = inner(inv, 0);
-        n.argv = vec![Arg::literal("echo")];
-        n
-    } else {
-        inner(inv, i)
-    };
-    match replace {
-        Some(r) => {
-            for a in &mut next.argv[1..] {
-                if a.get().is_some_and(|v| v.contains(r.as_str())) {
-                    *a = Arg::dynamic(&a.raw, true);
-                }
-            }
-            if next.argv[0].get().is_some_and(|v| v.contains(r.as_str())) {
-                return w.fail(text, "the command `xargs` runs is only known when it runs");
-            }
-        }
-        None => next.open_ended = true,
-    }
-    w.invoke(text, next, None);
-}
-
 fn eval(w: &mut Walker<'_, '_>, text: &str, inv: &Invocation) {
     let mut joined = String::new();
     for a in &inv.argv[1..] {
         let Some(v) = a.get() else {
-            return w.fail(
+            if let [only] = &inv.argv[1..]
+                && let Some(program) = prints_shell_setup(only)
+            {
+                // Its output is the environment the program sets up (`eval "$(ssh-agent -s)"`).
+                return w.fail(
+                    text,
+                    format!("the `eval` text is what `{program}` prints, only known when it runs"),
+                );
+            }
+            let idx = w.out.len();
+            w.fail_running_one_of(
                 text,
                 format!("the `eval` argument `{}` is only known when it runs", a.raw),
+                vec![eval_words(&inv.argv[1..])],
             );
+            if inv.argv[1..].iter().any(Arg::runs_downloader) {
+                w.out[idx].danger = Some("runs a script it downloads".into());
+            }
+            return;
         };
         if !joined.is_empty() {
             joined.push(' ');
@@ -562,6 +172,75 @@ fn eval(w: &mut Walker<'_, '_>, text: &str, inv: &Invocation) {
         w.fail(text, p.clone());
     }
     w.nested(&joined, text);
+}
+
+/// The program of a word `"$(PROGRAM …)"` when it is one that prints shell code setting up an
+/// environment (`ssh-agent -s`, `pyenv init -`, `direnv hook bash`): `eval` of it runs that
+/// setup, which no deny rule is about.
+fn prints_shell_setup(a: &Arg) -> Option<&'static str> {
+    const SETUP: &[&str] = &[
+        "ssh-agent",
+        "dircolors",
+        "pyenv",
+        "rbenv",
+        "nodenv",
+        "goenv",
+        "direnv",
+        "starship",
+        "zoxide",
+        "conda",
+        "micromamba",
+        "fnm",
+        "mise",
+        "rtx",
+        "opam",
+        "luarocks",
+        "keychain",
+        "brew",
+        "thefuck",
+        "atuin",
+        "oh-my-posh",
+        "rustup",
+    ];
+    let raw = a.raw.trim_matches('"');
+    let inner = raw
+        .strip_prefix("$(")
+        .and_then(|r| r.strip_suffix(')'))
+        .or_else(|| raw.strip_prefix('`').and_then(|r| r.strip_suffix('`')))?;
+    let script = shellgate_normalize::parse(inner).ok()?;
+    let [item] = script.list.items.as_slice() else {
+        return None;
+    };
+    if !item.and_or.rest.is_empty() {
+        return None;
+    }
+    let [command] = item.and_or.first.commands.as_slice() else {
+        return None;
+    };
+    let argv = command.as_simple()?.static_argv()?;
+    let name = basename(argv.first()?);
+    SETUP.iter().find(|s| **s == name).copied()
+}
+
+/// The command line `eval ARGS` may run when some argument is only known at run time: static
+/// arguments as the words they hold, dynamic ones as text the shell reads again (so they may
+/// split into several words); any command at all when a static part holds shell syntax.
+fn eval_words(args: &[Arg]) -> Vec<Arg> {
+    let mut out = Vec::with_capacity(args.len());
+    for a in args {
+        match a.get() {
+            Some(v) if v.contains([';', '&', '|', '<', '>', '(', ')', '`', '$', '\n', '"', '\'', '\\']) => {
+                let dynamic = args
+                    .iter()
+                    .find(|a| a.is_dynamic())
+                    .map_or("", |a| a.raw.as_str());
+                return vec![super::any_command(dynamic)];
+            }
+            Some(v) => out.extend(v.split_whitespace().map(Arg::literal)),
+            None => out.push(super::any_command(&a.raw)),
+        }
+    }
+    out
 }
 
 fn trap(w: &mut Walker<'_, '_>, text: &str, inv: Invocation) {
@@ -712,22 +391,29 @@ fn shell(w: &mut Walker<'_, '_>, text: &str, inv: Invocation, stdin: Option<&str
                 script.raw
             );
             let idx = w.out.len();
-            w.fail(text, why);
+            w.fail_running(text, why, &script.raw);
             if script.runs_downloader() {
                 w.out[idx].danger = Some("runs a script it downloads".into());
             }
             return;
         };
-        if argv.len() > i + 1 && body.contains('$') {
-            return w.fail(
-                text,
-                format!("the `{shell_name} -c` string reads arguments passed after it (`$0`, `$1`, …), which cannot be judged"),
-            );
-        }
         if let Some(p) = &inv.problem {
             w.fail(text, p.clone());
         }
-        let body = body.to_owned();
+        // The words after the string are `$0`, `$1`, …: put in place where that is exact.
+        let body = match argv.get(i + 2..) {
+            Some(args) if body.contains('$') => match super::positional::substitute(body, args) {
+                Some(with) => with,
+                None => {
+                    return w.fail_running(
+                        text,
+                        format!("the `{shell_name} -c` string moves the arguments passed after it (`$1`, …), which cannot be judged"),
+                        &script.raw,
+                    );
+                }
+            },
+            _ => body.to_owned(),
+        };
         return nested_as(w, &body, text, inv.elevated);
     }
     // A script file, or commands read from stdin: the shell itself must be allowed; static text

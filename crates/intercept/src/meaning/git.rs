@@ -234,12 +234,23 @@ const BUILTINS: &[&str] = &[
     "write-tree",
 ];
 
+/// Configuration given on git's command line, later entries winning.
+enum Given {
+    /// `-c alias.NAME=VALUE`.
+    Alias(String, String),
+    /// `--config-env=alias.NAME=VAR`: from the environment.
+    FromEnv(String),
+    /// `-c include.path=FILE`: the file's aliases (`Err`: a file git will not read or that is
+    /// only known at run time, such as a relative path or `includeIf`).
+    Include(Result<PathBuf, String>),
+}
+
 /// Where git reads its configuration for a command.
 struct Found {
     /// The index of the subcommand word.
     sub: usize,
-    /// `-c alias.NAME=VALUE` given on the command line (`None` value: from the environment).
-    aliases: Vec<(String, Option<String>)>,
+    /// Configuration on the command line.
+    aliases: Vec<Given>,
     /// The directory after `-C`s; `None` when only known at run time.
     dir: Option<PathBuf>,
     git_dir: Option<PathBuf>,
@@ -292,16 +303,32 @@ fn find(argv: &[Arg], dir: Option<&Path>) -> Found {
             }
             ("-C", None) => f.dir = None,
             ("-c", Some(kv)) => {
-                if let Some((k, v)) = kv.split_once('=').or(Some((kv.as_str(), "true")))
-                    && let Some(alias) = k.to_ascii_lowercase().strip_prefix("alias.")
-                {
-                    f.aliases.push((alias.to_owned(), Some(v.to_owned())));
+                let (k, v) = kv.split_once('=').unwrap_or((kv.as_str(), "true"));
+                let k = k.to_ascii_lowercase();
+                if let Some(alias) = k.strip_prefix("alias.") {
+                    f.aliases.push(Given::Alias(alias.to_owned(), v.to_owned()));
+                } else if k == "include.path" {
+                    f.aliases.push(Given::Include(included(v)));
+                } else if k.starts_with("includeif.") && k.rsplit('.').next() == Some("path") {
+                    f.aliases.push(Given::Include(Err(format!(
+                        "`-c {kv}` includes a file on a condition"
+                    ))));
                 }
             }
+            ("-c", None) if argv.get(i).is_some_and(Arg::is_dynamic) => {
+                f.aliases.push(Given::Include(Err(
+                    "a `-c` setting is only known when it runs".into()
+                )));
+            }
             ("--config-env", Some(kv)) => {
-                if let Some(alias) = kv.to_ascii_lowercase().strip_prefix("alias.") {
+                let k = kv.to_ascii_lowercase();
+                if let Some(alias) = k.strip_prefix("alias.") {
                     let name = alias.split('=').next().unwrap_or_default().to_owned();
-                    f.aliases.push((name, None));
+                    f.aliases.push(Given::FromEnv(name));
+                } else if k.starts_with("include") {
+                    f.aliases.push(Given::Include(Err(format!(
+                        "`--config-env={kv}` includes a file named by the environment"
+                    ))));
                 }
             }
             ("--git-dir", Some(g)) => {
@@ -317,10 +344,48 @@ fn find(argv: &[Arg], dir: Option<&Path>) -> Found {
     f
 }
 
+/// The file `-c include.path=VALUE` names: git reads only an absolute path or one under `~/`
+/// from the command line.
+fn included(value: &str) -> Result<PathBuf, String> {
+    if let Some(rest) = value.strip_prefix("~/") {
+        return std::env::var_os("HOME")
+            .map(|h| PathBuf::from(h).join(rest))
+            .ok_or_else(|| "`include.path` names the home directory, which is not set".into());
+    }
+    if value.starts_with('/') {
+        Ok(PathBuf::from(value))
+    } else {
+        Err(format!(
+            "`-c include.path={value}` is not a file git reads from the command line"
+        ))
+    }
+}
+
+/// The alias `name` as the command line's configuration gives it, if it does.
+fn given(aliases: &[Given], name: &str) -> Option<Alias> {
+    for g in aliases.iter().rev() {
+        match g {
+            Given::Alias(n, v) if n == name => return Some(Alias::Value(v.clone())),
+            Given::FromEnv(n) if n == name => {
+                return Some(Alias::Unknown("it is set from the environment".into()));
+            }
+            Given::Include(Ok(file)) => match git_config::alias_in_file(name, file) {
+                Alias::None => {}
+                found => return Some(found),
+            },
+            Given::Include(Err(why)) => return Some(Alias::Unknown(why.clone())),
+            _ => {}
+        }
+    }
+    None
+}
+
 /// `argv` (a `git` command line) with the alias its subcommand names expanded, as many times as
 /// git would; `None` when there is none. An alias that runs a shell command, or one that cannot be
-/// known before the command runs, leaves a subcommand word only known at run time.
-pub(crate) fn expand_aliases(argv: &[Arg], dir: Option<&Path>) -> Option<Vec<Arg>> {
+/// known before the command runs, leaves a subcommand word only known at run time; so does any
+/// name that is not git's own when `config_env` says the environment may change git's
+/// configuration.
+pub(crate) fn expand_aliases(argv: &[Arg], dir: Option<&Path>, config_env: Option<&str>) -> Option<Vec<Arg>> {
     let mut out: Option<Vec<Arg>> = None;
     let mut seen: Vec<String> = Vec::new();
     loop {
@@ -335,10 +400,12 @@ pub(crate) fn expand_aliases(argv: &[Arg], dir: Option<&Path>) -> Option<Vec<Arg
             return out;
         }
         seen.push(lower.clone());
-        let value = match f.aliases.iter().rev().find(|(n, _)| *n == lower) {
-            Some((_, Some(v))) => Alias::Value(v.clone()),
-            Some((_, None)) => Alias::Unknown("it is set from the environment".into()),
-            None => git_config::alias(&lower, f.dir.as_deref(), f.git_dir.as_deref()),
+        let value = match (config_env, given(&f.aliases, &lower)) {
+            (Some(why), _) => Alias::Unknown(format!(
+                "git's configuration may come from the environment: {why}"
+            )),
+            (None, Some(found)) => found,
+            (None, None) => git_config::alias(&lower, f.dir.as_deref(), f.git_dir.as_deref()),
         };
         let words = match value {
             Alias::None => return out,
@@ -414,7 +481,7 @@ mod tests {
     }
 
     fn expanded(s: &str) -> Option<Vec<String>> {
-        expand_aliases(&argv(s), Some(Path::new("/nonexistent-shellgate-dir")))
+        expand_aliases(&argv(s), Some(Path::new("/nonexistent-shellgate-dir")), None)
             .map(|v| v.iter().map(|a| a.get().unwrap_or("?").to_owned()).collect())
     }
 

@@ -15,7 +15,8 @@ mod view;
 pub(crate) use git::expand_aliases as expand_git_aliases;
 pub(crate) use programs::{Program, program};
 pub(crate) use scan::Word;
-pub(crate) use view::{APPENDED, CommandView};
+pub(crate) use table::{Kind, Long, Table};
+pub(crate) use view::{APPENDED, CommandView, dispatched};
 
 use std::fmt::Write as _;
 
@@ -123,7 +124,7 @@ pub(crate) fn words(args: &[Arg]) -> Vec<Word<'_>> {
         .map(|(i, a)| {
             if uncertain(a) {
                 let may = (a.option_like() || a.raw.contains("{-") || a.raw.contains(",-"))
-                    && (!a.raw.starts_with('"') || i + 1 < args.len());
+                    && (!a.raw.starts_with('"') || i + 1 < args.len() || expands_to_words(&a.raw));
                 Word {
                     value: None,
                     may_hold_options: may || (a.get().is_some() && a.raw.starts_with('-')),
@@ -149,6 +150,20 @@ pub(crate) fn canonical(program: &Program, words: &[Word<'_>], is_rule: bool) ->
             own_is_global: false,
         };
         scan(tables, words, &mut canon, Stop::Never, &|_| false);
+        let table = program.table;
+        if !table.value_means.is_empty() {
+            let options = std::mem::take(&mut canon.options);
+            for o in options {
+                match &o.val {
+                    Val::Known(v) if let Some(m) = table.meant_by(&o.name, v) => canon.push(Opt {
+                        global: o.global,
+                        name: m.to_owned(),
+                        val: Val::Flag,
+                    }),
+                    _ => canon.push(o),
+                }
+            }
+        }
         if !is_rule
             && canon.operands.is_empty()
             && let Some(d) = program.table.default_operand
@@ -296,6 +311,50 @@ pub(crate) fn uncertain(a: &Arg) -> bool {
         }
     }
     false
+}
+
+/// Whether bash may split the word into several words (or none): an unquoted expansion, glob or
+/// brace list. A word standing for text only known at run time that the analysis names itself
+/// (`(the words appended at run time)`) may too; a shell word cannot start with `(`.
+pub(crate) fn may_split(a: &Arg) -> bool {
+    if a.raw.starts_with('(') {
+        return true;
+    }
+    if !uncertain(a) {
+        return false;
+    }
+    let raw = a.raw.as_bytes();
+    let mut quote = None;
+    let mut escaped = false;
+    for (i, &c) in raw.iter().enumerate() {
+        if escaped {
+            escaped = false;
+            continue;
+        }
+        match (quote, c) {
+            (None | Some(b'"'), b'\\') => escaped = true,
+            (None, b'\'' | b'"') => quote = Some(c),
+            (Some(q), _) if c == q => quote = None,
+            (None, b'`' | b'*' | b'?' | b'[') => return true,
+            (None, b'$') if raw.get(i + 1).is_some_and(|n| !matches!(n, b'\'' | b'"')) => return true,
+            (None, b'{') if raw[i..].contains(&b'}') => return true,
+            _ => {}
+        }
+    }
+    expands_to_words(&a.raw)
+}
+
+/// Whether the text holds an expansion that gives several words even in double quotes: `"$@"`,
+/// `"${arr[@]}"`, `"${@:2}"`, `"${!prefix@}"`.
+fn expands_to_words(raw: &str) -> bool {
+    raw.contains("$@")
+        || raw.match_indices("${").any(|(i, _)| {
+            let inner = &raw[i + 2..];
+            let inner = &inner[..inner.find('}').unwrap_or(inner.len())];
+            inner.starts_with('@')
+                || inner.contains("[@]")
+                || (inner.starts_with('!') && inner.ends_with('@'))
+        })
 }
 
 /// The form deny rules match `argv` in, for `shellgate check --explain`.

@@ -104,11 +104,20 @@ const fn simple(name: &'static str, table: &'static Table) -> Program {
     }
 }
 
+/// `-f` means "never prompt", as `--interactive=never` does; `-i` and `-I` prompt.
 static RM: Table = Table::new(
     "r|R|recursive f|force d|dir v|verbose i I interactive? one-file-system no-preserve-root \
      preserve-root? help version",
 )
-.abbreviations();
+.abbreviations()
+.value_means(&[
+    ("interactive", "never", "f"),
+    ("interactive", "no", "f"),
+    ("interactive", "none", "f"),
+    ("interactive", "once", "I"),
+    ("interactive", "always", "i"),
+    ("interactive", "yes", "i"),
+]);
 
 static CP: Table = Table::new(
     "r|R|recursive f|force a|archive>d+r d v|verbose i|interactive n|no-clobber u|update? \

@@ -67,6 +67,10 @@ pub(crate) struct Table {
     pub default_operand: Option<&'static str>,
     /// Options end at the first operand (`docker run IMAGE --flag` passes `--flag` on).
     pub posix: bool,
+    /// An option whose value makes it another one: `(option, value, means)` (`rm
+    /// --interactive=never` is `-f`); a value may be abbreviated where all the words it
+    /// abbreviates mean the same.
+    pub value_means: &'static [(&'static str, &'static str, &'static str)],
     parsed: OnceLock<Parsed>,
 }
 
@@ -81,6 +85,7 @@ impl Table {
             modes: false,
             default_operand: None,
             posix: false,
+            value_means: &[],
             parsed: OnceLock::new(),
         }
     }
@@ -113,6 +118,26 @@ impl Table {
     pub const fn posix(mut self) -> Self {
         self.posix = true;
         self
+    }
+
+    /// Options whose value makes them another one.
+    pub const fn value_means(mut self, means: &'static [(&'static str, &'static str, &'static str)]) -> Self {
+        self.value_means = means;
+        self
+    }
+
+    /// What the option `name` with the value `value` stands for, when its value makes it another
+    /// option.
+    pub fn meant_by(&self, name: &str, value: &str) -> Option<&'static str> {
+        let words = self.value_means.iter().filter(|(o, _, _)| *o == name);
+        if let Some((_, _, m)) = words.clone().find(|(_, v, _)| *v == value) {
+            return Some(m);
+        }
+        let mut meant = words
+            .filter(|(_, v, _)| !value.is_empty() && v.starts_with(value))
+            .map(|(_, _, m)| *m);
+        let first = meant.next()?;
+        meant.all(|m| m == first).then_some(first)
     }
 
     /// The operand assumed when none is given.

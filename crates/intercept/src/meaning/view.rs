@@ -27,24 +27,58 @@ impl<'a> CommandView<'a> {
     /// The view of `argv`, run in `dir`; `real_name` is the name the program word runs as when it
     /// differs from its own (see `identity`).
     pub fn new(argv: &'a [Arg], real_name: Option<String>, dir: Option<&Path>) -> Self {
+        Self::configured(argv, real_name, dir, None)
+    }
+
+    /// Like [`new`](Self::new), for a command whose git configuration may be changed by the
+    /// environment (`config_env` says how): git's aliases are then only known when it runs.
+    pub fn configured(
+        argv: &'a [Arg],
+        real_name: Option<String>,
+        dir: Option<&Path>,
+        config_env: Option<&str>,
+    ) -> Self {
         let Some((first, rest)) = argv.split_first() else {
             return Self::empty();
         };
         let word = first.get().filter(|_| !super::uncertain(first));
         let Some(w) = word else {
+            // An unquoted `$c`, `$(…)` or glob may expand to several words: the program and what
+            // follows it (`c='git push'; $c origin`), so its words stand among the arguments too.
+            let args = if super::may_split(first) {
+                let mut args = Vec::with_capacity(argv.len());
+                args.push(Arg::dynamic(&first.raw, true));
+                args.extend_from_slice(rest);
+                Cow::Owned(args)
+            } else {
+                Cow::Borrowed(rest)
+            };
             return Self {
                 word: None,
                 dynamic_word: Some(first.raw.clone()),
                 names: Vec::new(),
-                args: Cow::Borrowed(rest),
+                args,
                 canonical: None,
             };
         };
         let mut names = vec![basename(w).to_owned()];
         names.extend(real_name);
         let mut args = Cow::Borrowed(rest);
+        // `git-push` is `git push`: git runs the subcommand its invoked name carries.
+        let dashed;
+        let mut argv = argv;
+        if let Some((program, sub)) = dispatched(basename(w)) {
+            names.push(program.to_owned());
+            let mut words = Vec::with_capacity(argv.len() + 1);
+            words.push(Arg::literal(program));
+            words.push(Arg::literal(sub));
+            words.extend_from_slice(rest);
+            dashed = words;
+            argv = &dashed;
+            args = Cow::Owned(dashed[1..].to_vec());
+        }
         if names.iter().any(|n| n == "git")
-            && let Some(mut expanded) = super::expand_git_aliases(argv, dir)
+            && let Some(mut expanded) = super::expand_git_aliases(argv, dir, config_env)
         {
             expanded.remove(0);
             args = Cow::Owned(expanded);
@@ -100,6 +134,13 @@ impl<'a> CommandView<'a> {
             .find(|a| super::uncertain(a))
             .map(|a| a.raw.as_str())
     }
+}
+
+/// A program invoked under a name that carries its subcommand: `git-push` is `git push` (git
+/// dispatches on the name it is run as, and runs `git-NAME` for a subcommand it does not have).
+pub(crate) fn dispatched(name: &str) -> Option<(&'static str, &str)> {
+    let sub = name.strip_prefix("git-")?;
+    (!sub.is_empty() && !sub.starts_with('-')).then_some(("git", sub))
 }
 
 /// How the words appended at run time are named.

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use shellgate_normalize::Normalized;
 
-use super::{Policy, RealName};
+use super::{Policy, RealName, Unknown};
 use crate::Context;
 use crate::analyze::{Segment, SegmentKind};
 use crate::meaning::{APPENDED, CommandView};
@@ -25,12 +25,46 @@ impl Policy {
     }
 
     fn explain_segment(&self, seg: &Segment, cwd: Option<&Path>, real_name: &RealName<'_>) -> Option<String> {
-        let (argv, dir, open_ended) = match &seg.kind {
-            SegmentKind::Run(inv) => (&inv.argv, inv.dir.as_deref().or(cwd), inv.open_ended),
-            _ => (seg.uncertain.as_ref()?, cwd, false),
+        let (argv, dir, open_ended) = if let SegmentKind::Run(inv) = &seg.kind {
+            (&inv.argv, inv.dir.as_deref().or(cwd), inv.open_ended)
+        } else {
+            let first = seg.uncertain.first()?;
+            let view = CommandView::new(first, None, cwd);
+            let mut line = format!("`{}` matched as: {}", seg.text, form(&view));
+            match self.could_run(seg, cwd, real_name) {
+                Some((p, Unknown::Word(w))) => {
+                    let _ = write!(
+                        line,
+                        "; `{w}` is only known at run time and could make it match the deny rule `{}`",
+                        p.source
+                    );
+                }
+                Some((p, Unknown::Reason(why))) => {
+                    let _ = write!(
+                        line,
+                        "; {why}, which could make it match the deny rule `{}`",
+                        p.source
+                    );
+                }
+                None => {
+                    let _ = write!(
+                        line,
+                        "; {} only known at run time, and no deny rule could match it",
+                        match view.uncertain_word() {
+                            Some(w) => format!("`{w}` is"),
+                            None => "what it runs is".to_owned(),
+                        }
+                    );
+                }
+            }
+            return Some(line);
         };
         let real = argv.first().and_then(|a| a.get()).and_then(|w| real_name(w, dir));
-        let view = CommandView::new(argv, real, dir);
+        let config_env = match &seg.kind {
+            SegmentKind::Run(inv) => inv.config_env.as_deref(),
+            _ => None,
+        };
+        let view = CommandView::configured(argv, real, dir, config_env);
         let mut line = format!("`{}` matched as: {}", seg.text, form(&view));
         if open_ended || view.uncertain_word().is_some() {
             let what = |word: &str| {
