@@ -86,7 +86,7 @@ impl BashTool {
             hosts: crate::remote::Hosts::new(&config.hosts, sessions.runtime_dir(), remote_options),
             announced: Arc::default(),
             approvals: crate::approvals::ApprovalState::new(&config.approvals, config.policy.as_ref()),
-            jobs: crate::JobRegistry::new(crate::jobs::job_config_for(&config)),
+            jobs: crate::JobRegistry::new(crate::config::job_config_for(&config)),
             sessions,
             sandboxing: Arc::new(sandboxing),
             config,

@@ -117,3 +117,12 @@ impl Default for ToolConfig {
         }
     }
 }
+
+/// The job limits of `config`, with the tool's artifact store when the jobs name none of their own.
+pub(crate) fn job_config_for(config: &ToolConfig) -> crate::jobs::JobConfig {
+    let mut jobs = config.jobs.clone();
+    if jobs.artifacts.is_none() {
+        jobs.artifacts.clone_from(&config.artifacts);
+    }
+    jobs
+}

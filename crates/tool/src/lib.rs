@@ -26,7 +26,7 @@ mod executors;
 mod file_config;
 mod foreground;
 mod gate;
-pub mod jobs;
+mod job_start;
 mod params;
 mod process;
 mod remote;
@@ -44,7 +44,8 @@ pub use file_config::{
 pub use gate::{ELEVATED_RULE, ENV_RULE, INTERACTIVE_RULE};
 pub use jobs::{JobConfig, JobExit, JobInfo, JobRegistry, JobStatus};
 pub use params::BashParams;
-pub use process::{ProcessAction, ProcessParams, ProcessResult, ProcessTool, QUIET_FACTOR, Settled};
+pub use jobs::{QUIET_FACTOR, Settled};
+pub use process::{ProcessAction, ProcessParams, ProcessResult, ProcessTool};
 pub use remote::{ClientFile, HostFile, HostsConfig, HostsFile, NamedHost, SshFile};
 pub use result::{Approval, Blocked, ResultError, ToolResult, ToolStatus, truncation_notice};
 pub use sandboxing::{
@@ -57,6 +58,7 @@ pub type ApprovalBroker = approvals::ApprovalBroker<BashParams>;
 
 pub use shellgate_approvals as approvals;
 pub use shellgate_executor as executor;
+pub use shellgate_jobs as jobs;
 pub use shellgate_hosts as hosts;
 pub use shellgate_intercept as intercept;
 pub use shellgate_normalize as normalize;

@@ -210,7 +210,7 @@ impl ToolResult {
                     let _ = writeln!(
                         text,
                         "Command still running (job {id}, pid {pid}). Use process ({}) for follow-up.",
-                        crate::jobs::start::FOLLOW_UP
+                        crate::job_start::FOLLOW_UP
                     );
                 }
             }

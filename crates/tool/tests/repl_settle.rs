@@ -231,8 +231,9 @@ async fn output_of_a_program_that_does_not_read_its_terminal_settles_quiet() {
         return;
     }
     let (bash, process) = tools();
-    // It prints, then sleeps: it is not reading the terminal, so it is not waiting for input.
-    let mut params = BashParams::new("echo started; exec sleep 30.9");
+    // It prints, then sleeps: it is not reading the terminal, so it is not waiting for input. (It
+    // prints once the background start has answered, so the poll is what reads it.)
+    let mut params = BashParams::new("sleep 0.5; echo started; exec sleep 30.9");
     params.background = true;
     params.pty = true;
     let id = bash.call(params, CancellationToken::new()).await.job_id.unwrap();

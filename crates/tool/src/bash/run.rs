@@ -80,7 +80,7 @@ impl BashTool {
             grace: self.config.head_grace,
             redactions: self.env_gate.redactions(),
         };
-        let request = crate::jobs::start::JobRequest {
+        let request = crate::job_start::JobRequest {
             command: &params.command,
             background: params.background,
             yield_ms: params.yield_ms,
@@ -93,7 +93,7 @@ impl BashTool {
             state_file,
             record_pid,
         };
-        crate::jobs::start::run_as_job(&self.jobs, spec, request, cancel).await
+        crate::job_start::run_as_job(&self.jobs, spec, request, cancel).await
     }
 
     /// A foreground run; after `auto_yield_ms` it is handed to the job registry.

@@ -28,14 +28,10 @@
 //! # });
 //! ```
 
-mod input;
-mod kill;
+mod job_actions;
 mod params;
-mod poll;
 mod result;
 mod sessions;
-mod settle;
-mod terminal;
 
 use std::sync::Arc;
 
@@ -45,7 +41,6 @@ use crate::jobs::{Job, JobRegistry, JobStatus};
 
 pub use params::{ProcessAction, ProcessParams};
 pub use result::{ProcessResult, SessionSummary};
-pub use settle::{QUIET_FACTOR, Settled};
 
 /// The `process` tool over one [`JobRegistry`] (and the persistent sessions, when given).
 #[derive(Debug, Clone, Default)]

@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use shellgate_executor::SessionInfo;
 
-use super::{ProcessAction, Settled};
+use super::ProcessAction;
+use crate::Settled;
 use crate::jobs::{JobInfo, JobStatus};
 
 /// The answer of the `process` tool. Failures (unknown job, closed stdin) are results with `is_error`.

@@ -89,11 +89,11 @@ impl DenialWatch {
             let (offered, approvals) = offer(&report.denials);
             notices.extend(offered);
             if let Some(job) = job_ref.upgrade() {
-                job.state().sandbox = Some(crate::jobs::SandboxEnd {
+                job.state().attachment = Some(Arc::new(crate::sandboxing::SandboxEnd {
                     denied: report.denials,
                     network: report.network,
                     approvals,
-                });
+                }));
             }
             notices
         }));

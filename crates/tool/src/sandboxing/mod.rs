@@ -26,12 +26,14 @@ mod decide;
 mod denials;
 mod engine_files;
 mod run;
+mod sandbox_end;
 
 pub use config::{ModeSetting, NetworkSetting, ProxyFile, SandboxConfig, SandboxFile};
 pub(crate) use decide::Sandboxing;
 pub(crate) use denials::{DenialWatch, DomainOffer};
 pub use engine_files::engine_files;
 pub(crate) use run::{NARROWING_NEEDS_PROXY, SandboxRun};
+pub(crate) use sandbox_end::SandboxEnd;
 
 /// `error.kind` when the sandbox cannot be enforced.
 pub const SANDBOX_UNAVAILABLE: &str = "sandbox_unavailable";

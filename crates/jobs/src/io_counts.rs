@@ -13,7 +13,7 @@ struct Counts {
 
 /// The counts of a set of processes at one moment.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct TreeIo(BTreeMap<u32, Counts>);
+pub struct TreeIo(BTreeMap<u32, Counts>);
 
 impl TreeIo {
     /// The counts of `pids` now; `None` when not one of them could be read (no permission, gone).

@@ -16,6 +16,7 @@
 //! final status (idempotently) but never cause a second notification.
 
 mod backend;
+mod control;
 mod input_wait;
 mod io;
 mod io_counts;
@@ -23,9 +24,8 @@ mod job;
 mod output;
 mod pending_input;
 mod registry;
-mod sandbox_end;
+mod settle;
 mod slug;
-pub(crate) mod start;
 mod text;
 
 use std::path::PathBuf;
@@ -34,16 +34,16 @@ use std::time::Duration;
 
 use shellgate_sink::{ArtifactStore, WindowConfig};
 
-pub(crate) use backend::OutputPlan;
-pub(crate) use backend::sleep_until_opt;
-pub(crate) use io::JobIo;
-pub(crate) use io_counts::TreeIo;
-pub(crate) use job::Job;
-pub use job::{JobExit, JobInfo, JobStatus};
-pub(crate) use pending_input::PendingInput;
+pub use backend::OutputPlan;
+pub use control::{LogPage, PollRead, parse_signal};
+pub use backend::sleep_until_opt;
+pub use io::JobIo;
+pub use io_counts::TreeIo;
+pub use job::{EndHook, Job, JobExit, JobInfo, JobState, JobStatus};
+pub use pending_input::PendingInput;
 pub use registry::JobRegistry;
-pub(crate) use registry::wait_until_ended;
-pub(crate) use sandbox_end::SandboxEnd;
+pub use registry::wait_until_ended;
+pub use settle::{QUIET_FACTOR, Settled, note_input, wait as settle_wait};
 pub use slug::new_job_id;
 pub use text::collapse_tail;
 
@@ -88,7 +88,7 @@ pub struct JobConfig {
     /// A waiting poll (or input action) that saw new output returns once a line ended or no new byte
     /// came for this long (at most ten times this after the first new byte); zero returns at the
     /// first byte. After input the wait is for the program's answer instead (the settle rule of
-    /// [`Settled`](crate::Settled)), where ten times this without output ends the wait when the
+    /// [`Settled`]), where ten times this without output ends the wait when the
     /// kernel cannot tell whether the program waits for input.
     pub poll_settle: Duration,
     /// Most output bytes one poll returns (the newest part when more is pending).
@@ -101,15 +101,6 @@ pub struct JobConfig {
     pub kill_grace: Duration,
     /// Grace between SIGTERM and SIGKILL when the engine shuts down.
     pub shutdown_grace: Duration,
-}
-
-/// The job limits of `config`, with the tool's artifact store when the jobs name none of their own.
-pub(crate) fn job_config_for(config: &crate::ToolConfig) -> JobConfig {
-    let mut jobs = config.jobs.clone();
-    if jobs.artifacts.is_none() {
-        jobs.artifacts.clone_from(&config.artifacts);
-    }
-    jobs
 }
 
 impl Default for JobConfig {

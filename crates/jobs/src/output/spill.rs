@@ -20,7 +20,7 @@ pub enum SpillTarget {
 
 /// Where older output goes once the ring is full.
 #[derive(Debug)]
-pub(super) enum Spill {
+pub enum Spill {
     /// Spilling is disabled.
     Off,
     /// Not needed yet.
@@ -64,7 +64,7 @@ impl JobOutput {
         }
     }
 
-    pub(super) fn start_spill(&mut self) {
+    pub fn start_spill(&mut self) {
         let Spill::Ready(target) = &self.spill else {
             return;
         };
@@ -109,7 +109,7 @@ impl JobOutput {
         };
     }
 
-    pub(super) fn spill_write(&mut self, chunk: &[u8]) {
+    pub fn spill_write(&mut self, chunk: &[u8]) {
         if let Spill::Active {
             path,
             writer,

@@ -8,7 +8,7 @@ use std::time::Duration;
 use shellgate_executor::{ExecOutcome, LaunchSpec, RunStatus, StateFile};
 use tokio_util::sync::CancellationToken;
 
-use super::{Job, JobRegistry, JobStatus, OutputPlan};
+use crate::jobs::{Job, JobRegistry, JobStatus, OutputPlan};
 use crate::shape::{StreamFacts, shape};
 use crate::{ToolResult, ToolStatus};
 

@@ -49,21 +49,24 @@ impl Sink for JobSink {
 /// What shapes a job's output on its way in: the head limit of a lifted `| head` (keep the first
 /// `lines`, counting the rest for `grace`) and the secret values to redact.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct OutputPlan {
+pub struct OutputPlan {
+    /// Lines to keep (`None`: all).
     pub lines: Option<u64>,
+    /// How long the output is still read after the lines are in, counting the rest.
     pub grace: Duration,
+    /// Secret values (name, value) replaced by `[REDACTED:NAME]`.
     pub redactions: Arc<Vec<(String, String)>>,
 }
 
 /// How long to keep reading a PTY after its program exited.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Drain {
+pub struct Drain {
     pub idle: Duration,
     pub max: Duration,
 }
 
 /// Start `spec` with pipes for `job`; a task records the end.
-pub(crate) fn start_pipe(
+pub fn start_pipe(
     job: &Arc<Job>,
     mut spec: LaunchSpec,
     executor: &PipeExecutor,
@@ -124,7 +127,7 @@ fn finish_with_outcome(
 
 /// Start `spec` under a pseudo-terminal for `job`; a task feeds output, enforces the timeout and
 /// records the end.
-pub(crate) fn start_pty(
+pub fn start_pty(
     job: &Arc<Job>,
     spec: &LaunchSpec,
     size: TermSize,
@@ -226,7 +229,8 @@ async fn drive_pty(
     }
 }
 
-pub(crate) async fn sleep_until_opt(at: Option<tokio::time::Instant>) {
+/// Sleep until `at`, or forever without one (a `select!` arm that never fires).
+pub async fn sleep_until_opt(at: Option<tokio::time::Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,

@@ -79,11 +79,16 @@ pub struct JobInfo {
 
 /// Mutable state of a job, behind [`Job::state`].
 #[derive(Debug)]
-pub(crate) struct JobState {
+pub struct JobState {
+    /// Its output: recent bytes, the head/tail window, the spill.
     pub output: JobOutput,
+    /// Running, or how it ended.
     pub status: JobStatus,
+    /// Its exit code, once ended normally.
     pub exit_code: Option<i32>,
+    /// The signal that ended it (`SIGKILL`), if one did.
     pub signal: Option<String>,
+    /// When it ended.
     pub ended: Option<Instant>,
     /// Position up to which `poll` has delivered output.
     pub cursor: u64,
@@ -97,7 +102,9 @@ pub(crate) struct JobState {
     pub waiters: u32,
     /// Whether the exit has been delivered (by a response or a notification); it is delivered once.
     pub exit_claimed: bool,
+    /// When a call last touched it (retention keeps the recently used).
     pub last_used: Instant,
+    /// Notices for its final result.
     pub notices: Vec<String>,
     /// Consecutive polls that found no new output (for the `retry_in_ms` hint).
     pub empty_polls: u32,
@@ -112,22 +119,30 @@ pub(crate) struct JobState {
     pub pipeline_status: Vec<i32>,
     /// `pipefail` was on when its last pipeline ended.
     pub pipefail: bool,
-    /// A sandboxed job's denials, traffic and approval offers, once it ended.
-    pub sandbox: Option<super::SandboxEnd>,
+    /// What the end hook's owner attached to the job when it ended (a sandbox's account of the
+    /// run, say), for the final result; the job only carries it.
+    pub attachment: Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 /// Work that must be done when a job's process has ended, before its end is published; returns
 /// notices for the job's final result (it may block briefly: it runs off the async threads).
-pub(crate) type EndHook = Box<dyn FnOnce() -> Vec<String> + Send>;
+pub type EndHook = Box<dyn FnOnce() -> Vec<String> + Send>;
 
 /// A background job.
-pub(crate) struct Job {
+pub struct Job {
+    /// Its id (a readable slug).
     pub id: String,
+    /// The command as given.
     pub command: String,
+    /// The directory it runs in.
     pub cwd: String,
+    /// Whether it runs under a terminal.
     pub pty: bool,
+    /// When it started (wall clock).
     pub started_at: SystemTime,
+    /// When it started (monotonic).
     pub started: Instant,
+    /// Its own timeout, if any.
     pub timeout: Option<Duration>,
     /// The running process, attached right after it started.
     io: OnceLock<JobIo>,
@@ -150,12 +165,12 @@ impl std::fmt::Debug for Job {
 impl Job {
     /// Run `hook` when the process has ended, before the end is published (once; a later hook
     /// replaces an earlier one).
-    pub(crate) fn on_end(&self, hook: EndHook) {
+    pub fn on_end(&self, hook: EndHook) {
         *self.end_hook.lock().unwrap_or_else(PoisonError::into_inner) = Some(hook);
     }
 
     /// Run the end hook, if any, and return its notices.
-    pub(crate) async fn end_notices(&self) -> Vec<String> {
+    pub async fn end_notices(&self) -> Vec<String> {
         let hook = self
             .end_hook
             .lock()
@@ -167,6 +182,8 @@ impl Job {
         }
     }
 
+    /// A running job `id` of `command` in `cwd`, capturing into `output`; `backgrounded` when it
+    /// was started in the background (not a foreground run that may become a job).
     pub fn new(
         id: String,
         command: String,
@@ -206,7 +223,7 @@ impl Job {
                 output_stopped: false,
                 pipeline_status: Vec::new(),
                 pipefail: false,
-                sandbox: None,
+                attachment: None,
             }),
             changed: watch::channel(0).0,
             end_hook: Mutex::new(None),
@@ -249,6 +266,7 @@ impl Job {
         self.bump();
     }
 
+    /// Whether it still runs.
     pub fn is_running(&self) -> bool {
         self.state().status == JobStatus::Running
     }
@@ -289,6 +307,7 @@ impl Job {
         event
     }
 
+    /// The exit event of the job in state `st`.
     pub fn exit_event(&self, st: &JobState) -> JobExit {
         let failed = st.status != JobStatus::Completed || st.exit_code != Some(0);
         let label = match (&st.signal, st.exit_code) {
@@ -323,6 +342,7 @@ impl Job {
         }
     }
 
+    /// What `list` shows of it.
     pub fn info(&self) -> JobInfo {
         let st = self.state();
         let end = st.ended.unwrap_or_else(Instant::now);

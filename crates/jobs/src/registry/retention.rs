@@ -5,11 +5,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::JobRegistry;
-use crate::jobs::job::{Job, JobStatus};
+use crate::job::{Job, JobStatus};
 
 impl JobRegistry {
     /// Expire finished jobs even when nobody calls: a task that lives as long as the registry.
-    pub(super) fn start_sweeper(&self) {
+    pub fn start_sweeper(&self) {
         if self
             .inner
             .sweeper
@@ -29,7 +29,7 @@ impl JobRegistry {
     }
 
     /// Drop expired finished jobs, then the oldest finished ones beyond the count and byte caps.
-    pub(super) fn prune(&self) {
+    pub fn prune(&self) {
         let config = &self.inner.config;
         let now = Instant::now();
         let mut jobs = self.jobs();
@@ -58,7 +58,7 @@ impl JobRegistry {
 
     /// Keep running jobs under `max_running`: stop the least recently used one that is not among the
     /// `protected_recent` most recently used.
-    pub(super) fn make_room(&self) -> Result<(), String> {
+    pub fn make_room(&self) -> Result<(), String> {
         let config = &self.inner.config;
         let victim = {
             let jobs = self.jobs();

@@ -77,7 +77,7 @@ impl JobRegistry {
 
     /// Start `spec` as a job. `backgrounded` is false for a `yield_ms` run that is still foreground;
     /// `pty` asks for a terminal (pipes are used, with a notice, when none can be had).
-    pub(crate) fn start(
+    pub fn start(
         &self,
         spec: &LaunchSpec,
         command: &str,
@@ -163,7 +163,7 @@ impl JobRegistry {
     /// Take over a foreground run that outlived its auto-yield (SPEC J-1): a backgrounded job whose
     /// process the run's task owns; `cancel` stops it. The task feeds its output and records its end
     /// ([`Job::push_output`], [`JobRegistry::finish_detached`]).
-    pub(crate) fn adopt(
+    pub fn adopt(
         &self,
         command: &str,
         cwd: &std::path::Path,
@@ -199,7 +199,7 @@ impl JobRegistry {
     }
 
     /// Record the end of an adopted run and announce it (once, see [`Job::finish`]).
-    pub(crate) fn finish_detached(
+    pub fn finish_detached(
         &self,
         job: &Job,
         exit_code: Option<i32>,
@@ -220,7 +220,7 @@ impl JobRegistry {
     }
 
     /// A job by id, visible to `process` (backgrounded), marked as just used.
-    pub(crate) fn get(&self, id: &str) -> Option<Arc<Job>> {
+    pub fn get(&self, id: &str) -> Option<Arc<Job>> {
         self.prune();
         let job = self.jobs().get(id).cloned()?;
         let mut st = job.state();
@@ -233,7 +233,7 @@ impl JobRegistry {
     }
 
     /// Forget a job (its output and spill file go with it once nobody holds it).
-    pub(crate) fn forget(&self, id: &str) -> Option<Arc<Job>> {
+    pub fn forget(&self, id: &str) -> Option<Arc<Job>> {
         self.jobs().remove(id)
     }
 
@@ -256,7 +256,7 @@ impl JobRegistry {
     }
 
     /// Forget finished, backgrounded jobs; returns their ids.
-    pub(crate) fn clear_finished(&self) -> Vec<String> {
+    pub fn clear_finished(&self) -> Vec<String> {
         let mut jobs = self.jobs();
         let ids: Vec<String> = jobs
             .values()
@@ -301,7 +301,7 @@ impl JobRegistry {
 }
 
 /// Wait until `job` has ended, at most `limit`; returns whether it ended.
-pub(crate) async fn wait_until_ended(job: &Job, limit: Duration) -> bool {
+pub async fn wait_until_ended(job: &Job, limit: Duration) -> bool {
     let mut changes = job.subscribe();
     let _ = tokio::time::timeout(limit, async {
         while job.is_running() {

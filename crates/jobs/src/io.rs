@@ -9,10 +9,12 @@ use tokio::io::AsyncWriteExt;
 use tokio::process::ChildStdin;
 
 /// The running process of a job.
-pub(crate) enum JobIo {
+pub enum JobIo {
     /// Pipes: stdin stays open for `write`; stdout and stderr merged.
     Pipe {
+        /// The process tree.
         handle: ProcessHandle,
+        /// Its stdin, until closed.
         stdin: tokio::sync::Mutex<Option<ChildStdin>>,
         /// `/proc` link text of the stdin pipe (`pipe:[N]`), to recognise a blocked read of it.
         stdin_link: Option<String>,

@@ -5,7 +5,7 @@ use super::io_counts::TreeIo;
 
 /// Unanswered input of one job (one or more writes since the last settled answer).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct PendingInput {
+pub struct PendingInput {
     /// Counts before the first unanswered write: what the program wrote since is its answer.
     /// `None` when `/proc/<pid>/io` cannot be read.
     pub first: Option<TreeIo>,

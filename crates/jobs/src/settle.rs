@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use crate::jobs::{Job, JobIo, JobStatus, PendingInput, TreeIo};
+use crate::{Job, JobIo, JobStatus, PendingInput, TreeIo};
 
 /// What ended a poll's wait.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -67,7 +67,7 @@ pub const QUIET_FACTOR: u32 = 10;
 /// Note input about to be written to `job` (call before the write): the next poll waits for the
 /// program's answer to it. Input that gives the program nothing to read (a partial line in canonical
 /// mode, a signal character) is not noted: its answer is the echo, which the plain rule returns.
-pub(super) fn note_input(job: &Job, bytes: &[u8]) {
+pub fn note_input(job: &Job, bytes: &[u8]) {
     let Some(io) = job.io() else { return };
     let Some(forecast) = io.forecast_input(bytes) else {
         return;
@@ -99,7 +99,7 @@ pub(super) fn note_input(job: &Job, bytes: &[u8]) {
 
 /// Wait until `job` has news after stream position `from` by the settle rule, or `deadline`
 /// passed. The caller skips this without a wait: the timer would round an immediate answer up.
-pub(super) async fn wait(
+pub async fn wait(
     job: &Job,
     changes: watch::Receiver<u64>,
     from: u64,
@@ -155,7 +155,7 @@ async fn wait_for_news(
         tokio::select! {
             changed = changes.changed() => if changed.is_err() { break },
             () = tokio::time::sleep_until(deadline) => return Settled::Timeout,
-            () = crate::jobs::sleep_until_opt(quiet_end), if quiet_end.is_some() => break,
+            () = crate::sleep_until_opt(quiet_end), if quiet_end.is_some() => break,
         }
     }
     if job.io().and_then(JobIo::waiting_for_input) == Some(true) {
