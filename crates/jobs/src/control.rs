@@ -300,7 +300,12 @@ impl Job {
 
     /// Paste `text`: on a terminal, bracketed when the program asked for it (or as `bracketed`
     /// says); on a pipe, bracketed only when asked. The confirmation.
-    pub async fn paste(&self, text: String, bracketed: Option<bool>, timeout: Duration) -> Result<String, String> {
+    pub async fn paste(
+        &self,
+        text: String,
+        bracketed: Option<bool>,
+        timeout: Duration,
+    ) -> Result<String, String> {
         let chars = text.chars().count();
         if text.is_empty() {
             return Err("No paste text provided.".to_owned());

@@ -35,8 +35,8 @@ use std::time::Duration;
 use shellgate_sink::{ArtifactStore, WindowConfig};
 
 pub use backend::OutputPlan;
-pub use control::{LogPage, PollRead, parse_signal};
 pub use backend::sleep_until_opt;
+pub use control::{LogPage, PollRead, parse_signal};
 pub use io::JobIo;
 pub use io_counts::TreeIo;
 pub use job::{EndHook, Job, JobExit, JobInfo, JobState, JobStatus};

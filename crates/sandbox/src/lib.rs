@@ -50,6 +50,7 @@
 mod agent;
 mod audit_netlink;
 mod audit_record;
+mod calls;
 mod capabilities;
 mod denials;
 mod error;
@@ -67,6 +68,10 @@ mod rlimits;
 mod seccomp_rules;
 mod supervise;
 
+pub use calls::{
+    CallRefusal, DenialWatch, ModeSetting, NARROWING_NEEDS_PROXY, NetworkSetting, ProxyFile, SANDBOX_ERROR,
+    SANDBOX_UNAVAILABLE, SandboxConfig, SandboxFile, SandboxRun, Sandboxing, helper_refusal, report_notices,
+};
 pub use denials::{
     Denial, DenialCollector, DenialKind, DenialReport, DenialReportingOff, Traffic, denial_reporting_status,
     enable_kernel_audit,

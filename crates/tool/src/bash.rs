@@ -26,7 +26,7 @@ pub struct BashTool {
     jobs: crate::JobRegistry,
     sessions: SessionManager,
     approvals: crate::approvals::ApprovalState<BashParams>,
-    sandboxing: Arc<crate::sandboxing::Sandboxing>,
+    sandboxing: Arc<shellgate_sandbox::Sandboxing>,
     hosts: crate::remote::Hosts,
     /// Whether the configuration's own notices were given (with the first result).
     announced: Arc<std::sync::atomic::AtomicBool>,
@@ -69,7 +69,7 @@ impl BashTool {
         sandbox
             .engine_files
             .extend(crate::sandboxing::engine_files(&config));
-        let sandboxing = crate::sandboxing::Sandboxing::new(&sandbox, &config.cwd, sessions.runtime_dir());
+        let sandboxing = shellgate_sandbox::Sandboxing::new(&sandbox, &config.cwd, sessions.runtime_dir());
         let remote_options = shellgate_hosts::RemoteSessionOptions {
             kill_grace: config.kill_grace,
             layers: config.layers.clone(),

@@ -43,12 +43,12 @@ pub use file_config::{
 };
 pub use gate::{ELEVATED_RULE, ENV_RULE, INTERACTIVE_RULE};
 pub use jobs::{JobConfig, JobExit, JobInfo, JobRegistry, JobStatus};
-pub use params::BashParams;
 pub use jobs::{QUIET_FACTOR, Settled};
+pub use params::BashParams;
 pub use process::{ProcessAction, ProcessParams, ProcessResult, ProcessTool};
 pub use remote::{ClientFile, HostFile, HostsConfig, HostsFile, NamedHost, SshFile};
 pub use result::{Approval, Blocked, ResultError, ToolResult, ToolStatus, truncation_notice};
-pub use sandboxing::{
+pub use shellgate_sandbox::{
     ModeSetting, NetworkSetting, ProxyFile, SANDBOX_ERROR, SANDBOX_UNAVAILABLE, SandboxConfig, SandboxFile,
 };
 pub use shellgate_sink::{DEFAULT_LIVE_CAPACITY, LiveFeed, LiveSink, LiveText};
@@ -58,9 +58,9 @@ pub type ApprovalBroker = approvals::ApprovalBroker<BashParams>;
 
 pub use shellgate_approvals as approvals;
 pub use shellgate_executor as executor;
-pub use shellgate_jobs as jobs;
 pub use shellgate_hosts as hosts;
 pub use shellgate_intercept as intercept;
+pub use shellgate_jobs as jobs;
 pub use shellgate_normalize as normalize;
 pub use shellgate_sandbox as sandbox;
 pub use shellgate_sink as sink;

@@ -85,7 +85,7 @@ impl BashTool {
     pub(super) fn session_for(
         &self,
         params: &BashParams,
-        sandbox: Option<&crate::sandboxing::SandboxRun>,
+        sandbox: Option<&shellgate_sandbox::SandboxRun>,
     ) -> Option<SessionKey> {
         let mut key = SessionKey::new(self.session_name(params)?);
         key.shell = self.config.shell.clone();

@@ -12,8 +12,8 @@ use shellgate_pty::pty_selected;
 
 use super::BashTool;
 use crate::elevated::{Elevation, elevation};
-use crate::sandboxing::{DenialWatch, SandboxRun};
 use crate::{BashParams, ToolResult, ToolStatus};
+use shellgate_sandbox::{DenialWatch, SandboxRun};
 
 /// A call that may run, with what every stage decided about it.
 pub(super) struct Plan {
@@ -104,7 +104,10 @@ impl BashTool {
         let cwd_requested = requested_cwd.is_some();
 
         self.admit(&params, &normalized, &cwd, approved, &mut notices)?;
-        let mut sandbox = sandbox.map_err(|result| Box::new(self.env_gate.redacted(*result)))?;
+        let mut sandbox = sandbox.map_err(|refusal| {
+            let result = crate::sandboxing::refused(refusal, &self.config.cwd);
+            Box::new(self.env_gate.redacted(result))
+        })?;
         if let Some(domains) = &params.allowed_domains {
             self.narrow(sandbox.as_mut(), domains, &cwd)?;
         }
@@ -259,7 +262,7 @@ impl BashTool {
     /// less than it would get.
     fn narrow(
         &self,
-        sandbox: Option<&mut crate::sandboxing::SandboxRun>,
+        sandbox: Option<&mut shellgate_sandbox::SandboxRun>,
         domains: &[String],
         cwd: &Path,
     ) -> Result<(), Box<ToolResult>> {
@@ -267,7 +270,7 @@ impl BashTool {
             Some(run) => run.narrow_domains(domains).err(),
             None => Some(format!(
                 "{}; this call is not sandboxed",
-                crate::sandboxing::NARROWING_NEEDS_PROXY
+                shellgate_sandbox::NARROWING_NEEDS_PROXY
             )),
         };
         let Some(reason) = refused else { return Ok(()) };

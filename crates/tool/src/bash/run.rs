@@ -14,9 +14,9 @@ use super::BashTool;
 use super::launch::session_text;
 use super::plan::Plan;
 use crate::foreground::{Foreground, Runner};
-use crate::sandboxing::DenialWatch;
 use crate::shape::StreamFacts;
 use crate::{BashParams, ToolResult, ToolStatus};
+use shellgate_sandbox::DenialWatch;
 use shellgate_sink::LiveFeed;
 
 /// What a run needs besides its runner or spec, local or on a host.
@@ -50,9 +50,9 @@ impl BashTool {
                 .flatten();
             if let Some(job) = job {
                 let offer = self.domain_offer(&plan.params, &plan.cwd);
-                watch.finish_when_job_ends(&mut result, &job, Vec::new(), offer);
+                crate::sandboxing::finish_when_job_ends(watch, &mut result, &job, Vec::new(), offer);
             } else {
-                watch.finish(&mut result, &[]).await;
+                crate::sandboxing::finish(watch, &mut result, &[]).await;
                 self.offer_domain_approvals(&mut result, &plan.params, &plan.cwd);
             }
         }
@@ -131,9 +131,9 @@ impl BashTool {
                 .flatten();
             if let Some(job) = job {
                 let offer = self.domain_offer(&plan.params, &plan.cwd);
-                watch.finish_when_job_ends(&mut result, &job, shells, offer);
+                crate::sandboxing::finish_when_job_ends(watch, &mut result, &job, shells, offer);
             } else {
-                watch.finish(&mut result, &shells).await;
+                crate::sandboxing::finish(watch, &mut result, &shells).await;
                 self.offer_domain_approvals(&mut result, &plan.params, &plan.cwd);
             }
         }

@@ -1,41 +1,130 @@
-//! Sandboxed runs (SPEC ): which sandbox mode a call gets, the launch layer that confines
-//! it, the kernel check before it starts, and the denials read back from the kernel after it.
-//!
-//! - The mode is the configured one (`[sandbox] mode`), or a stricter one the call asks for with
-//!   `sandbox` (`full` → `workspace-write` → `read-only`); a looser request is refused with a
-//!   notice and the configured mode applies.
-//! - The workspace is the tool's directory ([`ToolConfig::cwd`](crate::ToolConfig::cwd)), not the
-//!   call's `cwd`: a call cannot widen what it may write by choosing where it runs.
-//! - Every launch of a sandboxed call (one-shot, terminal, job) is wrapped by a
-//!   [`SandboxLayer`](shellgate_sandbox::SandboxLayer) (the engine's own binary in its `sandbox-exec`
-//!   mode); a persistent session gets a shell of its own, started through the same layer (see
-//!   [`SandboxRun::session_key`]).
-//! - Enforcement is checked, never assumed: [`check_kernel`](shellgate_sandbox::check_kernel) before
-//!   the run, and the helper's own refusal (exit 125, `shellgate-sandbox: unavailable: …`) after it,
-//!   both become `failed_to_start` with `error: {kind: "sandbox_unavailable", reason}` — unless the
-//!   configuration allows degrading, which a notice then says.
-//! - Denials are data: a [`DenialCollector`](shellgate_sandbox::DenialCollector) around the run gives
-//!   `sandbox_denied`. Outside a sandbox no collector runs, so an ordinary permission error is never
-//!   labelled a denial.
-//!
-//! `config` holds the settings, `decide` picks a call's sandbox, `run` wraps its launches, `denials`
-//! reads back what the kernel refused.
+//! Sandboxed calls in the tool's result: the sandbox crate decides which sandbox a call gets,
+//! confines its launches and reads its denials back ([`shellgate_sandbox::Sandboxing`],
+//! [`shellgate_sandbox::DenialWatch`]); here its refusals become `failed_to_start` results, its
+//! reports the result's `sandbox_denied` and `network`, and a job's report its final poll's.
 
-mod config;
-mod decide;
-mod denials;
 mod engine_files;
-mod run;
 mod sandbox_end;
 
-pub use config::{ModeSetting, NetworkSetting, ProxyFile, SandboxConfig, SandboxFile};
-pub(crate) use decide::Sandboxing;
-pub(crate) use denials::{DenialWatch, DomainOffer};
+use std::path::Path;
+use std::sync::Arc;
+
+use shellgate_sandbox::{
+    CallRefusal, Denial, DenialWatch, SANDBOX_UNAVAILABLE, helper_refusal, report_notices,
+};
+
 pub use engine_files::engine_files;
-pub(crate) use run::{NARROWING_NEEDS_PROXY, SandboxRun};
 pub(crate) use sandbox_end::SandboxEnd;
 
-/// `error.kind` when the sandbox cannot be enforced.
-pub const SANDBOX_UNAVAILABLE: &str = "sandbox_unavailable";
-/// `error.kind` when the sandbox helper was invoked wrongly (an engine fault).
-pub const SANDBOX_ERROR: &str = "sandbox_error";
+use crate::{ResultError, ToolResult, ToolStatus};
+
+/// What a run's denials lead to once it ended: notices and the destinations put to a person.
+pub(crate) type DomainOffer =
+    Box<dyn FnOnce(&[Denial]) -> (Vec<String>, Option<Vec<crate::NetworkApproval>>) + Send>;
+
+/// The result of a call that must not run (in `workspace`).
+pub(crate) fn refused(refusal: CallRefusal, workspace: &Path) -> ToolResult {
+    let mut result = ToolResult::not_run(
+        ToolStatus::FailedToStart,
+        refusal.to_string(),
+        workspace.display().to_string(),
+    );
+    if let CallRefusal::Unavailable(reason) = refusal {
+        result.error = Some(ResultError {
+            kind: SANDBOX_UNAVAILABLE.to_owned(),
+            reason,
+        });
+    }
+    result
+}
+
+/// After a sandboxed run: the helper's refusal becomes `failed_to_start`; the denials of the run's
+/// processes (those recorded, and `pids` such as a session's shell) go into `result`.
+pub(crate) async fn finish(watch: DenialWatch, result: &mut ToolResult, pids: &[u32]) {
+    map_helper_failure(result);
+    let Some(report) = watch.finish(pids.iter().copied().chain(result.pid)).await else {
+        return;
+    };
+    result.notices.extend(report_notices(&report));
+    // A run that goes on as a job may still be denied things: an empty list would claim too much.
+    if !report.network.is_empty() {
+        result.network = Some(report.network);
+    }
+    if result.status != ToolStatus::Running || !report.denials.is_empty() {
+        result.sandbox_denied = Some(report.denials);
+    }
+}
+
+/// For a run that goes on as `job`: its denials are read when it ends (with those of `shells`,
+/// processes not recorded by the watch such as a session's shell) and given to the job's final
+/// result (`process poll`): `sandbox_denied`, `network`, and what `offer` makes of the denials
+/// (approval notices and `network_approvals`).
+pub(crate) fn finish_when_job_ends(
+    watch: DenialWatch,
+    result: &mut ToolResult,
+    job: &Arc<crate::jobs::Job>,
+    shells: Vec<u32>,
+    offer: DomainOffer,
+) {
+    let Some(read_report) = watch.at_end(shells) else {
+        return;
+    };
+    // Weak: the job holds its hook until it ends.
+    let job_ref = Arc::downgrade(job);
+    job.on_end(Box::new(move || {
+        let report = read_report();
+        let mut notices = report_notices(&report);
+        if report.denials.is_empty() && report.complete {
+            notices.push("The sandbox denied nothing.".to_owned());
+        }
+        let (offered, approvals) = offer(&report.denials);
+        notices.extend(offered);
+        if let Some(job) = job_ref.upgrade() {
+            job.state().attachment = Some(Arc::new(SandboxEnd {
+                denied: report.denials,
+                network: report.network,
+                approvals,
+            }));
+        }
+        notices
+    }));
+    result
+        .notices
+        .push("The sandbox's denials of this job are listed when it ends (process poll).".to_owned());
+}
+
+/// The helper's one line (exit 125) at the start of the output → `failed_to_start` with the reason.
+fn map_helper_failure(result: &mut ToolResult) {
+    let Some((kind, reason)) = helper_refusal(result.exit_code, &result.output) else {
+        return;
+    };
+    result.status = ToolStatus::FailedToStart;
+    result.is_error = true;
+    result.error = Some(ResultError {
+        kind: kind.to_owned(),
+        reason,
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_helpers_refusal_becomes_failed_to_start() {
+        let mut result = ToolResult::not_run(
+            ToolStatus::Completed,
+            "shellgate-sandbox: unavailable: Landlock: no\n",
+            "/",
+        );
+        result.exit_code = Some(125);
+        map_helper_failure(&mut result);
+        assert_eq!(result.status, ToolStatus::FailedToStart);
+        assert_eq!(result.error.as_ref().unwrap().reason, "Landlock: no");
+        let mut ordinary = ToolResult::not_run(ToolStatus::Completed, "unavailable: x\n", "/");
+        ordinary.exit_code = Some(125);
+        map_helper_failure(&mut ordinary);
+        assert_eq!(ordinary.status, ToolStatus::Completed);
+        assert!(ordinary.error.is_none());
+    }
+}

@@ -2,21 +2,32 @@
 
 use std::path::{Path, PathBuf};
 
-use shellgate_sandbox::{
+use crate::{
     DenialCollector, HelperImage, ProxyPolicy, ResourceLimits, SandboxError, SandboxLayer, SandboxMode,
     SandboxPolicy, check_kernel,
 };
 
-use super::config::{NetworkSetting, mode_name, strictness};
-use super::{SANDBOX_UNAVAILABLE, SandboxConfig, SandboxRun};
-use crate::{ResultError, ToolResult, ToolStatus};
+use super::settings::{NetworkSetting, mode_name, strictness};
+use super::{SandboxConfig, SandboxRun};
+
+/// Why a call must not run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CallRefusal {
+    /// It names a host this engine does not sandbox (remote hosts are run by the host layer).
+    #[error("{0}")]
+    NotHere(String),
+    /// The kernel cannot enforce its sandbox (and degrading is not allowed).
+    #[error("The sandbox cannot be enforced here: {0}. Nothing ran.")]
+    Unavailable(String),
+}
 
 /// The `host` values this engine runs on.
 const LOCAL_HOSTS: &[&str] = &["local", "auto", "sandbox"];
 
-/// The tool's sandbox state: the settings, the helper, and whether denials can be read.
+/// An engine's sandbox state: the settings, the helper, and where its sessions live. It decides
+/// which sandbox each call gets.
 #[derive(Debug)]
-pub(crate) struct Sandboxing {
+pub struct Sandboxing {
     config: SandboxConfig,
     workspace: PathBuf,
     helper: PathBuf,
@@ -26,10 +37,10 @@ pub(crate) struct Sandboxing {
 }
 
 impl Sandboxing {
-    /// The state for a tool working in `workspace` whose sessions live under `runtime_dir`. With a
-    /// configured mode the denial reader starts now, so that a session shell's sandbox is known
+    /// The state for an engine working in `workspace` whose sessions live under `runtime_dir`. With
+    /// a configured mode the denial reader starts now, so that a session shell's sandbox is known
     /// from its first denial on.
-    pub(crate) fn new(config: &SandboxConfig, workspace: &Path, runtime_dir: &Path) -> Self {
+    pub fn new(config: &SandboxConfig, workspace: &Path, runtime_dir: &Path) -> Self {
         if config.mode.is_some() {
             // A failure shows up again, as a notice, in every sandboxed call.
             let _ = DenialCollector::prepare();
@@ -45,37 +56,34 @@ impl Sandboxing {
 
     /// The sandbox of a call with these `sandbox` and `host` parameters: `Ok(None)` unsandboxed,
     /// `Err` a call that must not run (an unsupported host, a sandbox the kernel cannot enforce).
-    #[cfg(test)]
-    pub(crate) fn decide(
+    /// A request looser than the configured mode is refused with a notice and the configured
+    /// mode applies.
+    pub fn decide(
         &self,
         sandbox: Option<SandboxMode>,
         host: Option<&str>,
         notices: &mut Vec<String>,
-    ) -> Result<Option<SandboxRun>, Box<ToolResult>> {
+    ) -> Result<Option<SandboxRun>, CallRefusal> {
         self.decide_with_domains(sandbox, host, &[], notices)
     }
 
     /// [`Sandboxing::decide`], with `approved_domains` (`host:port`, allowed always by a person)
     /// reachable besides `allowed_domains` where the network is `"proxy"`.
-    pub(crate) fn decide_with_domains(
+    pub fn decide_with_domains(
         &self,
         sandbox: Option<SandboxMode>,
         host: Option<&str>,
         approved_domains: &[String],
         notices: &mut Vec<String>,
-    ) -> Result<Option<SandboxRun>, Box<ToolResult>> {
+    ) -> Result<Option<SandboxRun>, CallRefusal> {
         let configured = match host {
             None | Some("local" | "auto") => self.config.mode,
             Some("sandbox") => self.config.mode.or(Some(SandboxMode::WorkspaceWrite)),
             Some(other) => {
-                return Err(Box::new(ToolResult::not_run(
-                    ToolStatus::FailedToStart,
-                    format!(
-                        "host {other:?} is not on this machine: the sandbox confines runs here \
-                         (host {}); remote hosts are run by the host layer.",
-                        LOCAL_HOSTS.join(", ")
-                    ),
-                    self.workspace.display().to_string(),
+                return Err(CallRefusal::NotHere(format!(
+                    "host {other:?} is not on this machine: the sandbox confines runs here \
+                     (host {}); remote hosts are run by the host layer.",
+                    LOCAL_HOSTS.join(", ")
                 )));
             }
         };
@@ -107,7 +115,7 @@ impl Sandboxing {
                 other => other.to_string(),
             };
             if !policy.allow_degraded {
-                return Err(Box::new(unavailable(reason, &self.workspace)));
+                return Err(CallRefusal::Unavailable(reason));
             }
             notices.push(format!(
                 "The {mode} sandbox cannot be fully enforced here ({reason}); the command runs with what \
@@ -151,20 +159,6 @@ impl Sandboxing {
         policy.min_landlock_abi = self.config.min_landlock_abi;
         policy
     }
-}
-
-/// The result of a call the sandbox cannot be enforced for.
-fn unavailable(reason: String, cwd: &Path) -> ToolResult {
-    let mut result = ToolResult::not_run(
-        ToolStatus::FailedToStart,
-        format!("The sandbox cannot be enforced here: {reason}. Nothing ran."),
-        cwd.display().to_string(),
-    );
-    result.error = Some(ResultError {
-        kind: SANDBOX_UNAVAILABLE.to_owned(),
-        reason,
-    });
-    result
 }
 
 /// The path that starts the helper, held open since the engine started ([`HelperImage`]): a sealed
@@ -243,11 +237,12 @@ mod tests {
         let err = sandboxing(None)
             .decide(None, Some("ssh:build"), &mut Vec::new())
             .unwrap_err();
-        assert_eq!(err.status, ToolStatus::FailedToStart);
+        let CallRefusal::NotHere(message) = err else {
+            panic!("{err:?}")
+        };
         assert!(
-            err.output.contains("\"ssh:build\" is not on this machine"),
-            "{}",
-            err.output
+            message.contains("\"ssh:build\" is not on this machine"),
+            "{message}"
         );
     }
 
@@ -260,9 +255,10 @@ mod tests {
         };
         let tool = Sandboxing::new(&config, Path::new("/w"), Path::new("/r"));
         let err = tool.decide(None, None, &mut Vec::new()).unwrap_err();
-        let error = err.error.as_ref().unwrap();
-        assert_eq!(error.kind, SANDBOX_UNAVAILABLE);
-        assert!(error.reason.contains("ABI"), "{}", error.reason);
+        let CallRefusal::Unavailable(reason) = err else {
+            panic!("{err:?}")
+        };
+        assert!(reason.contains("ABI"), "{reason}");
         config.allow_degraded = true;
         let tool = Sandboxing::new(&config, Path::new("/w"), Path::new("/r"));
         let mut notices = Vec::new();

@@ -2,34 +2,36 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::{SandboxLayer, SandboxMode};
 use shellgate_executor::{LaunchLayer, LaunchSpec, LayerStack, NamedLayers, SessionKey};
-use shellgate_sandbox::{SandboxLayer, SandboxMode};
 
 /// The sandbox one call runs in.
 #[derive(Debug, Clone)]
-pub(crate) struct SandboxRun {
-    pub(super) mode: SandboxMode,
+pub struct SandboxRun {
+    /// Its mode.
+    pub mode: SandboxMode,
     /// Whether this is the configured mode (a session then keeps its name).
-    pub(super) configured: bool,
-    pub(super) layer: SandboxLayer,
+    pub configured: bool,
+    /// The layer that confines its launches.
+    pub layer: SandboxLayer,
     pub(super) runtime_dir: PathBuf,
 }
 
 /// Why a call's `allowed_domains` cannot narrow its sandbox's network.
-pub(crate) const NARROWING_NEEDS_PROXY: &str =
+pub const NARROWING_NEEDS_PROXY: &str =
     "allowed_domains narrows the network only where [sandbox] network = \"proxy\"";
 
 impl SandboxRun {
     /// Have the engine's supervisor report the run's denials and make its Unix connects (without
     /// it, the helper refuses Unix sockets outright while the network is off).
-    pub(crate) fn use_supervisor(&mut self) {
-        self.layer.policy.denial_supervisor = shellgate_sandbox::denial_supervisor().ok();
+    pub fn use_supervisor(&mut self) {
+        self.layer.policy.denial_supervisor = crate::denial_supervisor().ok();
     }
 
     /// Reach only `domains` of the configured ones in this call. Refused where the sandbox's
     /// network is on (it cannot be narrowed) or a pattern is malformed; with the network off
     /// there is nothing to narrow.
-    pub(crate) fn narrow_domains(&mut self, domains: &[String]) -> Result<(), String> {
+    pub fn narrow_domains(&mut self, domains: &[String]) -> Result<(), String> {
         let policy = &mut self.layer.policy;
         match &mut policy.proxy {
             Some(proxy) => {
@@ -43,7 +45,7 @@ impl SandboxRun {
 
     /// Wrap a one-shot, terminal or job launch; `engine_root`, a directory of the engine's the
     /// command may write (a restored state file's own), stays writable in every mode.
-    pub(crate) fn wrap_with_engine_root(&self, spec: LaunchSpec, engine_root: Option<&Path>) -> LaunchSpec {
+    pub fn wrap_with_engine_root(&self, spec: LaunchSpec, engine_root: Option<&Path>) -> LaunchSpec {
         match engine_root {
             Some(root) => {
                 let mut layer = self.layer.clone();
@@ -58,7 +60,7 @@ impl SandboxRun {
     /// started through the helper, its private FIFO directory writable), and, for a mode
     /// stricter than the configured one, its own name (`default@read-only`), so that it is a
     /// shell of its own and never the configured one's.
-    pub(crate) fn session_key(&self, key: &mut SessionKey) {
+    pub fn session_key(&self, key: &mut SessionKey) {
         if !self.configured {
             key.name = format!("{}@{}", key.name, self.mode);
         }
