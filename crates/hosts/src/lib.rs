@@ -26,6 +26,7 @@ mod clients;
 mod error;
 mod exec;
 mod host;
+mod named;
 mod quote;
 pub mod script;
 mod session;
@@ -35,6 +36,9 @@ pub use clients::{ClientSettings, Invocation, SshSettings};
 pub use error::HostError;
 pub use exec::HostExecutor;
 pub use host::{HostLayer, RemoteHost};
+pub use named::{
+    ClientFile, HostFile, HostRun, HostSections, Hosts, HostsConfig, HostsFile, NamedHost, SshFile, effective,
+};
 pub use quote::{is_shell_name, sh_quote};
 pub use session::{RemoteSessionInfo, RemoteSessionOptions, RemoteSessions};
 pub use target::{Engine, HostTarget};

@@ -27,7 +27,7 @@ pub struct BashTool {
     sessions: SessionManager,
     approvals: crate::approvals::ApprovalState<BashParams>,
     sandboxing: Arc<shellgate_sandbox::Sandboxing>,
-    hosts: crate::remote::Hosts,
+    hosts: shellgate_hosts::Hosts,
     /// Whether the configuration's own notices were given (with the first result).
     announced: Arc<std::sync::atomic::AtomicBool>,
 }
@@ -83,7 +83,7 @@ impl BashTool {
             ..shellgate_hosts::RemoteSessionOptions::default()
         };
         Self {
-            hosts: crate::remote::Hosts::new(&config.hosts, sessions.runtime_dir(), remote_options),
+            hosts: shellgate_hosts::Hosts::new(&config.hosts, sessions.runtime_dir(), remote_options),
             announced: Arc::default(),
             approvals: crate::approvals::ApprovalState::new(&config.approvals, config.policy.as_ref()),
             jobs: crate::JobRegistry::new(crate::config::job_config_for(&config)),
@@ -167,7 +167,7 @@ impl BashTool {
     }
 
     /// The hosts this tool runs on, with their sessions.
-    pub(crate) fn hosts(&self) -> &crate::remote::Hosts {
+    pub(crate) fn hosts(&self) -> &shellgate_hosts::Hosts {
         &self.hosts
     }
 

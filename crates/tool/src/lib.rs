@@ -29,7 +29,6 @@ mod gate;
 mod job_start;
 mod params;
 mod process;
-mod remote;
 mod result;
 mod sandboxing;
 mod shape;
@@ -46,8 +45,8 @@ pub use jobs::{JobConfig, JobExit, JobInfo, JobRegistry, JobStatus};
 pub use jobs::{QUIET_FACTOR, Settled};
 pub use params::BashParams;
 pub use process::{ProcessAction, ProcessParams, ProcessResult, ProcessTool};
-pub use remote::{ClientFile, HostFile, HostsConfig, HostsFile, NamedHost, SshFile};
 pub use result::{Approval, Blocked, ResultError, ToolResult, ToolStatus, truncation_notice};
+pub use shellgate_hosts::{ClientFile, HostFile, HostsConfig, HostsFile, NamedHost, SshFile};
 pub use shellgate_sandbox::{
     ModeSetting, NetworkSetting, ProxyFile, SANDBOX_ERROR, SANDBOX_UNAVAILABLE, SandboxConfig, SandboxFile,
 };

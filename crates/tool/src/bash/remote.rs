@@ -14,8 +14,8 @@ use tokio_util::sync::CancellationToken;
 use super::BashTool;
 use super::run::RunBasics;
 use crate::foreground::Runner;
-use crate::remote::HostRun;
 use crate::{BashParams, ToolResult, ToolStatus};
+use shellgate_hosts::HostRun;
 use shellgate_sink::LiveFeed;
 
 /// A remote call that may run, with what was decided about it.

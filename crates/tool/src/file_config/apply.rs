@@ -103,7 +103,7 @@ impl FileConfig {
 
     /// Every key, with the values in effect in `config` (what `shellgate config` prints).
     pub fn effective(config: &ToolConfig) -> Self {
-        let (ssh, [docker, podman, kubectl], hosts) = crate::remote::effective(&config.hosts);
+        let (ssh, [docker, podman, kubectl], hosts) = shellgate_hosts::effective(&config.hosts);
         Self {
             cwd: Some(config.cwd.clone()),
             shell: Some(config.shell.resolve_shell()),

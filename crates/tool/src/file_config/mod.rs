@@ -151,8 +151,8 @@ impl FileConfig {
     }
 
     /// The host sections, as one value.
-    pub(crate) fn host_sections(&self) -> crate::remote::HostSections<'_> {
-        crate::remote::HostSections {
+    pub(crate) fn host_sections(&self) -> shellgate_hosts::HostSections<'_> {
+        shellgate_hosts::HostSections {
             ssh: self.ssh.as_ref(),
             docker: self.docker.as_ref(),
             podman: self.podman.as_ref(),

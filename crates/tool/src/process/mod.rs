@@ -48,7 +48,7 @@ pub struct ProcessTool {
     registry: JobRegistry,
     sessions: Option<SessionManager>,
     /// `bash`'s hosts, whose sessions the `sessions` actions cover too.
-    hosts: Option<crate::remote::Hosts>,
+    hosts: Option<shellgate_hosts::Hosts>,
 }
 
 impl ProcessTool {

@@ -12,7 +12,7 @@ impl ProcessTool {
         let Some(sessions) = &self.sessions else {
             return ProcessResult::error(action, None, "This process tool has no persistent sessions.");
         };
-        let remote = self.hosts.as_ref().map(crate::remote::Hosts::sessions);
+        let remote = self.hosts.as_ref().map(shellgate_hosts::Hosts::sessions);
         if action == ProcessAction::Sessions {
             let mut list: Vec<SessionSummary> = sessions.list().into_iter().map(Into::into).collect();
             list.extend(
@@ -32,7 +32,7 @@ impl ProcessTool {
             return ProcessResult::error(action, None, "session is required for close_session.");
         };
         let closed = match (host, &self.hosts) {
-            (Some(host), Some(hosts)) if !crate::remote::Hosts::is_local(host) => {
+            (Some(host), Some(hosts)) if !shellgate_hosts::Hosts::is_local(host) => {
                 let Some(key) = hosts.session_key(host) else {
                     return ProcessResult::error(action, None, format!("Unknown host {host:?}."));
                 };
@@ -41,7 +41,7 @@ impl ProcessTool {
             _ => sessions.close(name),
         };
         if closed {
-            let on = host.filter(|h| !crate::remote::Hosts::is_local(h));
+            let on = host.filter(|h| !shellgate_hosts::Hosts::is_local(h));
             ProcessResult {
                 action,
                 message: match on {

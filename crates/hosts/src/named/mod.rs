@@ -1,4 +1,4 @@
-//! Remote hosts (SPEC X-3) in the tool: which host a call names, the host object that reaches it
+//! Named hosts (SPEC X-3): which host a call names, the host object that reaches it
 //! (one per host, sharing its ssh connection), its persistent sessions, and the directory mapping
 //! of named hosts.
 
@@ -9,17 +9,17 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use shellgate_hosts::{HostTarget, RemoteHost, RemoteSessionOptions, RemoteSessions};
+use crate::{HostTarget, RemoteHost, RemoteSessionOptions, RemoteSessions};
 
 pub use config::{ClientFile, HostFile, HostsConfig, HostsFile, NamedHost, SshFile};
-pub(crate) use config::{HostSections, effective};
+pub use config::{HostSections, effective};
 
 /// The `host` values that mean this machine.
 const LOCAL: &[&str] = &["local", "auto", "sandbox"];
 
 /// The hosts of one tool.
 #[derive(Debug, Clone)]
-pub(crate) struct Hosts {
+pub struct Hosts {
     config: Arc<HostsConfig>,
     runtime_dir: PathBuf,
     reached: Arc<Mutex<HashMap<String, RemoteHost>>>,
@@ -28,7 +28,7 @@ pub(crate) struct Hosts {
 
 /// A call that runs on a host.
 #[derive(Debug, Clone)]
-pub(crate) struct HostRun {
+pub struct HostRun {
     /// The host.
     pub host: RemoteHost,
     /// Its configuration, when named.
@@ -37,17 +37,17 @@ pub(crate) struct HostRun {
 
 impl HostRun {
     /// Where the call runs on the host (see [`mapping::remote_cwd`]).
-    pub(crate) fn remote_cwd(&self, requested: Option<&str>, tool_cwd: &Path) -> Option<String> {
+    pub fn remote_cwd(&self, requested: Option<&str>, tool_cwd: &Path) -> Option<String> {
         mapping::remote_cwd(self.named.as_ref(), requested, tool_cwd)
     }
 
     /// The host's directory `remote` as this machine's side sees it.
-    pub(crate) fn local_cwd(&self, remote: &str) -> String {
+    pub fn local_cwd(&self, remote: &str) -> String {
         mapping::local_cwd(self.named.as_ref(), remote)
     }
 
     /// The variables of the host, then the call's.
-    pub(crate) fn env(
+    pub fn env(
         &self,
         call: &std::collections::BTreeMap<String, String>,
     ) -> std::collections::BTreeMap<String, String> {
@@ -59,7 +59,7 @@ impl HostRun {
 
 impl Hosts {
     /// The hosts of `config`; sockets of shared connections go below `runtime_dir`.
-    pub(crate) fn new(config: &HostsConfig, runtime_dir: &Path, options: RemoteSessionOptions) -> Self {
+    pub fn new(config: &HostsConfig, runtime_dir: &Path, options: RemoteSessionOptions) -> Self {
         Self {
             config: Arc::new(config.clone()),
             runtime_dir: runtime_dir.to_path_buf(),
@@ -71,7 +71,7 @@ impl Hosts {
     /// The host a call names: `Ok(None)` for this machine, `Err` (a message naming the host) for one
     /// that cannot be used. `sandboxed`: a sandbox is configured, so unnamed hosts are refused
     /// unless the configuration allows them.
-    pub(crate) fn select(&self, host: Option<&str>, sandboxed: bool) -> Result<Option<HostRun>, String> {
+    pub fn select(&self, host: Option<&str>, sandboxed: bool) -> Result<Option<HostRun>, String> {
         let Some(name) = host.filter(|h| !Self::is_local(h)) else {
             return Ok(None);
         };
@@ -96,13 +96,13 @@ impl Hosts {
     }
 
     /// Whether `host` names this machine.
-    pub(crate) fn is_local(host: &str) -> bool {
+    pub fn is_local(host: &str) -> bool {
         LOCAL.contains(&host)
     }
 
     /// The key a host's sessions are kept under (its target as printed), for a named host or a
     /// target; `None` when `host` is neither.
-    pub(crate) fn session_key(&self, host: &str) -> Option<String> {
+    pub fn session_key(&self, host: &str) -> Option<String> {
         self.target_of(host).ok().map(|(target, _)| target.to_string())
     }
 
@@ -118,12 +118,12 @@ impl Hosts {
     }
 
     /// The persistent sessions on hosts.
-    pub(crate) fn sessions(&self) -> &RemoteSessions {
+    pub fn sessions(&self) -> &RemoteSessions {
         &self.sessions
     }
 
     /// End every remote session and shared connection.
-    pub(crate) async fn shutdown(&self) {
+    pub async fn shutdown(&self) {
         self.sessions.shutdown().await;
         let hosts: Vec<RemoteHost> = self
             .reached

@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use crate::{ClientSettings, HostTarget};
 use serde::{Deserialize, Serialize};
-use shellgate_hosts::{ClientSettings, HostTarget};
 
 /// A host named in the configuration (`[hosts.NAME]`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,17 +82,22 @@ pub struct HostsFile {
 
 /// The host sections of a configuration file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct HostSections<'a> {
+pub struct HostSections<'a> {
+    /// `[ssh]`.
     pub ssh: Option<&'a SshFile>,
+    /// `[docker]`.
     pub docker: Option<&'a ClientFile>,
+    /// `[podman]`.
     pub podman: Option<&'a ClientFile>,
+    /// `[kubectl]`.
     pub kubectl: Option<&'a ClientFile>,
+    /// `[hosts.NAME]`.
     pub hosts: Option<&'a HostsFile>,
 }
 
 impl HostSections<'_> {
     /// Check the sections (a named host's target must parse).
-    pub(crate) fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), String> {
         for (name, host) in self.hosts.into_iter().flat_map(|h| &h.named) {
             HostTarget::parse(&host.target).map_err(|e| format!("hosts.{name}.target: {e}"))?;
             if matches!(name.as_str(), "local" | "auto" | "sandbox") || name.contains(':') {
@@ -114,7 +119,7 @@ impl HostSections<'_> {
     }
 
     /// Apply the values that are set (after [`Self::check`]).
-    pub(crate) fn apply(&self, config: &mut HostsConfig) {
+    pub fn apply(&self, config: &mut HostsConfig) {
         if let Some(ssh) = self.ssh {
             let target = &mut config.clients.ssh;
             if let Some(program) = &ssh.program {
@@ -162,7 +167,7 @@ impl HostSections<'_> {
 }
 
 /// The settings in effect, as file sections (what `shellgate config` prints).
-pub(crate) fn effective(config: &HostsConfig) -> (SshFile, [ClientFile; 3], HostsFile) {
+pub fn effective(config: &HostsConfig) -> (SshFile, [ClientFile; 3], HostsFile) {
     let ssh = &config.clients.ssh;
     let ssh = SshFile {
         program: Some(ssh.program.clone()),

@@ -7,11 +7,7 @@ use super::NamedHost;
 
 /// Where a call runs on the host: `requested` (the call's `cwd`, as given) or, without one, the
 /// session's directory or the tool's, mapped. `None`: the host's own starting directory.
-pub(crate) fn remote_cwd(
-    host: Option<&NamedHost>,
-    requested: Option<&str>,
-    tool_cwd: &Path,
-) -> Option<String> {
+pub fn remote_cwd(host: Option<&NamedHost>, requested: Option<&str>, tool_cwd: &Path) -> Option<String> {
     let Some(named) = host else {
         return requested.map(str::to_owned);
     };
@@ -31,7 +27,7 @@ fn to_remote(named: &NamedHost, local: &Path) -> Option<String> {
 
 /// The result's directory on this machine's side: under the workdir, the same place under the
 /// workspace; elsewhere as the host said.
-pub(crate) fn local_cwd(host: Option<&NamedHost>, remote: &str) -> String {
+pub fn local_cwd(host: Option<&NamedHost>, remote: &str) -> String {
     let Some((workspace, workdir)) =
         host.and_then(|h| Some((h.workspace.as_deref()?, h.workdir.as_deref()?)))
     else {
@@ -58,7 +54,7 @@ mod tests {
 
     fn named() -> NamedHost {
         NamedHost {
-            target: shellgate_hosts::HostTarget::parse("docker:web").unwrap(),
+            target: crate::HostTarget::parse("docker:web").unwrap(),
             workspace: Some("/home/me/proj".into()),
             workdir: Some("/work".into()),
             env: std::collections::BTreeMap::new(),
