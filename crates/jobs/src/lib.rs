@@ -17,6 +17,7 @@
 
 mod backend;
 mod control;
+mod foreground;
 mod input_wait;
 mod io;
 mod io_counts;
@@ -37,6 +38,7 @@ use shellgate_sink::{ArtifactStore, WindowConfig};
 pub use backend::OutputPlan;
 pub use backend::sleep_until_opt;
 pub use control::{LogPage, PollRead, parse_signal};
+pub use foreground::{Foreground, RunFuture, RunResult, Runner, Shape};
 pub use io::JobIo;
 pub use io_counts::TreeIo;
 pub use job::{EndHook, Job, JobExit, JobInfo, JobState, JobStatus};

@@ -24,12 +24,12 @@ mod config_keys;
 mod elevated;
 mod executors;
 mod file_config;
-mod foreground;
 mod gate;
 mod job_start;
 mod params;
 mod process;
 mod result;
+mod runners;
 mod sandboxing;
 mod shape;
 

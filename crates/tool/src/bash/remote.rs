@@ -13,7 +13,6 @@ use tokio_util::sync::CancellationToken;
 
 use super::BashTool;
 use super::run::RunBasics;
-use crate::foreground::Runner;
 use crate::{BashParams, ToolResult, ToolStatus};
 use shellgate_hosts::HostRun;
 use shellgate_sink::LiveFeed;
@@ -63,19 +62,19 @@ impl BashTool {
             let basics = Self::remote_basics(&plan);
             self.start_job(spec, basics, None, None, cancel).await
         } else {
-            let runner = match plan.session.clone() {
-                Some(name) if !plan.params.pty => Runner::Remote {
+            let runner: Box<dyn shellgate_jobs::Runner> = match plan.session.clone() {
+                Some(name) if !plan.params.pty => Box::new(crate::runners::RemoteRun {
                     sessions: self.hosts.sessions().clone(),
                     host: host.clone(),
                     name,
                     text: super::launch::session_text(&plan.normalized).into_owned(),
                     cwd: plan.remote_cwd.clone().map(PathBuf::from),
                     env: plan.env.clone(),
-                },
-                _ => Runner::Process(
+                }),
+                _ => Box::new(crate::runners::ProcessRun(
                     self.executors.for_run(plan.params.pty),
                     self.remote_client_spec(&plan),
-                ),
+                )),
             };
             let basics = Self::remote_basics(&plan);
             self.foreground(runner, None, basics, live, cancel).await

@@ -13,9 +13,10 @@ use tokio_util::sync::CancellationToken;
 use super::BashTool;
 use super::launch::session_text;
 use super::plan::Plan;
-use crate::foreground::{Foreground, Runner};
-use crate::shape::StreamFacts;
+use crate::runners::{ProcessRun, SessionRun};
+use crate::shape::{StreamFacts, shape};
 use crate::{BashParams, ToolResult, ToolStatus};
+use shellgate_jobs::{Foreground, Runner};
 use shellgate_sandbox::DenialWatch;
 use shellgate_sink::LiveFeed;
 
@@ -144,7 +145,7 @@ impl BashTool {
     /// to the job registry.
     pub(super) async fn foreground(
         &self,
-        runner: Runner,
+        runner: Box<dyn Runner>,
         state_file: Option<StateFile>,
         basics: RunBasics<'_>,
         live: Option<&LiveFeed>,
@@ -163,49 +164,64 @@ impl BashTool {
             timeout,
             notices,
         } = basics;
+        let mut facts = StreamFacts::new(normalized, Self::limits(params, normalized));
+        let head = facts.limits.head;
+        let artifacts_error = self
+            .config
+            .artifacts
+            .is_none()
+            .then(|| self.config.artifacts_error.clone())
+            .flatten();
+        let shape_cwd = cwd.clone();
         let run = Foreground {
             runner,
             state_file,
-            facts: StreamFacts::new(normalized, Self::limits(params, normalized)),
+            head,
             head_stops: normalized.limits.head.is_some(),
             head_grace: self.config.head_grace,
             live: live
                 .map(|feed| feed.sink_redacting(self.config.window.max_column, self.env_gate.redactions())),
             cwd,
             timeout,
-            notices,
             command: params.command.clone(),
             redactions: self.env_gate.redactions(),
-            artifacts_error: self
-                .config
-                .artifacts
-                .is_none()
-                .then(|| self.config.artifacts_error.clone())
-                .flatten(),
+            shape: Box::new(move |outcome, window, stream| {
+                facts.stream = stream;
+                let mut result = shape(outcome, window, &facts, &shape_cwd, timeout, notices);
+                if result.truncation.is_some()
+                    && result.artifact.is_none()
+                    && let Some(error) = &artifacts_error
+                {
+                    result
+                        .notices
+                        .push(format!("Full output could not be saved: {error}"));
+                }
+                result
+            }),
         };
         Box::pin(run.run(window, &self.jobs, self.config.auto_yield, cancel)).await
     }
 
     /// The runner of a foreground call. A session command is text for the session's shell: only the
     /// other runs launch a process (and may keep a session's restored state in a file).
-    fn runner(&self, plan: &mut Plan, notices: &mut Vec<String>) -> (Runner, Option<StateFile>) {
+    fn runner(&self, plan: &mut Plan, notices: &mut Vec<String>) -> (Box<dyn Runner>, Option<StateFile>) {
         if plan.use_pty {
             let (spec, state_file) = self.launch(plan, notices);
             let runner = match &plan.watch {
                 // The same terminal run, through an executor that records its pid.
-                Some(watch) => Runner::Process(watch.recording(self.executors.for_run(true)), spec),
-                None => Runner::Process(self.executors.for_run(true), spec),
+                Some(watch) => ProcessRun(watch.recording(self.executors.for_run(true)), spec),
+                None => ProcessRun(self.executors.for_run(true), spec),
             };
-            return (runner, state_file);
+            return (Box::new(runner), state_file);
         }
         let Some(key) = plan.session.take() else {
             let executor = match &plan.watch {
                 Some(watch) => watch.recording(self.executors.for_run(false)),
                 None => self.executors.for_run(false),
             };
-            return (Runner::Process(executor, self.launch(plan, notices).0), None);
+            return (Box::new(ProcessRun(executor, self.launch(plan, notices).0)), None);
         };
-        let runner = Runner::Session {
+        let runner = SessionRun {
             sessions: self.sessions.clone(),
             text: session_text(&plan.normalized).into_owned(),
             // A new session starts in the tool's directory; a live one keeps its own.
@@ -215,6 +231,6 @@ impl BashTool {
             shell_pids: plan.watch.as_ref().map(DenialWatch::pids),
             key,
         };
-        (runner, None)
+        (Box::new(runner), None)
     }
 }

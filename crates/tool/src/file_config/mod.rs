@@ -11,8 +11,7 @@
 mod apply;
 mod error;
 mod load;
-#[cfg(test)]
-mod tests;
+
 mod trust;
 
 use std::path::{Path, PathBuf};

@@ -5,68 +5,79 @@
 //! full output as the window's artifact). A session command handed over keeps its session busy, so
 //! later calls in that session run in a fresh shell started from the session's state (SPEC E-10).
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use shellgate_executor::{
-    DynExecutor, LaunchSpec, RunStatus, SessionCommand, SessionKey, SessionManager, StateFile,
-};
-use shellgate_sink::{Flow, LineLimit, OutputWindow, Redact, Sink, Tee};
+use shellgate_executor::{ExecOutcome, RunStatus, SendSink, StateFile};
+use shellgate_sink::{Flow, LineLimit, LiveSink, OutputWindow, Redact, Sink, Tee};
 use tokio_util::sync::CancellationToken;
 
-use crate::jobs::{Job, JobRegistry};
-use crate::shape::{StreamFacts, shape};
-use crate::{ToolResult, ToolStatus};
-use shellgate_sink::LiveSink;
+use crate::{Job, JobRegistry};
 
-/// What runs the command.
-pub(crate) enum Runner {
-    /// A process through one of the tool's executors (pipes or a terminal).
-    Process(Arc<dyn DynExecutor>, LaunchSpec),
-    /// A persistent session.
-    Session {
-        sessions: SessionManager,
-        key: SessionKey,
-        text: String,
-        cwd: Option<PathBuf>,
-        env: BTreeMap<String, String>,
-        report_status: bool,
-        /// Where the pid of the shell that ran the command goes (a sandboxed run's denials are
-        /// found by it: a busy session's command runs in a fresh shell of its own).
-        shell_pids: Option<Arc<Mutex<Vec<u32>>>>,
-    },
-    /// A persistent session on a remote host.
-    Remote {
-        sessions: shellgate_hosts::RemoteSessions,
-        host: shellgate_hosts::RemoteHost,
-        name: String,
-        text: String,
-        cwd: Option<PathBuf>,
-        env: BTreeMap<String, String>,
-    },
+/// The future of one run of a command into a sink.
+pub type RunFuture<'a> = Pin<Box<dyn Future<Output = ExecOutcome> + Send + 'a>>;
+
+/// What runs the command: a process through an executor, a command in a persistent session, one
+/// on another host — whatever the caller has, run once into the sink it is given.
+pub trait Runner: Send + 'static {
+    /// Run into `sink` until the end or `cancel`.
+    fn run<'a>(
+        self: Box<Self>,
+        sink: &'a mut SendSink<'_>,
+        cancel: CancellationToken,
+        timeout: Duration,
+    ) -> RunFuture<'a>;
+
+    /// The pid of the session shell the command runs in, if it runs in one (the job it may become
+    /// keeps that shell busy).
+    fn session_pid(&self) -> Option<u32> {
+        None
+    }
 }
 
+/// What a caller makes of a foreground run: its own result type.
+pub trait RunResult: Send + Sized + 'static {
+    /// The answer when the run failed inside the engine (`error` says how).
+    fn panicked(error: &str, cwd: &Path) -> Self;
+    /// The answer when the run goes on as `job`: its output so far and a notice of the hand-over.
+    fn running(job: &Job, output: String, notice: String, timeout: Duration) -> Self;
+    /// Add a notice.
+    fn push_notice(&mut self, notice: String);
+    /// What the job's final result says when a run that became a job ends with this result.
+    fn end_notices(&self) -> Vec<String>;
+}
+
+/// Shapes the end of a run into the caller's result: its outcome, the window it wrote into, and
+/// with a head limit the whole stream's lines and bytes.
+pub type Shape<R> = Box<dyn FnOnce(ExecOutcome, &OutputWindow, Option<(u64, u64)>) -> R + Send>;
+
 /// Everything one foreground run needs, owned, so it can outlive the call.
-pub(crate) struct Foreground {
-    pub runner: Runner,
+pub struct Foreground<R> {
+    /// What runs the command.
+    pub runner: Box<dyn Runner>,
     /// Kept until the run ends (the shell reads the session state from it).
     pub state_file: Option<StateFile>,
-    pub facts: StreamFacts,
+    /// Lines a lifted `| head` keeps.
+    pub head: Option<u64>,
     /// The head limit came from the command's own `| head`: the output is closed once it is full.
     pub head_stops: bool,
+    /// How long the output is still counted once the head's lines are in.
     pub head_grace: Duration,
+    /// The live feed of the run, if the caller follows it.
     pub live: Option<LiveSink>,
+    /// The directory it runs in.
     pub cwd: PathBuf,
+    /// Its timeout.
     pub timeout: Duration,
-    pub notices: Vec<String>,
     /// The command as given (the job's name once it is handed over).
     pub command: String,
     /// Secret values replaced by `[REDACTED:NAME]` before the output reaches anything.
     pub redactions: Arc<Vec<(String, String)>>,
-    /// Why the artifact store is missing, for a truncated result.
-    pub artifacts_error: Option<String>,
+    /// Makes the result once the run has ended.
+    pub shape: Shape<R>,
 }
 
 /// State shared by the run's task and the waiting call.
@@ -102,16 +113,16 @@ impl Sink for SharedSink {
     }
 }
 
-impl Foreground {
+impl<R: RunResult> Foreground<R> {
     /// Run to the end, or hand over to `jobs` after `auto_yield`. `cancel` stops the run while the
     /// call waits for it; a run handed over is stopped through `process kill` only (SPEC J-5).
-    pub(crate) async fn run(
+    pub async fn run(
         self,
         window: OutputWindow,
         jobs: &JobRegistry,
         auto_yield: Option<Duration>,
         cancel: CancellationToken,
-    ) -> ToolResult {
+    ) -> R {
         let shared = Arc::new(Mutex::new(Shared {
             window,
             job: None,
@@ -138,7 +149,7 @@ impl Foreground {
         tokio::pin!(yield_at);
         loop {
             tokio::select! {
-                done = &mut run => return done.unwrap_or_else(|e| panicked(&e, &cwd)),
+                done = &mut run => return done.unwrap_or_else(|e| R::panicked(&e, &cwd)),
                 () = cancel.cancelled(), if !run_cancel.is_cancelled() => run_cancel.cancel(),
                 () = &mut yield_at => break,
             }
@@ -160,11 +171,11 @@ impl Foreground {
         };
         let (job, summary) = match handed {
             Some(Ok(handed)) => handed,
-            None => return run.await.unwrap_or_else(|e| panicked(&e, &cwd)),
+            None => return run.await.unwrap_or_else(|e| R::panicked(&e, &cwd)),
             Some(Err(reason)) => {
                 // No room for another job: keep waiting, as without auto-yield.
-                let mut result = run.await.unwrap_or_else(|e| panicked(&e, &cwd));
-                result.notices.push(format!(
+                let mut result = run.await.unwrap_or_else(|e| R::panicked(&e, &cwd));
+                result.push_notice(format!(
                     "The command could not go on as a background job: {reason}"
                 ));
                 return result;
@@ -172,156 +183,57 @@ impl Foreground {
         };
         // The run goes on as the job, on its own task; it records its end in the job itself.
         drop(tokio::spawn(run));
-        let mut result = ToolResult::not_run(ToolStatus::Running, summary.text, cwd.display().to_string());
-        result.is_error = false;
-        result.job_id = Some(job.id.clone());
-        result.pid = job.pid();
-        result.duration_ms = job.started.elapsed().as_millis() as u64;
-        result.timeout_secs = timeout.as_secs();
-        result.notices.push(format!(
+        let notice = format!(
             "Still running after {} s, so it goes on as a background job; this reply shows its output so \
              far, later output comes through process poll/log, and its full output is kept for the end.",
             after.as_secs_f64()
-        ));
-        result
+        );
+        R::running(&job, summary.text, notice, timeout)
     }
 
     fn session_pid(&self) -> Option<u32> {
-        match &self.runner {
-            Runner::Session { sessions, key, .. } => sessions
-                .list()
-                .into_iter()
-                .find(|s| s.name == key.name)
-                .and_then(|s| s.pid),
-            _ => None,
-        }
+        self.runner.session_pid()
     }
 
     /// Run the command into `shared`'s window; shape the result. When the run was handed over to a
     /// job meanwhile, record the end in that job (through `jobs`).
-    async fn execute(
-        self,
-        shared: SharedState,
-        cancel: CancellationToken,
-        jobs: Option<JobRegistry>,
-    ) -> ToolResult {
+    async fn execute(self, shared: SharedState, cancel: CancellationToken, jobs: Option<JobRegistry>) -> R {
         let Self {
             runner,
             state_file,
-            mut facts,
+            head,
             head_stops,
             head_grace,
             mut live,
-            cwd,
+            cwd: _,
             timeout,
-            notices,
             command: _,
             redactions,
-            artifacts_error,
+            shape,
         } = self;
-        let limited = LineLimit::new(
-            Tee::new(SharedSink(Arc::clone(&shared)), live.as_mut()),
-            facts.limits.head,
-        )
-        .with_grace(head_grace)
-        .stopping(head_stops);
+        let limited = LineLimit::new(Tee::new(SharedSink(Arc::clone(&shared)), live.as_mut()), head)
+            .with_grace(head_grace)
+            .stopping(head_stops);
         // Secrets are replaced before anything downstream — window, artifact, live view — sees them.
         let mut sink = Redact::new(limited, redactions.iter().map(|(n, v)| (n.as_str(), v.as_str())));
-        let outcome = match runner {
-            Runner::Process(executor, spec) => executor.run_dyn(spec, &mut sink, cancel).await,
-            Runner::Session {
-                sessions,
-                key,
-                text,
-                cwd,
-                env,
-                report_status,
-                shell_pids,
-            } => {
-                let command = SessionCommand {
-                    text: &text,
-                    cwd: cwd.as_deref(),
-                    env: &env,
-                    timeout,
-                    report_status,
-                };
-                let outcome = sessions.run_command(&key, &command, &mut sink, cancel).await;
-                if let (Some(pids), Some(pid)) = (shell_pids, outcome.pid) {
-                    pids.lock().unwrap_or_else(PoisonError::into_inner).push(pid);
-                }
-                outcome
-            }
-            Runner::Remote {
-                sessions,
-                host,
-                name,
-                text,
-                cwd,
-                env,
-            } => {
-                let command = SessionCommand {
-                    text: &text,
-                    cwd: cwd.as_deref(),
-                    env: &env,
-                    timeout,
-                    report_status: false,
-                };
-                sessions
-                    .run_command(&host, &name, &command, &mut sink, cancel)
-                    .await
-            }
-        };
+        let outcome = runner.run(&mut sink, cancel, timeout).await;
         drop(state_file);
         sink.finish();
-        if facts.limits.head.is_some() {
-            facts.stream = Some((sink.inner().total_lines(), sink.inner().total_bytes()));
-        }
+        let stream = head.map(|_| (sink.inner().total_lines(), sink.inner().total_bytes()));
         let mut state = lock(&shared);
         state.finished = true;
         let job = state.job.take();
         let (exit_code, signal, status) = (outcome.exit_code, outcome.signal.clone(), outcome.status);
-        let mut result = shape(outcome, &state.window, &facts, &cwd, timeout, notices);
+        let result = shape(outcome, &state.window, stream);
         drop(state);
-        if result.truncation.is_some()
-            && result.artifact.is_none()
-            && let Some(error) = &artifacts_error
-        {
-            result
-                .notices
-                .push(format!("Full output could not be saved: {error}"));
-        }
         if let (Some(job), Some(jobs)) = (job, jobs) {
-            record_end(&jobs, &job, &result, exit_code, signal, status);
+            if status == RunStatus::TimedOut {
+                job.state().timed_out = true;
+            }
+            jobs.finish_detached(&job, exit_code, signal, result.end_notices());
         }
         result
     }
-}
-
-/// The end of a run that became a job: its status, and where its full output is.
-fn record_end(
-    jobs: &JobRegistry,
-    job: &Job,
-    result: &ToolResult,
-    exit_code: Option<i32>,
-    signal: Option<String>,
-    status: RunStatus,
-) {
-    let mut notices = result.notices.clone();
-    if let Some(artifact) = &result.artifact {
-        notices.push(format!("Full output of the whole run: {artifact}"));
-    }
-    if status == RunStatus::TimedOut {
-        job.state().timed_out = true;
-    }
-    jobs.finish_detached(job, exit_code, signal, notices);
-}
-
-fn panicked(error: &str, cwd: &std::path::Path) -> ToolResult {
-    ToolResult::not_run(
-        ToolStatus::FailedToStart,
-        format!("The run failed inside the engine: {error}"),
-        cwd.display().to_string(),
-    )
 }
 
 /// A run polled on the caller's task: a panic inside it becomes an error (its message), as it would

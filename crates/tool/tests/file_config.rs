@@ -1,10 +1,12 @@
+//! Configuration files: values over defaults, the effective configuration round trip, the
+//! policy and sandbox sections, and clear errors for unknown keys and malformed values.
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use shellgate_intercept::{InterceptConfig, Policy, Security};
+use shellgate::intercept::{EnvConfig, InterceptConfig, Policy, Security};
 
-use super::*;
-use crate::ToolConfig;
+use shellgate::{FileConfig, ToolConfig, load_tool_config};
 
 #[test]
 fn values_override_defaults() {
@@ -144,8 +146,8 @@ fn the_sandbox_section_loads_and_round_trips() {
     let text = "[sandbox]\nmode = \"read-only\"\nwritable_roots = [\"/c\"]\nnetwork = true\n\
                 unix_sockets = false\ncpu_seconds = 5\naddress_space_bytes = 1024\nfile_size_bytes = 7\n\
                 open_files = 64\nprocesses = 9\nallow_degraded = true\nmin_landlock_abi = 5\n";
-    let file = crate::FileConfig::parse(text, Path::new("s.toml")).unwrap();
-    let mut config = crate::ToolConfig::default();
+    let file = FileConfig::parse(text, Path::new("s.toml")).unwrap();
+    let mut config = ToolConfig::default();
     file.apply(&mut config);
     let sandbox = &config.sandbox;
     assert_eq!(sandbox.mode, Some(shellgate_sandbox::SandboxMode::ReadOnly));
@@ -161,17 +163,17 @@ fn the_sandbox_section_loads_and_round_trips() {
     assert_eq!(sandbox.limits.processes, Some(9));
     assert!(sandbox.allow_degraded);
     assert_eq!(sandbox.min_landlock_abi, Some(5));
-    let again = crate::FileConfig::effective(&config).to_toml();
-    let reparsed = crate::FileConfig::parse(&again, Path::new("e.toml")).unwrap();
-    let mut back = crate::ToolConfig::default();
+    let again = FileConfig::effective(&config).to_toml();
+    let reparsed = FileConfig::parse(&again, Path::new("e.toml")).unwrap();
+    let mut back = ToolConfig::default();
     reparsed.apply(&mut back);
     assert_eq!(back.sandbox, config.sandbox);
     let proxied = "[sandbox]\nmode = \"workspace-write\"\nnetwork = \"proxy\"\n\
                    allowed_domains = [\"pypi.org\", \"*.crates.io\", \"github.com:443\"]\n\
                    denied_domains = [\"uploads.github.com\"]\n[sandbox.proxy]\n\
                    hosts = { \"registry.internal\" = \"10.1.2.3\" }\nallow_local_addresses = true\n";
-    let file = crate::FileConfig::parse(proxied, Path::new("p.toml")).unwrap();
-    let mut config = crate::ToolConfig::default();
+    let file = FileConfig::parse(proxied, Path::new("p.toml")).unwrap();
+    let mut config = ToolConfig::default();
     file.apply(&mut config);
     let sandbox = &config.sandbox;
     assert_eq!(sandbox.network, Some(shellgate_sandbox::NetworkSetting::Proxy));
@@ -182,17 +184,17 @@ fn the_sandbox_section_loads_and_round_trips() {
     assert_eq!(sandbox.denied_domains, ["uploads.github.com"]);
     assert_eq!(sandbox.proxy_hosts["registry.internal"].to_string(), "10.1.2.3");
     assert!(sandbox.allow_local_addresses);
-    let again = crate::FileConfig::effective(&config).to_toml();
-    let mut back = crate::ToolConfig::default();
-    crate::FileConfig::parse(&again, Path::new("e.toml"))
+    let again = FileConfig::effective(&config).to_toml();
+    let mut back = ToolConfig::default();
+    FileConfig::parse(&again, Path::new("e.toml"))
         .unwrap()
         .apply(&mut back);
     assert_eq!(back.sandbox, config.sandbox);
-    let err = crate::FileConfig::parse("[sandbox]\nnetwork = \"some\"\n", Path::new("s.toml"))
+    let err = FileConfig::parse("[sandbox]\nnetwork = \"some\"\n", Path::new("s.toml"))
         .unwrap_err()
         .to_string();
     assert!(err.contains("some") && err.contains("proxy"), "{err}");
-    let err = crate::FileConfig::parse("[sandbox]\nmode = \"on\"\n", Path::new("s.toml"))
+    let err = FileConfig::parse("[sandbox]\nmode = \"on\"\n", Path::new("s.toml"))
         .unwrap_err()
         .to_string();
     assert!(err.contains("on") && err.contains("workspace-write"), "{err}");
