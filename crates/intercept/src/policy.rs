@@ -729,6 +729,11 @@ impl Policy {
         } else if !self.inner.lookup.bare_name_is_trusted(name) {
             return Err(format!("`{name}` would be found through a relative PATH entry"));
         }
+        // `nohup` sends the output to `nohup.out` when it is a terminal (a PTY run).
+        let wrappers = &inv.written[..inv.written.len().saturating_sub(inv.argv.len())];
+        if wrappers.iter().any(|a| a.get().map(basename) == Some("nohup")) {
+            return Err("`nohup` writes `nohup.out` when its output is a terminal".into());
+        }
         let place = safe::Place {
             dir: inv.dir.as_deref(),
             workspace: cwd,

@@ -99,3 +99,57 @@ fn gawk_network_files_are_never_read() {
     allowed("awk '{print}' src/*.txt");
     allowed("awk -F: '{print $1}' /etc/passwd");
 }
+
+#[test]
+fn git_long_options_are_read_with_gits_abbreviations() {
+    // git's option parser takes any unique prefix of a long option.
+    for command in [
+        "git branch --set-upstream-t=other",
+        "git branch --set-u other",
+        "git branch --unset-u",
+        "git branch --edit-d",
+        "git branch --del x",
+        "git branch --mov x y",
+        "git branch --cop x y",
+        "git branch --tr x",
+        "git branch --no-t x",
+        "git branch --create-r x",
+        "git branch --forc x",
+        "git grep --op y",
+        "git grep --open-files y",
+        "git cat-file --fi HEAD:f",
+        "git cat-file --te HEAD:f",
+        "git cat-file --text HEAD:f",
+        "git grep --textc y",
+        "git diff --ou=f",
+        "git diff --ext",
+        "git log --pagin",
+    ] {
+        refused(command);
+    }
+    for command in [
+        "git branch --contains HEAD",
+        "git branch --cont HEAD",
+        "git branch --col",
+        "git branch --no-col",
+        "git branch --sort=-committerdate",
+        "git diff --text",
+        "git log --no-ext-diff -p",
+        "git grep --exclude-standard x",
+        "git log --output-indicator-new=+ -p",
+    ] {
+        allowed(command);
+    }
+}
+
+#[test]
+fn diff_listing_through_pr_and_nohup_writing_its_log_are_not_read_only() {
+    refused("diff -l a b");
+    refused("diff --paginate a b");
+    refused("diff --pag a b");
+    refused("diff -ql a b");
+    refused("nohup ls");
+    refused("nohup git status");
+    allowed("diff -u a b");
+    allowed("diff -q a b");
+}
