@@ -110,3 +110,94 @@ fn a_partial_clone_fetching_for_a_read_is_not_safe() {
     let ws = repository(b"[remote \"origin\"]\n\turl = ext::sh -c touch% /tmp/p\n\tpromisor = true\n[extensions]\n\tpartialClone = origin\n");
     assert_ne!(judge_in(ws.path(), "git show HEAD"), Decision::Allow);
 }
+
+/// A workspace that is a repository whose configuration runs a program, a directory that is no
+/// repository, and a nested repository like the first under the second.
+struct Places {
+    evil: tempfile::TempDir,
+    clean: tempfile::TempDir,
+}
+
+fn places() -> Places {
+    let evil = repository(b"[core]\n\tfsmonitor = touch /tmp/p\n");
+    let clean = tempfile::tempdir().unwrap();
+    let nested = clean.path().join("vendor/.git");
+    std::fs::create_dir_all(&nested).unwrap();
+    std::fs::write(nested.join("config"), "[core]\n\tfsmonitor = touch /tmp/p\n").unwrap();
+    std::fs::create_dir_all(clean.path().join("src")).unwrap();
+    Places { evil, clean }
+}
+
+#[test]
+fn git_reads_are_judged_in_the_directory_they_really_run_in() {
+    let p = places();
+    let (evil, clean) = (p.evil.path().display(), p.clean.path().display());
+    assert_ne!(judge_in(p.evil.path(), "git status"), Decision::Allow);
+    assert_eq!(judge_in(p.clean.path(), "git status"), Decision::Allow);
+    let mut wrong = Vec::new();
+    // Run from the clean directory, each reaches the repository that runs a program.
+    for command in [
+        format!("cd {evil}; pushd /tmp; popd; git status"),
+        format!("pushd {evil}; pushd /tmp; popd; git status"),
+        format!("cd {evil}; cd /tmp; cd -; git status"),
+        format!("HOME={evil}; cd; git status"),
+        format!("HOME={evil}; cd ~; git status"),
+        format!("env -C {evil} git status"),
+        format!("env --chdir={evil} git status"),
+        format!("env --chdir {evil} git log"),
+        format!("env -C{evil} git status"),
+        format!("env -iC {evil} git status"),
+        format!(
+            "CDPATH={}; cd {}; git status",
+            p.evil.path().parent().unwrap().display(),
+            p.evil.path().file_name().unwrap().to_string_lossy()
+        ),
+        format!(
+            "CDPATH={} cd {} && git status",
+            p.evil.path().parent().unwrap().display(),
+            p.evil.path().file_name().unwrap().to_string_lossy()
+        ),
+        "for i in 1 2; do git status; cd vendor; done".to_owned(),
+        "while true; do git status; cd vendor; done".to_owned(),
+    ] {
+        if judge_in(p.clean.path(), &command) == Decision::Allow {
+            wrong.push(format!("allowed from the clean directory: {command}"));
+        }
+    }
+    // Run from the repository, each stays there though a `cd` was seen.
+    for command in [
+        format!("(cd {clean}); git status"),
+        format!("cd {clean} | cat; git status"),
+        format!("cd {clean} & git status"),
+        format!("echo $(cd {clean}); git status"),
+        format!("cat <(cd {clean}); git status"),
+        format!("f() {{ cd {clean}; }}; git status"),
+        format!("if false; then cd {clean}; fi; git status"),
+        format!("cd {clean} || git status"),
+        format!("false && cd {clean}; git status"),
+        format!("cd {clean}/missing; git status"),
+        format!("env cd {clean}; git status"),
+        format!("nice cd {clean}; git status"),
+        format!("cd {clean} /x; git status"),
+    ] {
+        if judge_in(p.evil.path(), &command) == Decision::Allow {
+            wrong.push(format!("allowed from the repository: {command}"));
+        }
+    }
+    for command in [
+        format!("cd {clean} && git status"),
+        format!("cd {clean}; git status"),
+        format!("cd {clean}/src && git log"),
+        format!("env -C {clean} git status"),
+        format!("{{ cd {clean}; }}; git status"),
+        format!("f() {{ cd {clean}; }}; f; git status"),
+        format!("builtin cd {clean}; git status"),
+        format!("command cd {clean} && git status"),
+        format!("pushd {clean} && git status"),
+    ] {
+        if judge_in(p.evil.path(), &command) != Decision::Allow {
+            wrong.push(format!("refused: {command}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}

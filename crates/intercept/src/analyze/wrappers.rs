@@ -286,7 +286,76 @@ fn env(w: &mut Walker<'_, '_>, text: &str, inv: Invocation) {
         prefix.extend(next.argv);
         next.argv = prefix;
     }
-    w.invoke(text, next, None);
+    // `env -C DIR` runs the command in DIR.
+    match env_chdir(&argv[1..i.min(argv.len())]) {
+        None => w.invoke(text, next, None),
+        Some(dir) => {
+            let here = w.here.clone();
+            w.here = dir.ok().and_then(|d| {
+                let d = match &here {
+                    _ if d.starts_with('/') => std::path::PathBuf::from(d),
+                    Some(h) => h.join(d),
+                    None => return None,
+                };
+                Some(crate::path_lookup::lexical_normalize(&d))
+            });
+            w.cd_seen = true;
+            w.invoke(text, next, None);
+            w.here = here;
+        }
+    }
+}
+
+/// The directory `env`'s options name with `-C DIR`, `-CDIR`, `--chdir=DIR` or `--chdir DIR`
+/// (and unique abbreviations): `Some(Err(()))` when it is only known at run time.
+fn env_chdir(options: &[Arg]) -> Option<Result<&str, ()>> {
+    const LONG: &[&str] = &[
+        "ignore-environment",
+        "null",
+        "debug",
+        "unset",
+        "chdir",
+        "argv0",
+        "block-signal",
+        "default-signal",
+        "ignore-signal",
+        "split-string",
+    ];
+    let mut found = None;
+    let mut i = 0;
+    while let Some(a) = options.get(i) {
+        i += 1;
+        let Some(v) = a.get() else { continue };
+        if let Some(long) = v.strip_prefix("--") {
+            let (name, inline) = long.split_once('=').map_or((long, None), |(n, x)| (n, Some(x)));
+            if long_is(name, "chdir", LONG, &[]) {
+                found = Some(match inline {
+                    Some(d) => Ok(d),
+                    None => options.get(i).and_then(Arg::get).ok_or(()),
+                });
+            }
+            continue;
+        }
+        if let Some(letters) = v.strip_prefix('-')
+            && !v.contains('=')
+        {
+            for (pos, c) in letters.char_indices() {
+                if "uPS".contains(c) {
+                    break;
+                }
+                if c == 'C' {
+                    let attached = &letters[pos + 1..];
+                    found = Some(if attached.is_empty() {
+                        options.get(i).and_then(Arg::get).ok_or(())
+                    } else {
+                        Ok(attached)
+                    });
+                    break;
+                }
+            }
+        }
+    }
+    found
 }
 
 /// `env -S` splitting: shell-like words, judged as static words or not at all.
@@ -569,7 +638,7 @@ fn trap(w: &mut Walker<'_, '_>, text: &str, inv: Invocation) {
         None | Some(Some("-l" | "-p" | "-" | "--")) => w.record(text, inv),
         Some(Some(action)) if !action.starts_with('-') => {
             let action = action.to_owned();
-            w.nested(&action, text);
+            w.in_subshell(|w| w.nested(&action, text));
             w.push(text, super::SegmentKind::Inert);
         }
         _ => w.fail(text, "the `trap` action cannot be judged"),
@@ -752,7 +821,8 @@ fn shell(w: &mut Walker<'_, '_>, text: &str, inv: Invocation, stdin: Option<&str
 pub(super) fn nested_as(w: &mut Walker<'_, '_>, body: &str, text: &str, elevated: bool) {
     let outer = w.elevated;
     w.elevated |= elevated;
-    w.nested(body, text);
+    // Another shell: its `cd` does not move this one.
+    w.in_subshell(|w| w.nested(body, text));
     w.elevated = outer;
 }
 
