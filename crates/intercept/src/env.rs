@@ -29,6 +29,7 @@ const BLOCKED_EVERYWHERE: &[&str] = &[
     "SHELL",
     "SHELLOPTS",
     "BASHOPTS",
+    "BASH_COMPAT",
     "PS4",
     "IFS",
     "PROMPT_COMMAND",

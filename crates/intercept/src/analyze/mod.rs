@@ -668,6 +668,13 @@ fn conditional_arithmetic(expr: &str) -> Option<()> {
 /// `/dev/udp/…`), which open a connection whether read or written.
 fn network_path(target: &Arg) -> Option<&'static str> {
     const NETWORK: [&str; 2] = ["/dev/tcp/", "/dev/udp/"];
+    // A tilde prefix is a variable's value: `~` is `$HOME`, `~+` `$PWD`, `~-` `$OLDPWD`, `~N`
+    // the directory stack — any of which a call can point at `/dev/tcp/HOST`.
+    if target.raw.starts_with('~') {
+        return Some(
+            "may open a network connection (`~` expands to a directory a variable names, which may be `/dev/tcp/…`)",
+        );
+    }
     let Some(known) = target.get() else {
         // The literal text before the first expansion or quote: only a prefix of the path.
         let end = target
