@@ -425,6 +425,7 @@ impl Policy {
 
     /// Judge `cmd` in `ctx`, segment by segment.
     pub fn judge(&self, cmd: &Normalized, ctx: &Context) -> Judgement {
+        safe::new_judgement();
         if self.security == Security::Deny {
             let reason = "security = \"deny\": no command runs".to_owned();
             return Judgement {

@@ -108,12 +108,12 @@ fn judge_configuration(dir: &Path, w: &mut Watched) -> Result<(), String> {
 /// `reference-transaction` whenever a reference changes.
 const READ_HOOKS: &[&str] = &["post-index-change", "reference-transaction"];
 
-/// Why a hook in `dir` makes reads run a program, if one is there.
+/// Why a hook in `dir` makes reads run a program, if one is there. Only whether it exists
+/// matters, so the directory's stamp (which creating or removing an entry changes) is enough.
 fn hook_in(dir: &Path, w: &mut Watched) -> Option<String> {
     w.note(dir);
     READ_HOOKS.iter().find_map(|name| {
         let hook = dir.join(name);
-        w.note(&hook);
         std::fs::symlink_metadata(&hook).is_ok().then(|| {
             format!(
                 "the repository has a `{name}` hook ({}), which git runs for reads",
