@@ -425,7 +425,6 @@ impl Policy {
 
     /// Judge `cmd` in `ctx`, segment by segment.
     pub fn judge(&self, cmd: &Normalized, ctx: &Context) -> Judgement {
-        safe::new_judgement();
         if self.security == Security::Deny {
             let reason = "security = \"deny\": no command runs".to_owned();
             return Judgement {
@@ -468,6 +467,8 @@ impl Policy {
         ctx: &Context,
         then: impl FnOnce(&[Segment], Option<&Path>, &RealName<'_>) -> R,
     ) -> R {
+        // Repository verdicts kept from earlier judgements are checked against the files again.
+        safe::new_judgement();
         let lifted = lifted_cwd(cmd, ctx);
         // Without a directory in the context the command runs in the engine's own.
         let process_cwd = ctx.cwd.is_none().then(|| std::env::current_dir().ok()).flatten();
