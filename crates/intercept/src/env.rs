@@ -29,6 +29,7 @@ const BLOCKED_EVERYWHERE: &[&str] = &[
     "SHELL",
     "SHELLOPTS",
     "BASHOPTS",
+    "BASH_COMPAT",
     "PS4",
     "IFS",
     "PROMPT_COMMAND",
@@ -260,6 +261,17 @@ pub(crate) fn is_injection_key(name: &str) -> bool {
     blocked_everywhere(&k) || COMMAND_PREFIX_EXTRA.contains(&k.as_str()) || k.starts_with("GIT_CONFIG")
 }
 
+/// Whether a value holds a backquote or a `$` expansion (`$(`, `${`, `$NAME`).
+fn holds_expansion(v: &str) -> bool {
+    let b = v.as_bytes();
+    v.contains('`')
+        || b.iter().enumerate().any(|(i, &c)| {
+            c == b'$'
+                && b.get(i + 1)
+                    .is_some_and(|n| matches!(n, b'(' | b'{' | b'[' | b'_') || n.is_ascii_alphabetic())
+        })
+}
+
 fn is_portable_key(k: &str) -> bool {
     let mut b = k.bytes();
     b.next().is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
@@ -364,9 +376,14 @@ impl EnvPolicy {
     pub fn check_request(&self, env: &BTreeMap<String, String>) -> Result<(), EnvRefusal> {
         let mut blocked = Vec::new();
         let mut invalid = Vec::new();
+        // Values a shell may join into arithmetic (`$(($A$B))`): one opening a subscript and one
+        // holding an expansion run it together.
+        let joined = env.values().any(|v| v.contains('[')) && env.values().any(|v| holds_expansion(v));
         let code_values: Vec<String> = env
             .iter()
-            .filter(|(_, v)| crate::argv::code_in_subscript(v))
+            .filter(|(_, v)| {
+                crate::argv::code_in_subscript(v) || (joined && (v.contains('[') || holds_expansion(v)))
+            })
             .map(|(k, _)| k.clone())
             .collect();
         for key in env.keys() {

@@ -31,9 +31,10 @@ pub(crate) fn long_may_be(name: &str, full: &str) -> bool {
 /// One item of a scanned command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Item<'a> {
-    /// `-x`, with its value if the letter takes one.
+    /// `-x`, with its value if the letter takes one (`None` for a value only known at run time).
     Short(char, Option<&'a str>),
-    /// `--name` or `--name=value` (the value of a value-taking option may be the next word).
+    /// `--name` or `--name=value` (the value of a value-taking option may be the next word;
+    /// `None` when that word is only known at run time).
     Long(&'a str, Option<&'a str>),
     /// A positional argument (static or not).
     Positional(&'a Arg),
@@ -84,9 +85,9 @@ pub(crate) fn scan<'a>(args: &'a [Arg], spec: Spec<'_>) -> Vec<Item<'a>> {
                     .iter()
                     .any(|l| long_is(long, l, spec.long_values, &[]));
                 let val = if takes {
-                    let next = args.get(i).and_then(Arg::get);
+                    let next = args.get(i);
                     i += 1;
-                    Some(next.unwrap_or(""))
+                    value_word(next)
                 } else {
                     None
                 };
@@ -99,9 +100,9 @@ pub(crate) fn scan<'a>(args: &'a [Arg], spec: Spec<'_>) -> Vec<Item<'a>> {
             if spec.short_values.contains(c) {
                 let attached = &letters[pos + c.len_utf8()..];
                 if attached.is_empty() {
-                    let next = args.get(i).and_then(Arg::get);
+                    let next = args.get(i);
                     i += 1;
-                    out.push(Item::Short(c, Some(next.unwrap_or(""))));
+                    out.push(Item::Short(c, value_word(next)));
                 } else {
                     out.push(Item::Short(c, Some(attached)));
                 }
@@ -111,6 +112,15 @@ pub(crate) fn scan<'a>(args: &'a [Arg], spec: Spec<'_>) -> Vec<Item<'a>> {
         }
     }
     out
+}
+
+/// The value an option takes from the next word: `None` when the word is only known at run time,
+/// empty when there is none (the program then refuses the command line).
+fn value_word(next: Option<&Arg>) -> Option<&str> {
+    match next {
+        Some(a) => a.get(),
+        None => Some(""),
+    }
 }
 
 #[cfg(test)]

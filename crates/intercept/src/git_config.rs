@@ -66,7 +66,7 @@ fn parsed(path: &Path) -> Result<Option<Arc<Parsed>>, String> {
         return Ok(Some(p.clone()));
     }
     let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let p = Arc::new(parse(&String::from_utf8_lossy(&text)));
+    let p = Arc::new(parse(&text).map_err(|why| format!("{}: {why}", path.display()))?);
     if let Ok(mut c) = cache().lock() {
         if c.len() >= MAX_CACHED {
             c.clear();
@@ -179,77 +179,22 @@ fn find_git_dir(dir: &Path) -> Option<PathBuf> {
     None
 }
 
-/// The `[alias]` entries and include paths of a configuration text.
-fn parse(text: &str) -> Parsed {
+/// The `[alias]` entries and include paths of a configuration text, read as git reads it; text
+/// git would reject is an error (git stops there, so what it sets is not known).
+fn parse(bytes: &[u8]) -> Result<Parsed, String> {
+    let entries = crate::git_config_syntax::parse(bytes)
+        .map_err(|crate::git_config_syntax::BadLine(n)| format!("line {n} is not configuration git reads"))?;
     let mut p = Parsed::default();
-    let mut section = String::new();
-    let mut lines = text.lines();
-    while let Some(line) = lines.next() {
-        let mut line = line.trim_start().to_owned();
-        // A value continued on the next line.
-        while line.ends_with('\\') && !line.ends_with("\\\\") {
-            line.pop();
-            match lines.next() {
-                Some(next) => line.push_str(next),
-                None => break,
-            }
-        }
-        let mut rest = line.as_str();
-        if let Some(header) = rest.strip_prefix('[') {
-            let Some((inside, after)) = header.split_once(']') else {
-                continue;
-            };
-            section = match inside.split_once(char::is_whitespace) {
-                Some((s, sub)) => format!("{}.{}", s.to_ascii_lowercase(), sub.trim().trim_matches('"')),
-                None => inside.to_ascii_lowercase(),
-            };
-            rest = after.trim_start();
-            if rest.is_empty() || rest.starts_with(['#', ';']) {
-                continue;
-            }
-        }
-        if rest.is_empty() || rest.starts_with(['#', ';']) {
-            continue;
-        }
-        let (key, value) = match rest.split_once('=') {
-            Some((k, v)) => (k.trim().to_ascii_lowercase(), value_of(v)),
-            None => (rest.trim().to_ascii_lowercase(), "true".to_owned()),
-        };
-        if section == "alias" {
-            p.aliases.push((key, value));
-        } else if key == "path" && (section == "include" || section.starts_with("includeif.")) {
+    for e in entries {
+        let value = e.value.clone().unwrap_or_else(|| "true".to_owned());
+        let section = e.section();
+        if section == "alias" && e.key.matches('.').count() == 1 {
+            p.aliases.push((e.name().to_owned(), value));
+        } else if e.name() == "path" && (e.key == "include.path" || section == "includeif") {
             p.includes.push(value);
         }
     }
-    p
-}
-
-/// A value with its quotes, escapes and trailing comment resolved.
-fn value_of(raw: &str) -> String {
-    let mut out = String::new();
-    let mut quoted = false;
-    let mut chars = raw.trim().chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => quoted = !quoted,
-            '\\' => match chars.next() {
-                Some('n') => out.push('\n'),
-                Some('t') => out.push('\t'),
-                Some('b') => {
-                    out.pop();
-                }
-                Some(other) => out.push(other),
-                None => {}
-            },
-            '#' | ';' if !quoted => break,
-            other => out.push(other),
-        }
-    }
-    if !quoted {
-        let trimmed = out.trim_end().len();
-        out.truncate(trimmed);
-    }
-    out
+    Ok(p)
 }
 
 #[cfg(test)]
@@ -259,9 +204,11 @@ mod tests {
     #[test]
     fn aliases_and_includes_are_read() {
         let p = parse(
-            "[core]\n\tbare = false\n[alias]\n\tp = push\n\tS = \"!sh -c 'git push' # x\" ; c\n\
-             [include]\n\tpath = ~/more\n[includeIf \"gitdir:/w/\"]\n\tpath = other\n[alias] q = \\\n  push -f\n",
-        );
+            b"[core]\n\tbare = false\n[alias]\n\tp = push\n\tS = \"!sh -c 'git push' # x\" ; c\n\
+             [include]\n\tpath = ~/more\n[includeIf \"gitdir:/w/\"]\n\tpath = other\n[alias] q = \\\n  push -f\n\
+             [alias \"x\"]\n\tp = pull\n",
+        )
+        .unwrap();
         assert_eq!(
             p.aliases,
             [

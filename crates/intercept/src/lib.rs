@@ -73,6 +73,7 @@ mod env_classes;
 mod error;
 mod getopt;
 mod git_config;
+mod git_config_syntax;
 mod identity;
 mod interactive;
 mod judgement;

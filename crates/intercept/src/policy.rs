@@ -490,6 +490,8 @@ impl Policy {
         ctx: &Context,
         then: impl FnOnce(&[Segment], Option<&Path>, &RealName<'_>) -> R,
     ) -> R {
+        // Repository verdicts kept from earlier judgements are checked against the files again.
+        safe::new_judgement();
         let lifted = lifted_cwd(cmd, ctx);
         // Without a directory in the context the command runs in the engine's own.
         let process_cwd = ctx.cwd.is_none().then(|| std::env::current_dir().ok()).flatten();
@@ -869,6 +871,11 @@ impl Policy {
             }
         } else if !self.inner.lookup.bare_name_is_trusted(name) {
             return Err(format!("`{name}` would be found through a relative PATH entry"));
+        }
+        // `nohup` sends the output to `nohup.out` when it is a terminal (a PTY run).
+        let wrappers = &inv.written[..inv.written.len().saturating_sub(inv.argv.len())];
+        if wrappers.iter().any(|a| a.get().map(basename) == Some("nohup")) {
+            return Err("`nohup` writes `nohup.out` when its output is a terminal".into());
         }
         let place = safe::Place {
             dir: inv.dir.as_deref(),

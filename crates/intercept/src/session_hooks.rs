@@ -130,8 +130,8 @@ pub(crate) fn bash_options(values: &BTreeMap<String, String>) -> Option<String> 
         "`set -k` puts every assignment word in the environment"
     } else if set.contains(&"allexport") {
         "`set -a` exports every assignment"
-    } else if set.contains(&"xtrace") && expands("PS4") {
-        "`set -x` expands `PS4`, which holds an expansion, before every command"
+    } else if expands("PS4") {
+        "`PS4` holds an expansion, which `set -x` (on now, or set by a command) runs before every command"
     } else if set.contains(&"history") && set.contains(&"histexpand") {
         "history expansion rewrites commands before they run"
     } else if shopt.contains(&"extdebug") {

@@ -246,8 +246,14 @@ fn unsafe_for_arithmetic(values: &BTreeMap<String, String>) -> BTreeSet<String> 
     let mut out: BTreeSet<String> = values
         .iter()
         .filter(|(_, v)| {
-            let elements = strip_indexes(v);
-            crate::argv::code_in_subscript(v) || (v.starts_with('(') && elements.contains(['$', '`', '[']))
+            // A scalar holding `$`, a backquote or `[` may join with other text into code; an
+            // array's elements likewise.
+            let text = if v.starts_with('(') {
+                strip_indexes(v)
+            } else {
+                (*v).clone()
+            };
+            crate::argv::code_in_subscript(v) || text.contains(['$', '`', '['])
         })
         .map(|(k, _)| k.clone())
         .collect();

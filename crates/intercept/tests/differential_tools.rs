@@ -48,15 +48,20 @@ enum Awk {
 
 /// What mawk's parse of `program` runs or writes, if anything.
 fn mawk_danger(program: &str) -> Awk {
+    mawk_danger_sources(&[program.to_owned()])
+}
+
+/// What mawk's parse of the program made of `sources` (one `-f` file each) runs or writes.
+fn mawk_danger_sources(sources: &[String]) -> Awk {
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("p.awk");
-    std::fs::write(&file, program).unwrap();
-    let out = Command::new("mawk")
-        .args(["-W", "dump", "-f"])
-        .arg(&file)
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let mut cmd = Command::new("mawk");
+    cmd.args(["-W", "dump"]);
+    for (k, source) in sources.iter().enumerate() {
+        let file = dir.path().join(format!("p{k}.awk"));
+        std::fs::write(&file, source).unwrap();
+        cmd.arg("-f").arg(&file);
+    }
+    let out = cmd.current_dir(dir.path()).output().unwrap();
     if !out.status.success() {
         return Awk::Rejected;
     }
@@ -83,17 +88,19 @@ fn mawk_danger(program: &str) -> Awk {
 /// What gawk's parse of `program` runs or writes, if anything: its pretty-printed program puts
 /// one statement a line and a redirected `print`'s arguments in parentheses (`print("a") > "f"`).
 fn gawk_danger(program: &str) -> Awk {
+    gawk_danger_sources(&[program.to_owned()])
+}
+
+/// What gawk's parse of the program made of `sources` (one `--source` each) runs or writes.
+fn gawk_danger_sources(sources: &[String]) -> Awk {
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("p.awk");
     let pretty = dir.path().join("pretty.awk");
-    std::fs::write(&file, program).unwrap();
-    let out = Command::new("gawk")
-        .arg(format!("--pretty-print={}", pretty.display()))
-        .arg("-f")
-        .arg(&file)
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let mut cmd = Command::new("gawk");
+    cmd.arg(format!("--pretty-print={}", pretty.display()));
+    for source in sources {
+        cmd.arg("--source").arg(source);
+    }
+    let out = cmd.current_dir(dir.path()).output().unwrap();
     if !out.status.success() {
         return Awk::Rejected;
     }
@@ -286,6 +293,13 @@ const AWK_EXPRESSIONS: &[&str] = &[
     "/\\//",
     "NR>1",
     "x ~ /b|c/",
+    "/\"/",
+    "/[]/\"]/",
+    "/[^]/\"]/",
+    "/[[:alpha:]/\"]/",
+    "/[\\]/\"]/",
+    "x \\\n/ 2",
+    "(x) \\\n/ 2 / 1",
 ];
 
 /// Statements, some of which run a command or write a file (`@E` is an expression).
@@ -307,18 +321,60 @@ const AWK_STATEMENTS: &[&str] = &[
     "\"cat\" |& getline z",
     "printf @E > \"out\"",
     "x = @E; print x > \"out\" @E",
+    "print @E \\\n> \"out\"",
+    "x = @E \\\n/ 2",
+    "print @E,\n@E > \"out\"",
+    "print @E &&\n@E > \"out\"",
+    "print @E ||\n@E | \"sh\"",
+    "print @E ?\n@E :\n@E > \"out\"",
+    "if (@E) /\"/",
+    "if (@E)\n/\"/",
+    "if (@E) @E; else /\"/",
+    "while (@E) /re/",
+    "for (;@E;) /\"/",
+    "do @E; while (@E)",
+    "do\n@E / 2; while (0)",
+    "if (@E) @E\nelse\n/\"/",
+    "{\n@E\n}\n/\"/",
+    "{ @E\n}",
+    "if ((@E)) @E / 2",
+    "print \"touch p\" | \"sh\"",
 ];
 
-fn awk_program(statements: &[(usize, usize, usize)]) -> String {
-    let body: Vec<String> = statements
+/// What separates two statements.
+const AWK_JOINERS: &[&str] = &["; ", "\n", " \\\n", ";\n", "\n\n"];
+
+/// The statements of a generated program, each with what follows it.
+fn awk_statements(statements: &[(usize, usize, usize, usize)]) -> Vec<String> {
+    statements
         .iter()
-        .map(|&(s, e1, e2)| {
-            AWK_STATEMENTS[s % AWK_STATEMENTS.len()]
+        .map(|&(s, e1, e2, j)| {
+            let statement = AWK_STATEMENTS[s % AWK_STATEMENTS.len()]
                 .replacen("@E", AWK_EXPRESSIONS[e1 % AWK_EXPRESSIONS.len()], 1)
                 .replacen("@E", AWK_EXPRESSIONS[e2 % AWK_EXPRESSIONS.len()], 1)
+                .replace("@E", "x");
+            format!("{statement}{}", AWK_JOINERS[j % AWK_JOINERS.len()])
         })
-        .collect();
-    format!("BEGIN {{ {} }}", body.join("; "))
+        .collect()
+}
+
+fn awk_program(statements: &[(usize, usize, usize, usize)]) -> String {
+    format!("BEGIN {{ {} }}", awk_statements(statements).concat())
+}
+
+/// The program of `statements` cut into sources before the statements `cuts` names (as `-e`
+/// arguments, which gawk reads one after another).
+fn awk_sources(statements: &[(usize, usize, usize, usize)], cuts: &[usize]) -> Vec<String> {
+    let pieces = awk_statements(statements);
+    let mut sources = vec!["BEGIN { ".to_owned()];
+    for (k, piece) in pieces.iter().enumerate() {
+        if k > 0 && cuts.iter().any(|c| c % pieces.len() == k) {
+            sources.push(String::new());
+        }
+        sources.last_mut().unwrap().push_str(piece);
+    }
+    sources.last_mut().unwrap().push_str(" }");
+    sources
 }
 
 const SED_PIECES: &[&str] = &[
@@ -367,7 +423,7 @@ proptest! {
 
     #[test]
     fn awk_programs_the_policy_allows_do_nothing_in_mawk_or_gawk(
-        statements in prop::collection::vec((0..64usize, 0..64usize, 0..64usize), 1..6)
+        statements in prop::collection::vec((0..64usize, 0..64usize, 0..64usize, 0..8usize), 1..6)
     ) {
         if !require("mawk") || !require("gawk") {
             return Ok(());
@@ -379,6 +435,30 @@ proptest! {
             }
             if let Awk::Runs(op) = gawk_danger(&program) {
                 prop_assert!(false, "allowed {program:?}, which gawk parses to run `{op}`");
+            }
+        }
+    }
+
+    #[test]
+    fn awk_programs_of_several_sources_the_policy_allows_do_nothing_in_mawk_or_gawk(
+        statements in prop::collection::vec((0..64usize, 0..64usize, 0..64usize, 0..8usize), 2..6),
+        cuts in prop::collection::vec(0..8usize, 1..3)
+    ) {
+        if !require("mawk") || !require("gawk") {
+            return Ok(());
+        }
+        let sources = awk_sources(&statements, &cuts);
+        let command: String = std::iter::once("gawk".to_owned())
+            .chain(sources.iter().map(|s| format!("-e '{s}'")))
+            .chain(std::iter::once("f".to_owned()))
+            .collect::<Vec<_>>()
+            .join(" ");
+        if allowed(&command) {
+            if let Awk::Runs(op) = mawk_danger_sources(&sources) {
+                prop_assert!(false, "allowed {command:?}, which mawk parses to run `{op}`");
+            }
+            if let Awk::Runs(op) = gawk_danger_sources(&sources) {
+                prop_assert!(false, "allowed {command:?}, which gawk parses to run `{op}`");
             }
         }
     }
@@ -437,6 +517,25 @@ fn the_oracles_see_the_known_attacks() {
         ] {
             assert!(matches!(gawk_danger(program), Awk::Runs(_)), "{program}");
         }
+        // What the policy once misread: a continued line, a newline after a comma, a regular
+        // expression after a condition (which mawk rejects), a bracket expression holding `/`.
+        for program in [
+            "BEGIN { x = 1 \\\n/ 2; print \"a\" | \"sh\"; y = 1 / 1 }",
+            "BEGIN { print 1 \\\n> \"out\" }",
+            "BEGIN { print 1,\n2 > \"out\" }",
+            "BEGIN { if (1) /\"/; print \"a\" | \"sh\" }",
+            "BEGIN { x = /[]/\"]/; print \"a\" | \"sh\" }",
+        ] {
+            assert!(matches!(gawk_danger(program), Awk::Runs(_)), "{program}");
+        }
+        assert_eq!(
+            mawk_danger("BEGIN { if (1) /\"/; print \"a\" | \"sh\" }"),
+            Awk::Rejected
+        );
+        assert!(matches!(
+            gawk_danger_sources(&["BEGIN { system(\"id\") }".into(), "{ print }".into()]),
+            Awk::Runs(_)
+        ));
         for program in [
             "{ print $1 / 2 }",
             "BEGIN { print (NR > 1) }",

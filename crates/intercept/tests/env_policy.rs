@@ -195,3 +195,23 @@ fn an_allowlist_takes_only_inert_keys_and_the_ones_the_user_allows() {
     assert_eq!(err.not_inert, ["FOO"]);
     assert!(err.to_string().contains("`FOO`"));
 }
+
+#[test]
+fn request_values_that_join_into_code_in_arithmetic_are_refused() {
+    // `echo $(($LANG$LC_ALL))` would run the substitution.
+    let p = EnvPolicy::default();
+    let err = p
+        .check_request_allowlisted(&env(&[("LANG", "a["), ("LC_ALL", "$(touch /tmp/p)]")]))
+        .unwrap_err();
+    assert_eq!(err.code_values, ["LANG", "LC_ALL"]);
+    let err = p
+        .check_request(&env(&[("TZ", "a["), ("CI", "`touch /tmp/p`]")]))
+        .unwrap_err();
+    assert_eq!(err.code_values, ["CI", "TZ"]);
+    assert!(p.check_request(&env(&[("BASH_COMPAT", "51")])).is_err());
+    assert!(p.check_request(&env(&[("CI", "a[1]"), ("TZ", "UTC")])).is_ok());
+    assert!(
+        p.check_request(&env(&[("MY_VALUE", "a$b"), ("TZ", "UTC")]))
+            .is_ok()
+    );
+}

@@ -35,6 +35,11 @@ impl Walker<'_, '_> {
                 "reads `{name}`, whose value is only known when it runs and is evaluated as arithmetic"
             ));
         }
+        if let Some(name) = identifiers(text).find(|n| self.names.code_values.contains(n)) {
+            return Some(format!(
+                "reads `{name}`, whose value holds `$`, a backquote or `[`: arithmetic expands and evaluates it (joined with the text around it) as code"
+            ));
+        }
         if reads_positional(text) {
             return Some(
                 "reads a positional parameter, whose value is only known when it runs and is evaluated as arithmetic"

@@ -68,7 +68,8 @@ fn nested_script(w: &mut Walker<'_, '_>, s: &Script, src: &str) {
         return;
     }
     w.depth += 1;
-    w.list(&s.list, src);
+    // A substitution runs in a subshell.
+    w.in_subshell(|w| w.list(&s.list, src));
     w.depth -= 1;
 }
 

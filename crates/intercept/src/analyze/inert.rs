@@ -81,8 +81,20 @@ fn assignments(name: &str, args: &[Arg]) -> Result<(), String> {
     Ok(())
 }
 
+/// `set` options that change what later words are or run: `-k` (assignment words anywhere on a
+/// command line go to its environment), `-a` (every assignment is exported), `-H` (history
+/// expansion rewrites lines), `-P` (`cd` follows links, so the directory is not where the path
+/// leads), POSIX mode, and comments turned off (`#` no longer ends what is read).
+const SET_ON: &[(char, &str)] = &[
+    ('k', "keyword"),
+    ('a', "allexport"),
+    ('H', "histexpand"),
+    ('P', "physical"),
+];
+
 fn set(args: &[Arg]) -> Result<(), String> {
-    let mut expect_option_name = false;
+    let refused = |what: &str| Err(format!("`set {what}` changes what later words are or run"));
+    let mut option_name: Option<bool> = None;
     for a in args {
         let Some(v) = a.get() else {
             return Err(format!(
@@ -90,15 +102,28 @@ fn set(args: &[Arg]) -> Result<(), String> {
                 a.raw
             ));
         };
-        if expect_option_name {
-            expect_option_name = false;
+        if let Some(on) = option_name.take() {
+            let changes = match v {
+                "posix" => on,
+                "interactive-comments" => !on,
+                _ => on && SET_ON.iter().any(|(_, long)| *long == v),
+            };
+            if changes {
+                return refused(&format!("{}o {v}", if on { '-' } else { '+' }));
+            }
             continue;
         }
         if v == "--" || v == "-" {
             return Ok(());
         }
         if (v.starts_with('-') || v.starts_with('+')) && v.len() > 1 {
-            expect_option_name = v.ends_with('o');
+            let on = v.starts_with('-');
+            if on && let Some((c, _)) = SET_ON.iter().find(|(c, _)| v[1..].contains(*c)) {
+                return refused(&format!("-{c}"));
+            }
+            if v.ends_with('o') {
+                option_name = Some(on);
+            }
             continue;
         }
         return Err("`set` with operands replaces the positional parameters".into());

@@ -26,8 +26,8 @@ mod wrappers;
 use std::path::{Path, PathBuf};
 
 use shellgate_normalize::ast::{
-    Command, CompoundCommand, CompoundKind, FunctionDef, List, Pipeline, Redirect, RedirectOp, Script,
-    SimpleCommand, Terminator, Word,
+    AndOr, AndOrOp, Command, CompoundCommand, CompoundKind, FunctionDef, List, Pipeline, Redirect,
+    RedirectOp, Script, SimpleCommand, Terminator, Word,
 };
 
 use crate::argv::{Arg, basename};
@@ -115,6 +115,7 @@ pub(crate) fn analyze(script: &Script, src: &str, opts: &Options<'_>) -> Vec<Seg
         depth: 0,
         here: opts.cwd.map(Path::to_path_buf),
         cd_seen: false,
+        cdpath_may_be_set: src.contains("CDPATH") || std::env::var_os("CDPATH").is_some(),
         arith_poison: names.poison,
         names,
         elevated: false,
@@ -163,6 +164,8 @@ struct Walker<'o, 'a> {
     here: Option<PathBuf>,
     /// A `cd` ran earlier: relative paths no longer name the starting directory.
     cd_seen: bool,
+    /// `CDPATH` is set, or the call may set it: `cd NAME` may lead elsewhere than `./NAME`.
+    cdpath_may_be_set: bool,
     /// Some word holds text that would run a command if evaluated as arithmetic (`a[$(id)]`).
     arith_poison: bool,
     /// What the whole call does to the names arithmetic reads and assigns.
@@ -215,17 +218,43 @@ impl Walker<'_, '_> {
     fn list(&mut self, list: &List, src: &str) {
         for item in &list.items {
             let background = item.terminator == Some(Terminator::Background);
-            for p in item.and_or.pipelines() {
-                self.pipeline(p, src, background);
+            // A background item runs in a subshell: its `cd` does not move the shell.
+            let here = background.then(|| self.here.clone());
+            self.and_or(&item.and_or, src, background);
+            if let Some(here) = here {
+                self.here = here;
             }
+        }
+    }
+
+    /// Pipelines joined by `&&` and `||`: a pipeline after `||` runs where an earlier `cd` of
+    /// the list failed (or never ran), and after the list the directory is whichever `cd` last
+    /// succeeded — neither known.
+    fn and_or(&mut self, a: &AndOr, src: &str, background: bool) {
+        let start = self.here.clone();
+        self.pipeline(&a.first, src, background);
+        for (op, p) in &a.rest {
+            if *op == AndOrOp::Or && self.here != start {
+                self.here = None;
+            }
+            self.pipeline(p, src, background);
+        }
+        if !a.rest.is_empty() && self.here != start {
+            self.here = None;
         }
     }
 
     fn pipeline(&mut self, p: &Pipeline, src: &str, _background: bool) {
         let mut stage_starts = Vec::with_capacity(p.commands.len());
+        // The stages of a pipeline run in subshells.
+        let subshells = p.commands.len() > 1;
         for c in &p.commands {
             stage_starts.push(self.out.len());
+            let here = subshells.then(|| self.here.clone());
             self.command(c, src);
+            if let Some(here) = here {
+                self.here = here;
+            }
         }
         if p.commands.len() > 1 {
             crate::pipelines::check(&mut self.out, &stage_starts);
@@ -237,7 +266,7 @@ impl Walker<'_, '_> {
                 && shell_reads_stdin(shell)
             {
                 match echoed_text(producer, src) {
-                    Some(Ok(text)) => self.nested(&text, shell.span.slice(src)),
+                    Some(Ok(text)) => self.in_subshell(|w| w.nested(&text, shell.span.slice(src))),
                     Some(Err(raw)) => self.fail_running(
                         shell.span.slice(src),
                         format!("the shell reads a program only known when it runs: `{raw}`"),
@@ -247,6 +276,29 @@ impl Walker<'_, '_> {
                 }
             }
         }
+    }
+
+    /// Walk something that runs in a subshell or another process: a `cd` there does not move
+    /// this shell.
+    fn in_subshell(&mut self, walk: impl FnOnce(&mut Self)) {
+        let here = self.here.clone();
+        walk(self);
+        self.here = here;
+    }
+
+    /// Walk a loop: when a turn may end elsewhere than it started, later turns run in a directory
+    /// not known here, so the loop is judged again from an unknown directory.
+    fn looped(&mut self, walk: impl Fn(&mut Self)) {
+        let start = self.here.clone();
+        let (out, defined) = (self.out.len(), self.defined.len());
+        walk(self);
+        if self.here != start && start.is_some() {
+            self.out.truncate(out);
+            self.defined.truncate(defined);
+            self.here = None;
+            walk(self);
+        }
+        self.here = if self.here == start { start } else { None };
     }
 
     fn command(&mut self, c: &Command, src: &str) {
@@ -275,26 +327,41 @@ impl Walker<'_, '_> {
         }
         self.defined.push((f.name.clone(), text.to_owned()));
         self.defining += 1;
+        // Defining runs nothing: a `cd` in the body moves the shell where it is called.
+        let here = self.here.clone();
         self.compound(&f.body, src);
+        self.here = here;
         self.defining -= 1;
     }
 
     fn compound(&mut self, cc: &CompoundCommand, src: &str) {
         match &cc.kind {
-            CompoundKind::Subshell(l) | CompoundKind::Group(l) => self.list(l, src),
+            CompoundKind::Subshell(l) => self.in_subshell(|w| w.list(l, src)),
+            CompoundKind::Group(l) => self.list(l, src),
             CompoundKind::If { branches, else_body } => {
+                // Each branch starts where its condition left; after the `if`, the directory is
+                // known only if no part of it moved.
+                let start = self.here.clone();
+                let mut moved = false;
                 for (cond, body) in branches {
                     self.list(cond, src);
+                    let after_condition = self.here.clone();
                     self.list(body, src);
+                    moved |= self.here != start;
+                    self.here = after_condition;
                 }
                 if let Some(e) = else_body {
                     self.list(e, src);
                 }
+                moved |= self.here != start;
+                self.here = if moved { None } else { start };
             }
             CompoundKind::While { condition, body } | CompoundKind::Until { condition, body } => {
                 let start = self.out.len();
-                self.list(condition, src);
-                self.list(body, src);
+                self.looped(|w| {
+                    w.list(condition, src);
+                    w.list(body, src);
+                });
                 let until = matches!(cc.kind, CompoundKind::Until { .. });
                 if crate::loops::may_not_end(condition, body, until, src) && self.backgrounds(body, src) {
                     self.endless_spawner(start, cc.span.slice(src));
@@ -318,23 +385,31 @@ impl Walker<'_, '_> {
                         self.fail(cc.span.slice(src), format!("the loop assigns each word: {why}"));
                     }
                 }
-                self.list(body, src);
+                self.looped(|w| w.list(body, src));
             }
             CompoundKind::ArithmeticFor { header, body } => {
                 let start = self.out.len();
                 self.arithmetic(header.slice(src), header.slice(src));
-                self.list(body, src);
+                self.looped(|w| w.list(body, src));
                 if crate::loops::endless_header(header.slice(src)) && self.backgrounds(body, src) {
                     self.endless_spawner(start, cc.span.slice(src));
                 }
             }
             CompoundKind::Case { subject, arms } => {
                 self.word(subject, src);
+                let start = self.here.clone();
+                let mut moved = false;
                 for arm in arms {
                     for p in &arm.patterns {
                         self.word(p, src);
                     }
                     self.list(&arm.body, src);
+                    // `;&` and `;;&` run the next arm's body from where this one ended.
+                    moved |= self.here != start;
+                    self.here.clone_from(&start);
+                }
+                if moved {
+                    self.here = None;
                 }
             }
             CompoundKind::Arithmetic { expression } => {
@@ -633,9 +708,20 @@ impl Walker<'_, '_> {
         inv.elevated |= self.elevated;
         inv.dir.clone_from(&self.here);
         let base = inv.argv[0].get().map(basename).unwrap_or_default().to_owned();
-        if matches!(base.as_str(), "cd" | "pushd" | "popd") {
+        // The shell's own `cd`, not a program run through `env`, `nice`, … (which moves nothing).
+        let in_shell = inv
+            .written
+            .first()
+            .and_then(Arg::get)
+            .is_some_and(|w| matches!(w, "cd" | "pushd" | "popd" | "builtin" | "command"));
+        if matches!(base.as_str(), "cd" | "pushd" | "popd") && in_shell {
             self.cd_seen = true;
-            self.here = changed_directory(self.here.as_deref(), &inv.argv[1..]);
+            self.here = changed_directory(
+                self.here.as_deref(),
+                &base,
+                &inv.argv[1..],
+                self.cdpath_may_be_set,
+            );
         }
         let builtin = inv.argv[0].get().is_some_and(|n| !n.contains('/'));
         if builtin
@@ -701,6 +787,13 @@ fn conditional_arithmetic(expr: &str) -> Option<()> {
 /// `/dev/udp/…`), which open a connection whether read or written.
 fn network_path(target: &Arg) -> Option<&'static str> {
     const NETWORK: [&str; 2] = ["/dev/tcp/", "/dev/udp/"];
+    // A tilde prefix is a variable's value: `~` is `$HOME`, `~+` `$PWD`, `~-` `$OLDPWD`, `~N`
+    // the directory stack — any of which a call can point at `/dev/tcp/HOST`.
+    if target.raw.starts_with('~') {
+        return Some(
+            "may open a network connection (`~` expands to a directory a variable names, which may be `/dev/tcp/…`)",
+        );
+    }
     let Some(known) = target.get() else {
         // The literal text before the first expansion or quote: only a prefix of the path.
         let end = target
@@ -722,25 +815,34 @@ fn network_path(target: &Arg) -> Option<&'static str> {
         .then_some("opens a network connection")
 }
 
-/// Where `cd ARGS` leads from `here`, when that is known.
-fn changed_directory(here: Option<&Path>, args: &[Arg]) -> Option<PathBuf> {
-    let target = match args {
-        [] => return std::env::var_os("HOME").map(PathBuf::from),
-        [a] => a,
-        [flag, a] if flag.get().is_some_and(|f| f.starts_with('-')) => a,
+/// Where `cd ARGS` (`pushd`, `popd`) leads from `here`, when that is known: an absolute or
+/// relative directory that exists now. `cd` alone and `cd ~` go to `$HOME`, `cd -` to
+/// `$OLDPWD`, `popd` and `pushd` without a directory to the directory stack — all values of the
+/// shell, which a call or a session can set; a `cd` to a directory that does not exist fails and
+/// stays; with `CDPATH` a relative name may lead elsewhere.
+fn changed_directory(here: Option<&Path>, name: &str, args: &[Arg], cdpath: bool) -> Option<PathBuf> {
+    let target = match (name, args) {
+        ("popd", _) | (_, []) => return None,
+        (_, [a]) => a,
+        ("cd", [flag, a]) if flag.get().is_some_and(|f| matches!(f, "-L" | "-P" | "--")) => a,
         _ => return None,
     };
-    match target.get() {
-        Some(t) if t.starts_with('/') => Some(crate::path_lookup::lexical_normalize(Path::new(t))),
-        Some("-") | None => {
-            if matches!(target.raw.as_str(), "~" | "~/" | "$HOME" | "\"$HOME\"") {
-                std::env::var_os("HOME").map(PathBuf::from)
-            } else {
-                None
-            }
-        }
-        Some(t) => here.map(|h| crate::path_lookup::lexical_normalize(&h.join(t))),
+    let t = target.get()?;
+    if name == "pushd" && (t.starts_with('+') || t.starts_with('-')) {
+        return None;
     }
+    let dir = if t.starts_with('/') {
+        crate::path_lookup::lexical_normalize(Path::new(t))
+    } else if t == "-" || t.starts_with('~') {
+        return None;
+    } else {
+        let explicit = t == "." || t == ".." || t.starts_with("./") || t.starts_with("../");
+        if cdpath && !explicit {
+            return None;
+        }
+        crate::path_lookup::lexical_normalize(&here?.join(t))
+    };
+    dir.is_dir().then_some(dir)
 }
 
 /// A word standing for any command line: the text `raw` (without the quotes around it), which a

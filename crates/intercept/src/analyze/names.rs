@@ -7,7 +7,10 @@
 //! - *dynamic*: names whose value is only known when the call runs (`x=$(cat f)`, `read x`,
 //!   `for x in *`, `printf -v x`): arithmetic over them evaluates that value, and arithmetic runs
 //!   the substitutions in array subscripts (`a[$(id)]`);
-//! - *poison*: some literal holds text that runs a command when evaluated as arithmetic.
+//! - *poison*: some literal holds text that runs a command when evaluated as arithmetic;
+//! - *code values*: names given a value holding `$`, a backquote or `[` (or the name of such a
+//!   variable): arithmetic over them expands and evaluates that text, joined with what is around
+//!   it (`x='a['; y='$(id)]'; echo $(($x$y))` runs `id`).
 //!
 //! `eval`, `source` and a `declare` with a word only known at run time can do anything to any
 //! name: the sets then hold every name.
@@ -55,6 +58,9 @@ impl NameSet {
 pub(super) struct Names {
     pub integers: NameSet,
     pub dynamic: NameSet,
+    pub code_values: NameSet,
+    /// `(name, other)`: `name` is given the value `other`, a variable name.
+    name_values: Vec<(String, String)>,
     pub poison: bool,
     /// A variable that changes where git reads its configuration is set somewhere in the call.
     pub config_env: Option<String>,
@@ -74,11 +80,47 @@ impl Names {
         self.integers.any |= other.integers.any;
         self.dynamic.names.extend(other.dynamic.names);
         self.dynamic.any |= other.dynamic.any;
+        self.code_values.names.extend(other.code_values.names);
+        self.code_values.any |= other.code_values.any;
+        self.name_values.extend(other.name_values);
+        self.follow_name_values(None);
         self.poison |= other.poison;
         if self.config_env.is_none() {
             self.config_env = other.config_env;
         }
         self.calls.extend(other.calls);
+    }
+
+    /// A value given to `name`: note it when arithmetic over it could run code.
+    fn value(&mut self, name: &str, value: &str) {
+        if value_is_code_in_arithmetic(value) {
+            self.code_values.insert(name);
+        } else if identifier_len(value) == value.len() && !value.is_empty() {
+            self.name_values.push((name.to_owned(), value.to_owned()));
+        }
+    }
+
+    /// A name holding the name of a variable whose value is code is code too (arithmetic
+    /// evaluates it in turn), the session's variables included.
+    fn follow_name_values(&mut self, session: Option<&SessionView>) {
+        loop {
+            let more: Vec<String> = self
+                .name_values
+                .iter()
+                .filter(|(n, other)| {
+                    !self.code_values.contains(n)
+                        && (self.code_values.contains(other)
+                            || session.is_some_and(|v| v.arithmetic_unsafe.contains(other)))
+                })
+                .map(|(n, _)| n.clone())
+                .collect();
+            if more.is_empty() {
+                return;
+            }
+            for n in more {
+                self.code_values.insert(&n);
+            }
+        }
     }
 
     /// Everything can be anything.
@@ -93,6 +135,7 @@ impl Names {
 pub(super) fn scan(script: &Script, session: Option<&SessionView>) -> Names {
     let mut names = Names::default();
     visit::walk_script(&mut Scan(&mut names, session.is_some()), script);
+    names.follow_name_values(session);
     let Some(view) = session else { return names };
     let mut followed: BTreeSet<String> = BTreeSet::new();
     let mut pending: Vec<String> = names.calls.iter().cloned().collect();
@@ -115,7 +158,14 @@ pub(super) fn scan(script: &Script, session: Option<&SessionView>) -> Names {
         visit::walk_script(&mut Scan(&mut names, true), &body);
         pending.extend(names.calls.difference(&before).cloned());
     }
+    names.follow_name_values(session);
     names
+}
+
+/// Whether a value holds what arithmetic expands or evaluates as code once joined with other
+/// text: `$`, a backquote, `[`.
+pub(crate) fn value_is_code_in_arithmetic(value: &str) -> bool {
+    value.contains(['$', '`', '['])
 }
 
 /// The names `builtin` cares about.
@@ -142,8 +192,12 @@ struct Scan<'n>(&'n mut Names, bool);
 impl Visitor<'_> for Scan<'_> {
     fn simple_command(&mut self, s: &SimpleCommand) {
         for a in &s.assignments {
-            if a.word.static_value().is_none() {
-                self.0.dynamic.insert(&a.name);
+            match a.word.static_value() {
+                None => self.0.dynamic.insert(&a.name),
+                Some(v) => {
+                    let value = v.split_once('=').map_or("", |(_, v)| v);
+                    self.0.value(&a.name, value);
+                }
             }
             if crate::git_config::is_config_key(&a.name) && self.0.config_env.is_none() {
                 self.0.config_env = Some(format!("`{}` is set", a.name));
@@ -183,6 +237,11 @@ impl Visitor<'_> for Scan<'_> {
                 .is_some_and(|ws| ws.iter().all(|w| w.static_value().is_some()));
             if *select || !known {
                 self.0.dynamic.insert(variable);
+            }
+            for w in words.iter().flatten() {
+                if let Some(v) = w.static_value() {
+                    self.0.value(variable, &v);
+                }
             }
         }
     }
@@ -236,6 +295,11 @@ fn builtin(names: &mut Names, name: &str, args: &[Option<String>]) {
                 names.config_env.get_or_insert_with(|| format!("`{key}` is set"));
             }
             let args = args.iter().flatten();
+            for a in args.clone().filter(|a| !a.starts_with(['-', '+'])) {
+                if let Some((target, value)) = a.split_once('=') {
+                    names.value(target, value);
+                }
+            }
             let integer = name == "integer"
                 || args
                     .clone()

@@ -161,6 +161,7 @@ pub(super) fn env(w: &mut Walker<'_, '_>, text: &str, inv: Invocation) {
     let mut problem = inv.problem.clone();
     let mut assigned = inv.assigned.clone();
     let mut argv0 = None;
+    let mut chdir = None;
     // `-S STRING`: its words are put in place of the option and read on, as env does.
     let mut from = if argv.get(1).is_some_and(|a| a.is("-")) {
         2
@@ -174,6 +175,7 @@ pub(super) fn env(w: &mut Walker<'_, '_>, text: &str, inv: Invocation) {
             Err(u) => return unreadable(w, text, &argv, u),
         };
         argv0 = read.value("a").cloned().or(argv0);
+        chdir = read.value("C").cloned().or(chdir);
         let Some(string) = read
             .options
             .last()
@@ -246,7 +248,24 @@ pub(super) fn env(w: &mut Walker<'_, '_>, text: &str, inv: Invocation) {
             w.invoke(text, renamed, None);
         }
     }
-    w.invoke(text, command, None);
+    // `env -C DIR` runs the command in DIR.
+    match chdir {
+        None => w.invoke(text, command, None),
+        Some(dir) => {
+            let here = w.here.clone();
+            w.here = dir.get().and_then(|d| {
+                let d = match &here {
+                    _ if d.starts_with('/') => std::path::PathBuf::from(d),
+                    Some(h) => h.join(d),
+                    None => return None,
+                };
+                Some(crate::path_lookup::lexical_normalize(&d))
+            });
+            w.cd_seen = true;
+            w.invoke(text, command, None);
+            w.here = here;
+        }
+    }
 }
 
 /// `env -S` splitting: shell-like words, judged as static words or not at all.

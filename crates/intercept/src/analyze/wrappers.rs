@@ -248,7 +248,7 @@ fn trap(w: &mut Walker<'_, '_>, text: &str, inv: Invocation) {
         None | Some(Some("-l" | "-p" | "-" | "--")) => w.record(text, inv),
         Some(Some(action)) if !action.starts_with('-') => {
             let action = action.to_owned();
-            w.nested(&action, text);
+            w.in_subshell(|w| w.nested(&action, text));
             w.push(text, super::SegmentKind::Inert);
         }
         _ => w.fail(text, "the `trap` action cannot be judged"),
@@ -438,7 +438,8 @@ fn shell(w: &mut Walker<'_, '_>, text: &str, inv: Invocation, stdin: Option<&str
 pub(super) fn nested_as(w: &mut Walker<'_, '_>, body: &str, text: &str, elevated: bool) {
     let outer = w.elevated;
     w.elevated |= elevated;
-    w.nested(body, text);
+    // Another shell: its `cd` does not move this one.
+    w.in_subshell(|w| w.nested(body, text));
     w.elevated = outer;
 }
 

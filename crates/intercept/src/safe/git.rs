@@ -3,7 +3,7 @@
 
 use super::git_repo::Place;
 use crate::argv::Arg;
-use crate::getopt::long_may_be;
+use crate::getopt::{long_is, long_may_be};
 
 /// Subcommands that only read, whatever their (non-refused) options.
 const READ_ONLY: &[&str] = &[
@@ -52,6 +52,84 @@ const REFUSED_LONG: &[&str] = &[
     "upload-pack",
     "receive-pack",
 ];
+
+/// `git branch`'s long options (git 2.47), for its unique abbreviations.
+const BRANCH_LONG: &[&str] = &[
+    "verbose",
+    "quiet",
+    "track",
+    "no-track",
+    "set-upstream",
+    "set-upstream-to",
+    "unset-upstream",
+    "color",
+    "no-color",
+    "remotes",
+    "contains",
+    "no-contains",
+    "with",
+    "without",
+    "abbrev",
+    "no-abbrev",
+    "all",
+    "delete",
+    "move",
+    "copy",
+    "list",
+    "show-current",
+    "create-reflog",
+    "edit-description",
+    "force",
+    "merged",
+    "no-merged",
+    "column",
+    "no-column",
+    "sort",
+    "points-at",
+    "ignore-case",
+    "recurse-submodules",
+    "format",
+    "omit-empty",
+];
+
+/// The long options of `sub` (beyond [`REFUSED_LONG`]) through which it changes something.
+fn refused_long(sub: &str) -> &'static [&'static str] {
+    match sub {
+        "branch" => &[
+            "delete",
+            "move",
+            "copy",
+            "force",
+            "set-upstream-to",
+            "set-upstream",
+            "unset-upstream",
+            "edit-description",
+            "track",
+            "no-track",
+            "create-reflog",
+            "recurse-submodules",
+        ],
+        "tag" => &[
+            "delete",
+            "annotate",
+            "sign",
+            "local-user",
+            "message",
+            "file",
+            "force",
+            "create-reflog",
+            "edit",
+            "cleanup",
+        ],
+        _ => &[],
+    }
+}
+
+/// Options of `sub` that begin a refused option's name and, written in full, are themselves
+/// (`git diff --text` is `-a`, not `--textconv`; `git cat-file --text` is `--textconv`).
+fn exact_safe(sub: &str, name: &str) -> bool {
+    name == "text" && !matches!(sub, "cat-file" | "blame" | "annotate")
+}
 
 pub(super) fn check(args: &[Arg], place: Place<'_>) -> Result<(), String> {
     let mut chdirs: Vec<&str> = Vec::new();
@@ -103,6 +181,7 @@ fn subcommand<'a>(args: &'a [Arg], chdirs: &mut Vec<&'a str>) -> Result<(), Stri
         return Err("`git` without a subcommand".into());
     };
     let rest = &args[i + 1..];
+    let refused = refused_long(sub);
     for a in rest {
         match a.get() {
             None if a.may_be_option => {
@@ -111,10 +190,15 @@ fn subcommand<'a>(args: &'a [Arg], chdirs: &mut Vec<&'a str>) -> Result<(), Stri
                     a.raw
                 ));
             }
-            Some(v) if v.starts_with("--") => {
+            Some(v) if v.starts_with("--") && v.len() > 2 => {
+                // git takes any unique prefix of a long option: one that begins a refused
+                // option is that option, or refused by git as ambiguous.
                 let name = v[2..].split('=').next().unwrap_or("");
-                if name.len() >= 3 && REFUSED_LONG.iter().any(|l| long_may_be(name, l)) {
-                    return Err(format!("`git {sub} {v}` runs a program or writes a file"));
+                if REFUSED_LONG.iter().chain(refused).any(|l| long_may_be(name, l)) && !exact_safe(sub, name)
+                {
+                    return Err(format!(
+                        "`git {sub} {v}` runs a program, writes a file or changes something"
+                    ));
                 }
             }
             Some("-p") if sub == "grep" => {}
@@ -138,53 +222,37 @@ fn subcommand<'a>(args: &'a [Arg], chdirs: &mut Vec<&'a str>) -> Result<(), Stri
     match sub {
         s if READ_ONLY.contains(&s) => Ok(()),
         "branch" => {
-            let writes = [
-                "-d",
-                "-D",
-                "-m",
-                "-M",
-                "-c",
-                "-C",
-                "-f",
-                "-u",
-                "-t",
-                "--delete",
-                "--move",
-                "--copy",
-                "--force",
-                "--set-upstream-to",
-                "--unset-upstream",
-                "--edit-description",
-                "--track",
-                "--no-track",
-                "--create-reflog",
-            ];
             if rest.iter().any(|a| {
                 a.get().is_some_and(|v| {
-                    writes.iter().any(|w| v == *w || v.starts_with(&format!("{w}=")))
-                        || (v.starts_with('-')
-                            && !v.starts_with("--")
-                            && v[1..].contains(['d', 'D', 'm', 'M', 'c', 'C', 'f', 'u', 't']))
+                    v.starts_with('-')
+                        && !v.starts_with("--")
+                        && v[1..].contains(['d', 'D', 'm', 'M', 'c', 'C', 'f', 'u', 't'])
                 })
             }) {
                 return Err("`git branch` with that option changes branches".into());
             }
             // Only these put `git branch` in list mode; `--sort`/`--format` do not (`git branch
             // --sort=x NAME` creates NAME).
-            if positionals() > 0
-                && !has(&[
-                    "--list",
-                    "-l",
-                    "--contains",
-                    "--no-contains",
-                    "--merged",
-                    "--no-merged",
-                    "--points-at",
-                    "-v",
-                    "-vv",
-                    "--verbose",
-                ])
-            {
+            let list_mode = rest.iter().any(|a| {
+                a.get().is_some_and(|v| match v.strip_prefix("--") {
+                    Some(long) => {
+                        let name = long.split('=').next().unwrap_or("");
+                        [
+                            "list",
+                            "contains",
+                            "no-contains",
+                            "merged",
+                            "no-merged",
+                            "points-at",
+                            "verbose",
+                        ]
+                        .iter()
+                        .any(|f| long_is(name, f, BRANCH_LONG, &[]))
+                    }
+                    None => matches!(v, "-l" | "-v" | "-vv"),
+                })
+            });
+            if positionals() > 0 && !list_mode {
                 return Err("`git branch NAME` creates a branch".into());
             }
             Ok(())

@@ -6,10 +6,13 @@
 //! changes its directory's stamp, writing a file changes the file's, and setting a time back still
 //! moves the change time. A judgement that read anything modified in the last two seconds is not
 //! kept: a second write within the file system's time granularity could leave the stamp as it was.
+//! Within one judgement (see [`new_judgement`]) a verdict checked once is not checked again: the
+//! git commands of one command line are judged against the same moment's files.
 
 use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{LazyLock, Mutex};
 use std::time::{Duration, SystemTime};
 
@@ -66,19 +69,31 @@ impl Watched {
 struct Kept {
     watched: Watched,
     verdict: Result<(), String>,
+    /// The judgement in which the stamps were last found unchanged.
+    checked: u64,
 }
 
 static CACHE: LazyLock<Mutex<HashMap<PathBuf, Kept>>> = LazyLock::new(Mutex::default);
+
+/// Counts judgements: a kept verdict checked in the current one is reused without looking again.
+static JUDGEMENT: AtomicU64 = AtomicU64::new(0);
+
+/// A new judgement starts: kept verdicts are checked against the files again when next used.
+pub(crate) fn new_judgement() {
+    JUDGEMENT.fetch_add(1, Ordering::Relaxed);
+}
 
 /// The verdict of `judge` for `dir`, reused while what it read is unchanged.
 pub(super) fn cached(
     dir: &Path,
     judge: impl FnOnce(&mut Watched) -> Result<(), String>,
 ) -> Result<(), String> {
-    if let Ok(cache) = CACHE.lock()
-        && let Some(kept) = cache.get(dir)
-        && kept.watched.unchanged()
+    let judgement = JUDGEMENT.load(Ordering::Relaxed);
+    if let Ok(mut cache) = CACHE.lock()
+        && let Some(kept) = cache.get_mut(dir)
+        && (kept.checked == judgement || kept.watched.unchanged())
     {
+        kept.checked = judgement;
         return kept.verdict.clone();
     }
     let mut watched = Watched::default();
@@ -94,6 +109,7 @@ pub(super) fn cached(
             Kept {
                 watched,
                 verdict: verdict.clone(),
+                checked: judgement,
             },
         );
     }
@@ -120,13 +136,18 @@ mod tests {
         for p in [config.as_path(), git.as_path(), ws.path()] {
             age(p);
         }
-        let judge = || super::super::git_repo::config_runs_nothing(ws.path());
+        let judge = || {
+            new_judgement();
+            super::super::git_repo::config_runs_nothing(ws.path())
+        };
         assert_eq!(judge(), Ok(()));
         assert!(
             CACHE.lock().unwrap().contains_key(ws.path()),
             "a settled verdict is kept"
         );
         assert_eq!(judge(), Ok(()));
+        // Within one judgement the verdict is not checked again.
+        assert_eq!(super::super::git_repo::config_runs_nothing(ws.path()), Ok(()));
         // A rewrite of the configuration (even one that keeps its size and time) is seen.
         std::fs::write(&config, "[core]\n\tfsmonitor = x\n").unwrap();
         age(&config);

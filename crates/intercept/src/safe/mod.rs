@@ -9,6 +9,7 @@ mod git_repo;
 mod profile;
 mod sed;
 
+pub(crate) use git_cache::new_judgement;
 pub(crate) use git_repo::Place;
 
 pub(crate) use escapes::escapes;

@@ -24,11 +24,11 @@ pub(super) fn check(args: &[Arg]) -> Result<(), String> {
             }
             Item::Short('e', v) => {
                 positional_script = false;
-                scripts.push(v.unwrap_or(""));
+                scripts.push(v.ok_or("a `sed` script is only known when it runs")?);
             }
             Item::Long(n, v) if long_may_be(n, "expression") => {
                 positional_script = false;
-                scripts.push(v.unwrap_or(""));
+                scripts.push(v.ok_or("a `sed` script is only known when it runs")?);
             }
             Item::Unknown(a) => return Err(format!("`sed` argument `{}` may expand to an option", a.raw)),
             _ => {}
