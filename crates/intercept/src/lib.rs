@@ -31,7 +31,7 @@
 //!   `{"decision", "rule", "reason", "segments"}`); [`Policy::tightened`] applies a request's
 //!   stricter modes.
 //! - [`EnvPolicy`]: which request variables are refused, which inherited ones are removed, which
-//!   values are redacted ([`redact`]).
+//!   values are redacted (by the sink's `Redact`).
 //! - Configuration: [`Config`] with [`PolicyConfig`], [`InterceptConfig`], [`EnvConfig`]; unknown
 //!   keys are errors naming the key; rule entries' examples are checked when the policy builds.
 //!
@@ -95,7 +95,7 @@ pub use config::{
     AskMode, Config, Elevated, EnvConfig, InterceptConfig, PolicyConfig, RedirectRuleConfig, RuleEntry,
     Security,
 };
-pub use env::{EnvPolicy, EnvRefusal, redact};
+pub use env::{EnvPolicy, EnvRefusal};
 pub use error::{ConfigError, LooserRefused};
 pub use interactive::{interactive_segment, starts_interactive};
 pub use judgement::{Basis, Decision, Judgement, SegmentVerdict};

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use shellgate_intercept::{EnvConfig, EnvPolicy, redact};
+use shellgate_intercept::{EnvConfig, EnvPolicy};
 
 fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
     pairs
@@ -137,10 +137,6 @@ fn configured_values_are_redacted() {
         r,
         [("MY_SERVICE_KEY".to_owned(), "s3cr3t-value".to_owned())],
         "short values are not redacted"
-    );
-    assert_eq!(
-        redact("token=s3cr3t-value; again s3cr3t-value", &r),
-        "token=[REDACTED:MY_SERVICE_KEY]; again [REDACTED:MY_SERVICE_KEY]"
     );
 }
 

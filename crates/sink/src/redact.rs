@@ -192,5 +192,10 @@ mod tests {
             "x [REDACTED:B] [REDACTED:A]"
         );
         assert_eq!(redact_text("none", &[("E".to_owned(), String::new())]), "none");
+        let key = [("MY_SERVICE_KEY".to_owned(), "s3cr3t-value".to_owned())];
+        assert_eq!(
+            redact_text("token=s3cr3t-value; again s3cr3t-value", &key),
+            "token=[REDACTED:MY_SERVICE_KEY]; again [REDACTED:MY_SERVICE_KEY]"
+        );
     }
 }
