@@ -27,6 +27,7 @@ mod pending_input;
 mod registry;
 mod settle;
 mod slug;
+mod start;
 mod text;
 
 use std::path::PathBuf;
@@ -47,6 +48,7 @@ pub use registry::JobRegistry;
 pub use registry::wait_until_ended;
 pub use settle::{QUIET_FACTOR, Settled, note_input, wait as settle_wait};
 pub use slug::new_job_id;
+pub use start::{JobRequest, Started};
 pub use text::collapse_tail;
 
 /// Limits and defaults of background jobs.

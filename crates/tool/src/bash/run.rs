@@ -81,20 +81,17 @@ impl BashTool {
             grace: self.config.head_grace,
             redactions: self.env_gate.redactions(),
         };
-        let request = crate::job_start::JobRequest {
+        let request = crate::jobs::JobRequest {
             command: &params.command,
             background: params.background,
             yield_ms: params.yield_ms,
             pty: params.pty,
-            facts: StreamFacts::new(normalized, Self::limits(params, normalized)),
             head,
-            cwd: &cwd,
-            timeout,
-            notices,
             state_file,
             record_pid,
         };
-        crate::job_start::run_as_job(&self.jobs, spec, request, cancel).await
+        let facts = StreamFacts::new(normalized, Self::limits(params, normalized));
+        crate::job_start::run_as_job(&self.jobs, spec, request, facts, &cwd, timeout, notices, cancel).await
     }
 
     /// A foreground run; after `auto_yield_ms` it is handed to the job registry.
