@@ -5,46 +5,16 @@
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use serde::Deserialize;
-use serde_json::{Value, json};
+
+use serde_json::json;
 use shellgate::approvals::ApprovalsFile;
-use shellgate::{ApprovalDecision, BashTool, CancellationToken};
+use shellgate::{ApprovalDecision, BashTool};
 
 /// Say on stderr that the approvals file is not used (a server then asks for what it would allow).
 pub fn warn_about_approvals_file(tool: &BashTool) {
     if let Some(e) = tool.approvals_file_error() {
         eprintln!("shellgate: warning: the approvals file is not used: {e}");
     }
-}
-
-use crate::rpc::code;
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ApproveParams {
-    id: String,
-    decision: String,
-}
-
-/// An `approve {id, decision}` request: the result of the approved run, or the blocked result of
-/// a denial or of an id that is not pending, with its `text`.
-pub async fn approve_call(
-    tool: &BashTool,
-    params: Value,
-    cancel: CancellationToken,
-) -> Result<Value, (i64, String)> {
-    let params: ApproveParams = serde_json::from_value(params).map_err(|e| {
-        (
-            code::INVALID_PARAMS,
-            format!("invalid approve params: {e} (expected {{\"id\": ..., \"decision\": \"allow-once\"|\"allow-always\"|\"deny\"}})"),
-        )
-    })?;
-    let decision: ApprovalDecision = params.decision.parse().map_err(|e| (code::INVALID_PARAMS, e))?;
-    let result = tool.approve(&params.id, decision, cancel).await;
-    let text = result.model_text();
-    let mut value = serde_json::to_value(result).map_err(|e| (code::INVALID_REQUEST, e.to_string()))?;
-    value["text"] = Value::String(text);
-    Ok(value)
 }
 
 /// Arguments of `shellgate approve`.
@@ -67,9 +37,9 @@ pub struct ApproveArgs {
 pub fn run_approve(args: &ApproveArgs) -> i32 {
     let outcome = (|| -> anyhow::Result<i32> {
         let decision: ApprovalDecision = args.decision.parse().map_err(anyhow::Error::msg)?;
-        let path = crate::jobs_cmd::server_socket(args.server)?;
+        let path = crate::control_client::server_socket(args.server)?;
         let params = json!({"id": args.id, "decision": decision.as_str()});
-        let mut result = crate::jobs_cmd::call_method(&path, "approve", &params)?;
+        let mut result = crate::control_client::call_method(&path, "approve", &params)?;
         let failed = result["is_error"].as_bool().unwrap_or(true);
         if args.json {
             if let Some(map) = result.as_object_mut() {

@@ -8,84 +8,17 @@
 //! server and by the client alike. The socket speaks the JSON-RPC line protocol of `shellgate rpc`, for
 //! the `process` and `approve` methods only (never `bash`): one request per line, answered in order, one response per line.
 
-use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _, PermissionsExt as _};
+use std::os::unix::fs::{DirBuilderExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use shellgate::{BashTool, ProcessParams, ProcessTool};
+use shellgate::{BashTool, ProcessTool};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 use tokio::net::{UnixListener, UnixStream};
 use tokio_util::sync::CancellationToken;
 
-use crate::rpc::{code, parse_request};
-
-/// Why the control socket could not be set up or reached.
-#[derive(Debug, thiserror::Error)]
-pub enum ControlError {
-    /// The socket directory could not be created or inspected.
-    #[error("socket directory {path}: {source}")]
-    Dir {
-        /// The directory.
-        path: PathBuf,
-        /// What failed.
-        source: std::io::Error,
-    },
-    /// The socket directory exists but is not private to this user.
-    #[error("socket directory {path} is not private: {reason}")]
-    NotPrivate {
-        /// The directory.
-        path: PathBuf,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// The socket could not be bound.
-    #[error("cannot listen on {path}: {source}")]
-    Bind {
-        /// The socket.
-        path: PathBuf,
-        /// What failed.
-        source: std::io::Error,
-    },
-}
-
-/// The directory holding the control sockets: `$XDG_RUNTIME_DIR/shellgate`, else `/tmp/shellgate-<uid>`.
-pub fn socket_dir() -> PathBuf {
-    match std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from) {
-        Some(runtime) if runtime.is_absolute() => runtime.join("shellgate"),
-        _ => std::env::temp_dir().join(format!("shellgate-{}", rustix::process::getuid().as_raw())),
-    }
-}
-
-/// The control socket of the server with process id `pid`.
-pub fn socket_path(dir: &Path, pid: u32) -> PathBuf {
-    dir.join(format!("{pid}.sock"))
-}
-
-/// Check that `dir` is a real directory of this user that nobody else can enter.
-pub fn check_private(dir: &Path) -> Result<(), ControlError> {
-    let meta = std::fs::symlink_metadata(dir).map_err(|source| ControlError::Dir {
-        path: dir.to_owned(),
-        source,
-    })?;
-    let not_private = |reason: String| ControlError::NotPrivate {
-        path: dir.to_owned(),
-        reason,
-    };
-    if !meta.file_type().is_dir() {
-        return Err(not_private("not a directory (or a symlink)".into()));
-    }
-    let uid = rustix::process::getuid().as_raw();
-    if meta.uid() != uid {
-        return Err(not_private(format!("owned by uid {}, not {uid}", meta.uid())));
-    }
-    if meta.mode() & 0o077 != 0 {
-        return Err(not_private(format!(
-            "mode {:o}, expected 700",
-            meta.mode() & 0o777
-        )));
-    }
-    Ok(())
-}
+use crate::control_paths::{ControlError, check_private, socket_dir, socket_path};
+use crate::jsonrpc::{code, parse_request};
 
 /// Create the socket directory (mode 0700) when missing, and check it.
 fn ensure_private_dir(dir: &Path) -> Result<(), ControlError> {
@@ -250,14 +183,14 @@ async fn serve_connection(stream: UnixStream, process: &ProcessTool, tool: &Bash
                 // `approve` lets a person next to the server decide its pending approvals; nothing
                 // else (no `bash`): the socket is for inspecting and answering, not running.
                 let outcome = match method.as_str() {
-                    "process" => process_call(process, params).await,
+                    "process" => crate::methods::process_call(process, params).await,
                     "approve" if !tool.config().approvals.socket_approve => Err((
                         code::METHOD_NOT_FOUND,
                         "deciding approvals through the control socket is off ([approvals] socket_approve = false)"
                             .to_owned(),
                     )),
                     "approve" => {
-                        crate::approve_cmd::approve_call(tool, params, CancellationToken::new()).await
+                        crate::methods::approve_call(tool, params, CancellationToken::new()).await
                     }
                     _ => Err((
                         code::METHOD_NOT_FOUND,
@@ -279,15 +212,4 @@ async fn serve_connection(stream: UnixStream, process: &ProcessTool, tool: &Bash
             return;
         }
     }
-}
-
-/// A `process` call, answered as `shellgate rpc` answers it: the result's fields and its `text`.
-pub async fn process_call(process: &ProcessTool, params: Value) -> Result<Value, (i64, String)> {
-    let params: ProcessParams = serde_json::from_value(params)
-        .map_err(|e| (code::INVALID_PARAMS, format!("invalid process params: {e}")))?;
-    let result = process.call(params).await;
-    let text = result.model_text();
-    let mut value = serde_json::to_value(result).map_err(|e| (code::INVALID_REQUEST, e.to_string()))?;
-    value["text"] = Value::String(text);
-    Ok(value)
 }

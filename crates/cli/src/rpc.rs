@@ -15,14 +15,6 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-/// JSON-RPC error codes.
-pub(crate) mod code {
-    pub const PARSE_ERROR: i64 = -32700;
-    pub const INVALID_REQUEST: i64 = -32600;
-    pub const METHOD_NOT_FOUND: i64 = -32601;
-    pub const INVALID_PARAMS: i64 = -32602;
-}
-
 /// Load the tool configuration (explicit file, or the default search path).
 pub fn load_config(explicit: Option<&Path>) -> anyhow::Result<ToolConfig> {
     let config = shellgate::load_tool_config(explicit)?;
@@ -49,7 +41,7 @@ struct Server {
 }
 
 /// A failed request: JSON-RPC error code and message.
-type RpcError = (i64, String);
+pub(crate) use crate::jsonrpc::{RpcError, code, parse_request};
 
 /// The result of a request. A `bash` result is serialized straight into the response line, without a
 /// `Value` tree in between.
@@ -163,7 +155,7 @@ impl Server {
     /// `process`: inspect and control background jobs (SPEC J-3). Failures such as an unknown job are
     /// results with `is_error: true`; only malformed parameters are JSON-RPC errors.
     async fn process(&self, params: Value) -> Result<Value, RpcError> {
-        crate::control_socket::process_call(&self.process, params).await
+        crate::methods::process_call(&self.process, params).await
     }
 
     async fn bash(&self, id: Option<&Value>, params: Value) -> Result<Reply, RpcError> {
@@ -200,7 +192,7 @@ impl Server {
                 .expect("running map")
                 .insert(key.clone(), cancel.clone());
         }
-        let outcome = crate::approve_cmd::approve_call(&self.tool, params, cancel).await;
+        let outcome = crate::methods::approve_call(&self.tool, params, cancel).await;
         if let Some(key) = &key {
             self.running.lock().expect("running map").remove(key);
         }
@@ -281,49 +273,6 @@ async fn with_live_notifications<F: std::future::Future>(
         std::task::Poll::Pending
     })
     .await
-}
-
-/// Split a line into (id, method, params), or the error response to send.
-pub(crate) fn parse_request(line: &str) -> Result<(Option<Value>, String, Value), (Value, RpcError)> {
-    let value: Value = serde_json::from_str(line)
-        .map_err(|e| (Value::Null, (code::PARSE_ERROR, format!("parse error: {e}"))))?;
-    let Value::Object(mut obj) = value else {
-        return Err((
-            Value::Null,
-            (
-                code::INVALID_REQUEST,
-                "a request must be a JSON object".to_owned(),
-            ),
-        ));
-    };
-    let id = obj.remove("id");
-    let err_id = id.clone().unwrap_or(Value::Null);
-    if let Some(bad) = id
-        .as_ref()
-        .filter(|v| !(v.is_string() || v.is_number() || v.is_null()))
-    {
-        return Err((Value::Null, (code::INVALID_REQUEST, format!("invalid id {bad}"))));
-    }
-    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Err((
-            err_id,
-            (code::INVALID_REQUEST, "\"jsonrpc\" must be \"2.0\"".to_owned()),
-        ));
-    }
-    let Some(Value::String(method)) = obj.remove("method") else {
-        return Err((
-            err_id,
-            (code::INVALID_REQUEST, "\"method\" must be a string".to_owned()),
-        ));
-    };
-    let params = obj.remove("params").unwrap_or_else(|| json!({}));
-    if !(params.is_object() || params.is_array()) {
-        return Err((
-            err_id,
-            (code::INVALID_PARAMS, "\"params\" must be an object".to_owned()),
-        ));
-    }
-    Ok((id, method, params))
 }
 
 /// Serve until stdin ends and every request in flight has been answered.

@@ -21,7 +21,7 @@ use tokio::io::unix::AsyncFd;
 
 use crate::chunks::Chunk;
 use crate::guard::{ExecImage, STATUS_FD};
-use crate::vmguard::{CommandExit, GuardBlock};
+use crate::guard_block::{CommandExit, GuardBlock};
 
 /// Descriptors the child gets as 0, 1, 2 and, optionally, [`STATUS_FD`].
 pub(crate) struct ChildFds {

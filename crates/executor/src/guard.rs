@@ -17,6 +17,8 @@ use std::os::fd::RawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
+use crate::decimal::Decimal;
+
 /// File descriptor the shell writes its status trailer to (see [`crate::spec::STATUS_FD`]).
 pub(crate) use crate::spec::STATUS_FD;
 
@@ -425,31 +427,6 @@ pub(crate) fn write_exec_failure(path: &[u8], errno: i32, mut write: impl FnMut(
     let errno = Decimal::new(errno.unsigned_abs());
     for part in [path, b": cannot execute (errno ", errno.as_bytes(), b")\n"] {
         write(part);
-    }
-}
-
-/// The decimal digits of a number, formatted on the stack (no allocation).
-pub(crate) struct Decimal {
-    digits: [u8; 10],
-    start: usize,
-}
-
-impl Decimal {
-    pub(crate) fn new(mut n: u32) -> Self {
-        let mut digits = [0u8; 10];
-        let mut start = digits.len();
-        loop {
-            start -= 1;
-            digits[start] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                return Self { digits, start };
-            }
-        }
-    }
-
-    pub(crate) fn as_bytes(&self) -> &[u8] {
-        &self.digits[self.start..]
     }
 }
 

@@ -72,6 +72,7 @@ mod cgroup_entry;
 mod chunks;
 mod completion;
 mod cwd;
+mod decimal;
 #[allow(unsafe_code)] // fork/exec without the C library's process state, waitpid, pidfd
 mod direct;
 mod env;
@@ -79,6 +80,8 @@ mod environ_block;
 mod error;
 #[allow(unsafe_code)] // the pre-exec guard: signal masks, exec, writes between fork and exec
 mod guard;
+#[allow(unsafe_code)] // the block shared with a guard: volatile reads, Send and Sync for its pointers
+mod guard_block;
 mod job;
 mod launch;
 mod layer;

@@ -6,7 +6,7 @@
 //! Runs inside a guard (shared memory or a forked copy of the engine): raw system calls on stack
 //! buffers only, nothing allocates. On architectures without the raw shims the scan finds nothing.
 
-use crate::guard::Decimal;
+use crate::decimal::Decimal;
 use crate::rawsys::c;
 use crate::tree::RUN_MARKER_VAR;
 

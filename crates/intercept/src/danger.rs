@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 
 use shellgate_normalize::ast::{Redirect, RedirectOp};
 
-use crate::analyze::{Segment, SegmentKind};
 use crate::argv::{Arg, basename};
 use crate::getopt::long_may_be;
 use crate::path_lookup::lexical_normalize;
+use crate::segment::{Segment, SegmentKind};
 
 /// Programs that fetch from the network.
 pub(crate) const DOWNLOADERS: &[&str] = &["curl", "wget", "fetch", "aria2c", "http", "xh"];
@@ -506,7 +506,7 @@ pub(crate) fn reads_program_from_stdin(argv: &[Arg]) -> bool {
         return false;
     }
     let args = &argv[1..];
-    if crate::analyze::is_shell(name) {
+    if crate::segment::is_shell(name) {
         let command_string = args.iter().any(|a| {
             a.get()
                 .is_some_and(|v| v.starts_with('-') && !v.starts_with("--") && v.contains('c'))

@@ -86,6 +86,7 @@ mod policy;
 mod preflight;
 mod redirect;
 mod safe;
+mod segment;
 mod session_hooks;
 mod session_view;
 mod verdict;

@@ -207,7 +207,7 @@ fn simple_backgrounds(s: &SimpleCommand, src: &str, functions: &Functions<'_>, d
         shellgate_normalize::parse(text)
             .is_ok_and(|script| list_backgrounds(&script.list, text, functions, depth))
     };
-    if crate::analyze::is_shell(name) {
+    if crate::segment::is_shell(name) {
         let c = args
             .iter()
             .position(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'));

@@ -2,8 +2,8 @@
 //! it; process ids looked up for the engine and piped into `xargs kill` stop it; the paths `find`
 //! prints and `xargs` appends are never options.
 
-use crate::analyze::{Segment, SegmentKind};
 use crate::argv::{Arg, basename};
+use crate::segment::{Segment, SegmentKind};
 
 /// Check a pipeline whose stage `k` produced the segments from `stage_starts[k]` on.
 pub(crate) fn check(out: &mut [Segment], stage_starts: &[usize]) {
@@ -64,7 +64,7 @@ fn single_run(segments: &[Segment]) -> Option<&[Arg]> {
 }
 
 /// The command of a stage that `xargs` gives its input to as appended words.
-fn consumer_of_appended(segments: &mut [Segment]) -> Option<&mut crate::analyze::Invocation> {
+fn consumer_of_appended(segments: &mut [Segment]) -> Option<&mut crate::segment::Invocation> {
     match segments {
         [
             Segment {

@@ -1,19 +1,42 @@
-//! Background jobs (SPEC J-1…J-7): a registry of running and finished commands whose output, input and
-//! lifetime the `process` tool controls.
+//! shellgate-jobs: background jobs (SPEC J-1…J-7) — a registry of running and finished commands
+//! whose output, input and lifetime a caller controls, without the rest of the engine.
 //!
-//! A job is started by `bash` with `background: true` (returns at once) or `yield_ms: N` (runs in the
-//! foreground and becomes a job if still running after N ms). Each job has its own process tree (own
-//! process group, found again through the engine's subreaper and a run marker), its stdin kept open as a
-//! pipe, and its merged output in a `JobOutput`: a bounded ring of recent bytes
-//! addressed by stream position, a head/tail window, and a spill file holding the whole stream once the
-//! ring overflows — so a poll cursor or a `log` range is always answered exactly, and anything no
-//! longer available is disclosed with its exact range.
+//! ```
+//! use shellgate_executor::{LaunchSpec, StdinMode};
+//! use shellgate_jobs::{JobConfig, JobRegistry, OutputPlan, Settled};
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let jobs = JobRegistry::new(JobConfig::default());
+//! let mut spec = LaunchSpec::new("sh", ["-c", "echo ready; read x; echo got $x"], ".");
+//! spec.stdin = StdinMode::Piped;
+//! let job = jobs.start(&spec, "echo ready", true, false, &OutputPlan::default(), &mut Vec::new()).unwrap();
+//! job.write_input(b"hi\n", false, std::time::Duration::from_secs(5)).await.unwrap();
+//! let mut seen = String::new();
+//! while !seen.contains("got hi") {
+//!     seen.push_str(&job.poll(jobs.config(), None, Some(5_000)).await.text);
+//! }
+//! jobs.shutdown().await;
+//! # });
+//! ```
+//!
+//! A job is started in the background (returns at once) or from a call that waits for it a while
+//! ([`JobRegistry::start_call`], [`Foreground`]: a foreground run handed over after its
+//! auto-yield time). Each job has its own process tree (own process group, found again through the
+//! engine's subreaper and a run marker), its stdin kept open as a pipe (or a terminal), and its
+//! merged output in a `JobOutput`: a bounded ring of recent bytes addressed by stream position, a
+//! head/tail window, and a spill file holding the whole stream once the ring overflows — so a poll
+//! cursor or a `log` range is always answered exactly, and anything no longer available is
+//! disclosed with its exact range. A poll after input waits by the settle rule ([`Settled`]).
 //!
 //! Exit delivery rule (J-6): a backgrounded job's exit is delivered exactly once. If, when the job ends,
 //! a `poll`/`kill`/`remove` call is waiting on it, that call's response carries the exit and no
 //! notification is sent; otherwise a [`JobExit`] event is sent at once to [`JobRegistry::subscribe`]
 //! listeners (the RPC server turns it into a `job_exited` notification). Later polls still report the
 //! final status (idempotently) but never cause a second notification.
+//!
+//! What a job needs from elsewhere comes in through small seams: an end hook
+//! ([`Job::on_end`]) that runs before its end is published and may attach its own account of the
+//! run (a sandbox's denials), a [`Runner`] and a [`RunResult`] for foreground runs.
 
 mod backend;
 mod control;

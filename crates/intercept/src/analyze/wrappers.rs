@@ -2,11 +2,7 @@
 
 use super::{Invocation, Walker};
 use crate::argv::{Arg, basename};
-
-/// Shells whose `-c` string is parsed as a script.
-pub(crate) const SHELLS: &[&str] = &[
-    "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh", "fish",
-];
+use crate::segment::SHELLS;
 
 pub(super) fn dispatch(w: &mut Walker<'_, '_>, text: &str, inv: Invocation, base: &str, stdin: Option<&str>) {
     match base {
