@@ -78,6 +78,7 @@ mod text;
 pub mod visit;
 mod word;
 mod words;
+pub mod written;
 
 pub use ast::Script;
 pub use error::{ParseError, ParseErrorKind};
@@ -86,6 +87,7 @@ pub use normalizer::StandardNormalizer;
 pub use parser::{MAX_INPUT, parse};
 pub use printer::print;
 pub use word::WordValue;
+pub use written::Written;
 
 /// A rewrite the normalizer made, reported to the caller so the model is never silently misled.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -124,7 +124,7 @@ impl BashTool {
 /// would in bash's pipeline: a builtin loop there (`while :; do echo; done`) then meets the closed
 /// output, not the session's shell.
 pub(super) fn session_text(normalized: &Normalized) -> std::borrow::Cow<'_, str> {
-    let single_stage = crate::shape::last_pipeline(normalized)
+    let single_stage = shellgate_normalize::written::last_pipeline(normalized)
         .is_some_and(|(pipeline, whole)| whole && pipeline.commands.len() == 1);
     if normalized.limits.is_empty() || !single_stage {
         return normalized.script.as_str().into();
