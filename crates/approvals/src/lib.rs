@@ -165,6 +165,17 @@ impl ApprovalsConfig {
     }
 }
 
+/// The keys of the `[approvals]` section ([`ApprovalsFileConfig`]), for the configuration file's
+/// key check.
+pub const APPROVALS_KEYS: &[&str] = &[
+    "expiry_secs",
+    "fallback",
+    "file",
+    "mcp_approve_tool",
+    "elicitation_timeout_secs",
+    "socket_approve",
+];
+
 /// The `[approvals]` section of a configuration file.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]

@@ -37,7 +37,8 @@ pub use error::HostError;
 pub use exec::HostExecutor;
 pub use host::{HostLayer, RemoteHost};
 pub use named::{
-    ClientFile, HostFile, HostRun, HostSections, Hosts, HostsConfig, HostsFile, NamedHost, SshFile, effective,
+    CLIENT_KEYS, ClientFile, HOSTS_KEYS, HostFile, HostRun, HostSections, Hosts, HostsConfig, HostsFile,
+    NamedHost, SSH_KEYS, SshFile, effective,
 };
 pub use quote::{is_shell_name, sh_quote};
 pub use session::{RemoteSessionInfo, RemoteSessionOptions, RemoteSessions};

@@ -74,6 +74,21 @@ impl AskMode {
     }
 }
 
+/// The keys of the `[policy]` section ([`PolicyConfig`]).
+///
+/// For the configuration file's key check: a value's name, `table.key` inside a table,
+pub const POLICY_KEYS: &[&str] = &[
+    "security",
+    "ask",
+    "allow",
+    "deny",
+    "rules[].allow",
+    "rules[].deny",
+    "rules[].match",
+    "rules[].not_match",
+    "elevated",
+];
+
 /// The `[policy]` section.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -158,6 +173,19 @@ pub struct RedirectRuleConfig {
     pub quote_aware: bool,
 }
 
+/// The keys of the `[intercept]` section ([`InterceptConfig`]), for the configuration file's key
+/// check: a value's name, `array[].key` in an array of tables.
+pub const INTERCEPT_KEYS: &[&str] = &[
+    "default_rules",
+    "redirect_rules[].pattern",
+    "redirect_rules[].flags",
+    "redirect_rules[].tool",
+    "redirect_rules[].message",
+    "redirect_rules[].quote_aware",
+    "available_tools",
+    "preflight",
+];
+
 /// The `[intercept]` section.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -182,6 +210,9 @@ impl Default for InterceptConfig {
         }
     }
 }
+
+/// The keys of the `[env]` section ([`EnvConfig`]), for the configuration file's key check.
+pub const ENV_KEYS: &[&str] = &["allow_secrets", "redact", "allow"];
 
 /// The `[env]` section (SPEC I-7).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

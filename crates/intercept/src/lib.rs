@@ -93,8 +93,8 @@ mod verdict;
 
 pub use chain::{AllowAll, Chain, FnInterceptor, from_fn};
 pub use config::{
-    AskMode, Config, Elevated, EnvConfig, InterceptConfig, PolicyConfig, RedirectRuleConfig, RuleEntry,
-    Security,
+    AskMode, Config, ENV_KEYS, Elevated, EnvConfig, INTERCEPT_KEYS, InterceptConfig, POLICY_KEYS,
+    PolicyConfig, RedirectRuleConfig, RuleEntry, Security,
 };
 pub use env::{EnvPolicy, EnvRefusal};
 pub use error::{ConfigError, LooserRefused};

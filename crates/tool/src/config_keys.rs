@@ -8,146 +8,59 @@ use std::ops::Range;
 
 use toml::de::{DeTable, DeValue};
 
-/// What a key holds.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Shape {
-    /// A value (string, number, array of values, …).
-    Value,
-    /// A table with these keys.
-    Table(&'static [(&'static str, Shape)]),
-    /// An array of tables with these keys (`[[policy.rules]]`).
-    Tables(&'static [(&'static str, Shape)]),
-    /// A table of these values and of tables with any names, each with the keys of `each`
-    /// (`[hosts] allow_unnamed`, `[hosts.web] target = …`).
-    Named {
-        /// The keys that hold values.
-        values: &'static [&'static str],
-        /// The keys of each named table.
-        each: &'static [(&'static str, Shape)],
-    },
+/// The tool's own keys: the top level of the file.
+const TOOL_KEYS: &[&str] = &[
+    "cwd",
+    "shell",
+    "login",
+    "prefix",
+    "timeout",
+    "max_timeout",
+    "kill_grace",
+    "head_bytes",
+    "tail_bytes",
+    "tool_names",
+    "session",
+    "session_idle_timeout",
+    "max_jobs",
+    "max_finished_jobs",
+    "finished_job_ttl",
+    "auto_yield_ms",
+    "head_grace_ms",
+    "poll_settle_ms",
+];
+
+/// Each stage's section and the keys its owner declares.
+const SECTIONS: &[(&str, &[&str])] = &[
+    ("policy", shellgate_intercept::POLICY_KEYS),
+    ("intercept", shellgate_intercept::INTERCEPT_KEYS),
+    ("env", shellgate_intercept::ENV_KEYS),
+    ("sandbox", shellgate_sandbox::SANDBOX_KEYS),
+    ("approvals", shellgate_approvals::APPROVALS_KEYS),
+    ("ssh", shellgate_hosts::SSH_KEYS),
+    ("docker", shellgate_hosts::CLIENT_KEYS),
+    ("podman", shellgate_hosts::CLIENT_KEYS),
+    ("kubectl", shellgate_hosts::CLIENT_KEYS),
+    ("hosts", shellgate_hosts::HOSTS_KEYS),
+];
+
+/// Every key of a configuration file (SPEC T-10), in the order `shellgate config` shows them: a
+/// value's name, `table.key` inside a table, `array[].key` in an array of tables, `*.key` in tables
+/// of any name.
+pub(crate) fn file_keys() -> &'static [&'static str] {
+    static KEYS: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+        let mut keys: Vec<&'static str> = TOOL_KEYS.to_vec();
+        for (section, owned) in SECTIONS {
+            keys.extend(
+                owned
+                    .iter()
+                    .map(|k| &*Box::leak(format!("{section}.{k}").into_boxed_str())),
+            );
+        }
+        keys
+    });
+    &KEYS
 }
-
-const RULE_ENTRY: &[(&str, Shape)] = &[
-    ("allow", Shape::Value),
-    ("deny", Shape::Value),
-    ("match", Shape::Value),
-    ("not_match", Shape::Value),
-];
-
-const POLICY: &[(&str, Shape)] = &[
-    ("security", Shape::Value),
-    ("ask", Shape::Value),
-    ("allow", Shape::Value),
-    ("deny", Shape::Value),
-    ("rules", Shape::Tables(RULE_ENTRY)),
-    ("elevated", Shape::Value),
-];
-
-const REDIRECT_RULE: &[(&str, Shape)] = &[
-    ("pattern", Shape::Value),
-    ("flags", Shape::Value),
-    ("tool", Shape::Value),
-    ("message", Shape::Value),
-    ("quote_aware", Shape::Value),
-];
-
-const INTERCEPT: &[(&str, Shape)] = &[
-    ("default_rules", Shape::Value),
-    ("redirect_rules", Shape::Tables(REDIRECT_RULE)),
-    ("available_tools", Shape::Value),
-    ("preflight", Shape::Value),
-];
-
-const ENV: &[(&str, Shape)] = &[
-    ("allow_secrets", Shape::Value),
-    ("redact", Shape::Value),
-    ("allow", Shape::Value),
-];
-
-const SANDBOX_PROXY: &[(&str, Shape)] = &[("hosts", Shape::Value), ("allow_local_addresses", Shape::Value)];
-
-const SANDBOX: &[(&str, Shape)] = &[
-    ("mode", Shape::Value),
-    ("writable_roots", Shape::Value),
-    ("protected_paths", Shape::Value),
-    ("network", Shape::Value),
-    ("allowed_domains", Shape::Value),
-    ("denied_domains", Shape::Value),
-    ("proxy", Shape::Table(SANDBOX_PROXY)),
-    ("unix_sockets", Shape::Value),
-    ("unix_socket_paths", Shape::Value),
-    ("cpu_seconds", Shape::Value),
-    ("address_space_bytes", Shape::Value),
-    ("file_size_bytes", Shape::Value),
-    ("open_files", Shape::Value),
-    ("processes", Shape::Value),
-    ("memory_bytes", Shape::Value),
-    ("allow_degraded", Shape::Value),
-    ("min_landlock_abi", Shape::Value),
-];
-
-/// Every key of a configuration file (SPEC T-10).
-pub(crate) const FILE_KEYS: &[(&str, Shape)] = &[
-    ("cwd", Shape::Value),
-    ("shell", Shape::Value),
-    ("login", Shape::Value),
-    ("prefix", Shape::Value),
-    ("timeout", Shape::Value),
-    ("max_timeout", Shape::Value),
-    ("kill_grace", Shape::Value),
-    ("head_bytes", Shape::Value),
-    ("tail_bytes", Shape::Value),
-    ("tool_names", Shape::Value),
-    ("session", Shape::Value),
-    ("session_idle_timeout", Shape::Value),
-    ("max_jobs", Shape::Value),
-    ("max_finished_jobs", Shape::Value),
-    ("finished_job_ttl", Shape::Value),
-    ("auto_yield_ms", Shape::Value),
-    ("head_grace_ms", Shape::Value),
-    ("poll_settle_ms", Shape::Value),
-    ("policy", Shape::Table(POLICY)),
-    ("intercept", Shape::Table(INTERCEPT)),
-    ("env", Shape::Table(ENV)),
-    ("sandbox", Shape::Table(SANDBOX)),
-    ("approvals", Shape::Table(APPROVALS)),
-    ("ssh", Shape::Table(SSH)),
-    ("docker", Shape::Table(CLIENT)),
-    ("podman", Shape::Table(CLIENT)),
-    ("kubectl", Shape::Table(CLIENT)),
-    (
-        "hosts",
-        Shape::Named {
-            values: &["allow_unnamed"],
-            each: HOST,
-        },
-    ),
-];
-
-const SSH: &[(&str, Shape)] = &[
-    ("program", Shape::Value),
-    ("config_file", Shape::Value),
-    ("options", Shape::Value),
-    ("multiplex", Shape::Value),
-];
-
-const CLIENT: &[(&str, Shape)] = &[("command", Shape::Value)];
-
-const HOST: &[(&str, Shape)] = &[
-    ("target", Shape::Value),
-    ("workspace", Shape::Value),
-    ("workdir", Shape::Value),
-    ("env", Shape::Value),
-];
-
-const APPROVALS: &[(&str, Shape)] = &[
-    ("expiry_secs", Shape::Value),
-    ("fallback", Shape::Value),
-    ("file", Shape::Value),
-    ("mcp_approve_tool", Shape::Value),
-    ("elicitation_timeout_secs", Shape::Value),
-    ("socket_approve", Shape::Value),
-];
 
 /// A key the schema does not know.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -164,22 +77,26 @@ pub(crate) struct UnknownKey {
 /// of tables is one entry.
 pub(crate) type KeyLines = BTreeMap<String, usize>;
 
-/// Check every key of `text` against `schema`. `Ok` holds the lines of the keys it sets; `Err(None)`
-/// means the text is not TOML (deserializing it reports that, with its position).
-pub(crate) fn check_keys(
-    text: &str,
-    schema: &'static [(&'static str, Shape)],
-) -> Result<KeyLines, Option<UnknownKey>> {
+/// Check every key of `text` against `keys` (see [`file_keys`]). `Ok` holds the lines of the keys
+/// it sets; `Err(None)` means the text is not TOML (deserializing it reports that, with its position).
+pub(crate) fn check_keys(text: &str, keys: &[&str]) -> Result<KeyLines, Option<UnknownKey>> {
     let doc = DeTable::parse(text).map_err(|_| None)?;
     let mut lines = KeyLines::new();
-    walk(text, doc.get_ref(), schema, "", &mut lines).map_err(Some)?;
+    walk(text, doc.get_ref(), keys, "", &mut lines).map_err(Some)?;
     Ok(lines)
+}
+
+/// The patterns of `keys` below `name` followed by `sep` (`.` a table, `[].` an array of tables).
+fn below<'k>(keys: &[&'k str], name: &str, sep: &str) -> Vec<&'k str> {
+    keys.iter()
+        .filter_map(|k| k.strip_prefix(name)?.strip_prefix(sep))
+        .collect()
 }
 
 fn walk(
     text: &str,
     table: &DeTable<'_>,
-    schema: &'static [(&'static str, Shape)],
+    keys: &[&str],
     prefix: &str,
     lines: &mut KeyLines,
 ) -> Result<(), UnknownKey> {
@@ -194,59 +111,37 @@ fn walk(
             format!("{prefix}.{name}")
         };
         let line = line_of(text, &key.span());
-        let Some((_, shape)) = schema.iter().find(|(k, _)| *k == name) else {
-            return Err(UnknownKey {
-                key: path,
-                line,
-                suggestion: closest(name, schema.iter().map(|(k, _)| *k)),
-            });
-        };
-        match (shape, value.get_ref()) {
-            (Shape::Table(keys), DeValue::Table(inner)) => walk(text, inner, keys, &path, lines)?,
-            (Shape::Named { values, each }, DeValue::Table(inner)) => {
-                walk_named(text, inner, values, each, &path, lines)?;
-            }
-            (Shape::Tables(keys), DeValue::Array(items)) => {
+        if keys.contains(&name) {
+            lines.entry(path).or_insert(line);
+            continue;
+        }
+        let (inner_keys, item_keys) = (below(keys, name, "."), below(keys, name, "[]."));
+        let named = below(keys, "*", ".");
+        match value.get_ref() {
+            DeValue::Table(inner) if !inner_keys.is_empty() => walk(text, inner, &inner_keys, &path, lines)?,
+            DeValue::Array(items) if !item_keys.is_empty() => {
                 lines.entry(path.clone()).or_insert(line);
                 for (i, item) in items.iter().enumerate() {
                     if let DeValue::Table(inner) = item.get_ref() {
                         let mut nested = KeyLines::new();
-                        walk(text, inner, keys, &format!("{path}[{i}]"), &mut nested)?;
+                        walk(text, inner, &item_keys, &format!("{path}[{i}]"), &mut nested)?;
                     }
                 }
             }
+            DeValue::Table(inner) if !named.is_empty() => walk(text, inner, &named, &path, lines)?,
             // A value of the wrong type is reported when the value is deserialized.
-            _ => {
-                lines.entry(path).or_insert(line);
-            }
-        }
-    }
-    Ok(())
-}
-
-/// A [`Shape::Named`] table: its values, and its named tables checked against `each`.
-fn walk_named(
-    text: &str,
-    table: &DeTable<'_>,
-    values: &'static [&'static str],
-    each: &'static [(&'static str, Shape)],
-    prefix: &str,
-    lines: &mut KeyLines,
-) -> Result<(), UnknownKey> {
-    for (key, value) in table {
-        let name: &str = key.get_ref();
-        let path = format!("{prefix}.{name}");
-        let line = line_of(text, &key.span());
-        match value.get_ref() {
-            DeValue::Table(inner) => walk(text, inner, each, &path, lines)?,
-            _ if values.contains(&name) => {
+            _ if !inner_keys.is_empty() || !item_keys.is_empty() => {
                 lines.entry(path).or_insert(line);
             }
             _ => {
+                let here = keys
+                    .iter()
+                    .filter(|k| !k.starts_with('*'))
+                    .map(|k| k.split(['.', '[']).next().unwrap_or(k));
                 return Err(UnknownKey {
                     key: path,
                     line,
-                    suggestion: closest(name, values.iter().copied()),
+                    suggestion: closest(name, here),
                 });
             }
         }
@@ -301,7 +196,7 @@ mod tests {
 
     #[test]
     fn unknown_keys_have_their_path_line_and_a_suggestion() {
-        let err = check_keys("[policy]\nsecuirty = \"deny\"\n", FILE_KEYS)
+        let err = check_keys("[policy]\nsecuirty = \"deny\"\n", file_keys())
             .unwrap_err()
             .unwrap();
         assert_eq!(
@@ -314,23 +209,23 @@ mod tests {
         );
         let err = check_keys(
             "timeout = 1\n\n[[policy.rules]]\nallow = \"x\"\nmatches = []\n",
-            FILE_KEYS,
+            file_keys(),
         )
         .unwrap_err()
         .unwrap();
         assert_eq!(err.key, "policy.rules[0].matches");
         assert_eq!(err.line, 5);
         assert_eq!(err.suggestion.as_deref(), Some("match"));
-        let err = check_keys("colour = 1\n", FILE_KEYS).unwrap_err().unwrap();
+        let err = check_keys("colour = 1\n", file_keys()).unwrap_err().unwrap();
         assert_eq!((err.key.as_str(), err.suggestion), ("colour", None));
-        assert!(check_keys("not toml = = 1", FILE_KEYS).unwrap_err().is_none());
+        assert!(check_keys("not toml = = 1", file_keys()).unwrap_err().is_none());
     }
 
     #[test]
     fn known_keys_report_their_lines() {
         let lines = check_keys(
             "timeout = 5\n[policy]\nsecurity = \"allowlist\"\n[[policy.rules]]\nallow = \"x\"\n[env]\nredact = [\"K\"]\n",
-            FILE_KEYS,
+            file_keys(),
         )
         .unwrap();
         assert_eq!(lines["timeout"], 1);

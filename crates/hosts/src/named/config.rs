@@ -32,6 +32,9 @@ pub struct HostsConfig {
     pub allow_unnamed: Option<bool>,
 }
 
+/// The keys of the `[ssh]` section ([`SshFile`]), for the configuration file's key check.
+pub const SSH_KEYS: &[&str] = &["program", "config_file", "options", "multiplex"];
+
 /// `[ssh]` of a configuration file.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -45,6 +48,9 @@ pub struct SshFile {
     /// One shared connection per destination.
     pub multiplex: Option<bool>,
 }
+
+/// The keys of a container client's section (`[docker]`, `[podman]`, `[kubectl]`: [`ClientFile`]).
+pub const CLIENT_KEYS: &[&str] = &["command"];
 
 /// `[docker]`, `[podman]` or `[kubectl]` of a configuration file.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -68,6 +74,10 @@ pub struct HostFile {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub env: BTreeMap<String, String>,
 }
+
+/// The keys of the `[hosts]` section ([`HostsFile`]), for the configuration file's key check: its
+/// values, and `*.key` in each named host's table (`[hosts.web] target = …`).
+pub const HOSTS_KEYS: &[&str] = &["allow_unnamed", "*.target", "*.workspace", "*.workdir", "*.env"];
 
 /// `[hosts]` of a configuration file: named hosts, and whether unnamed ones are allowed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

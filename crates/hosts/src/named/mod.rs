@@ -11,7 +11,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::{HostTarget, RemoteHost, RemoteSessionOptions, RemoteSessions};
 
-pub use config::{ClientFile, HostFile, HostsConfig, HostsFile, NamedHost, SshFile};
+pub use config::{
+    CLIENT_KEYS, ClientFile, HOSTS_KEYS, HostFile, HostsConfig, HostsFile, NamedHost, SSH_KEYS, SshFile,
+};
 pub use config::{HostSections, effective};
 
 /// The `host` values that mean this machine.

@@ -22,5 +22,5 @@ mod watch;
 
 pub use decide::{CallRefusal, Sandboxing};
 pub use run::{NARROWING_NEEDS_PROXY, SandboxRun};
-pub use settings::{ModeSetting, NetworkSetting, ProxyFile, SandboxConfig, SandboxFile};
+pub use settings::{ModeSetting, NetworkSetting, ProxyFile, SANDBOX_KEYS, SandboxConfig, SandboxFile};
 pub use watch::{DenialWatch, SANDBOX_ERROR, SANDBOX_UNAVAILABLE, helper_refusal, report_notices};

@@ -158,6 +158,29 @@ pub struct ProxyFile {
     pub allow_local_addresses: Option<bool>,
 }
 
+/// The keys of the `[sandbox]` section ([`SandboxFile`]), for the configuration file's key check:
+/// a value's name, `table.key` inside a table.
+pub const SANDBOX_KEYS: &[&str] = &[
+    "mode",
+    "writable_roots",
+    "protected_paths",
+    "network",
+    "allowed_domains",
+    "denied_domains",
+    "proxy.hosts",
+    "proxy.allow_local_addresses",
+    "unix_sockets",
+    "unix_socket_paths",
+    "cpu_seconds",
+    "address_space_bytes",
+    "file_size_bytes",
+    "open_files",
+    "processes",
+    "memory_bytes",
+    "allow_degraded",
+    "min_landlock_abi",
+];
+
 /// The `[sandbox]` section of a configuration file; every key is optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

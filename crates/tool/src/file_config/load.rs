@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::{ConfigError, FileConfig};
 use crate::ToolConfig;
-use crate::config_keys::{FILE_KEYS, KeyLines, Shape};
+use crate::config_keys::{KeyLines, file_keys};
 
 /// The user's configuration file: `$XDG_CONFIG_HOME/shellgate/config.toml`, else
 /// `~/.config/shellgate/config.toml`.
@@ -68,7 +68,7 @@ impl LoadedConfig {
             Err(e) => return format!("# cannot render the configuration: {e}\n"),
         };
         let mut rows = Vec::new();
-        flatten(&table, FILE_KEYS, "", &mut rows);
+        flatten(&table, file_keys(), &mut rows);
         let width = rows.iter().map(|(k, v)| k.len() + v.len() + 3).max().unwrap_or(0);
         let mut out = String::new();
         for notice in &self.config.config_notices {
@@ -82,20 +82,32 @@ impl LoadedConfig {
     }
 }
 
-/// The leaf values of `table` as (dotted path, TOML text), in schema order.
-fn flatten(table: &toml::Table, schema: &[(&str, Shape)], prefix: &str, rows: &mut Vec<(String, String)>) {
-    for (name, shape) in schema {
-        let Some(value) = table.get(*name) else {
-            continue;
-        };
-        let path = if prefix.is_empty() {
-            (*name).to_owned()
+/// The values of `table` as (dotted path, TOML text), in the order of `keys`: each value once, an
+/// array of tables or a table of named tables whole.
+fn flatten(table: &toml::Table, keys: &[&str], rows: &mut Vec<(String, String)>) {
+    for key in keys {
+        let whole = key.split("[].").next().unwrap_or(key);
+        let whole = whole.split(".*.").next().unwrap_or(whole);
+        // A table of named tables is shown whole, its own values with it.
+        let section = whole.split('.').next().unwrap_or(whole);
+        let whole = if keys
+            .iter()
+            .any(|k| k.strip_prefix(section).is_some_and(|r| r.starts_with(".*.")))
+        {
+            section
         } else {
-            format!("{prefix}.{name}")
+            whole
         };
-        match (shape, value) {
-            (Shape::Table(keys), toml::Value::Table(inner)) => flatten(inner, keys, &path, rows),
-            _ => rows.push((path, value.to_string())),
+        if rows.iter().any(|(k, _)| k == whole) {
+            continue;
+        }
+        let mut parts = whole.split('.');
+        let mut value = parts.next().and_then(|p| table.get(p));
+        for part in parts {
+            value = value.and_then(toml::Value::as_table).and_then(|t| t.get(part));
+        }
+        if let Some(value) = value {
+            rows.push((whole.to_owned(), value.to_string()));
         }
     }
 }

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use shellgate_intercept::{Config as PolicyFile, EnvConfig, InterceptConfig, Policy, PolicyConfig};
 
-use crate::config_keys::{FILE_KEYS, KeyLines, check_keys, line_of};
+use crate::config_keys::{KeyLines, check_keys, file_keys, line_of};
 
 pub use error::ConfigError;
 pub use load::{
@@ -110,7 +110,7 @@ impl FileConfig {
 
     /// Like [`FileConfig::parse`], also giving the line of every key the text sets.
     pub(super) fn parse_with_lines(text: &str, path: &Path) -> Result<(Self, KeyLines), ConfigError> {
-        let lines = match check_keys(text, FILE_KEYS) {
+        let lines = match check_keys(text, file_keys()) {
             Ok(lines) => lines,
             Err(Some(unknown)) => {
                 return Err(ConfigError::UnknownKey {
