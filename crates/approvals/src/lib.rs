@@ -42,6 +42,7 @@ mod state;
 mod store;
 mod stored_domain;
 mod time;
+pub mod trust;
 
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -60,6 +61,7 @@ pub use rule::{RuleRefusal, argv_pattern, rules_for};
 pub use state::ApprovalState;
 pub use store::{ApprovalsFile, StoreError, StoredDomain, StoredRule, default_approvals_path};
 pub use time::rfc3339;
+pub use trust::{is_trusted, trust, trust_store_path};
 
 /// The environment variable naming the approvals file (instead of the default path).
 pub const APPROVALS_FILE_ENV: &str = "SHELLGATE_APPROVALS_FILE";

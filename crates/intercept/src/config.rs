@@ -138,6 +138,15 @@ impl Elevated {
     pub fn is_off(&self) -> bool {
         *self == Elevated::Off
     }
+
+    /// Strictness rank: `full` < `on` < `off`.
+    pub(crate) fn strictness(self) -> u8 {
+        match self {
+            Elevated::Full => 0,
+            Elevated::On => 1,
+            Elevated::Off => 2,
+        }
+    }
 }
 
 /// One `[[policy.rules]]` entry: a rule with example commands checked when it loads.
@@ -171,6 +180,33 @@ pub struct RedirectRuleConfig {
     pub message: String,
     /// Match against the command with quoted text and non-writing redirects blanked out.
     pub quote_aware: bool,
+}
+
+impl PolicyConfig {
+    /// What of `wanted`, from a file the user has not trusted, may apply over this section: only
+    /// what makes the policy stricter — a stricter `security`, `ask` or `elevated`, more `deny`
+    /// rules. The keys applied go to `applied`.
+    #[must_use]
+    pub fn tightened_by(&self, wanted: &PolicyConfig, applied: &mut Vec<&'static str>) -> PolicyConfig {
+        let mut merged = self.clone();
+        if wanted.security.strictness() >= merged.security.strictness() {
+            merged.security = wanted.security;
+            applied.push("policy.security");
+        }
+        // `off` denies what `on-miss` asks, `always` asks what `on-miss` allows: both tighten
+        // `on-miss`; between the two, neither tightens the other.
+        if merged.ask == wanted.ask || merged.ask == AskMode::OnMiss {
+            merged.ask = wanted.ask;
+            applied.push("policy.ask");
+        }
+        if wanted.elevated.strictness() >= merged.elevated.strictness() {
+            merged.elevated = wanted.elevated;
+            applied.push("policy.elevated");
+        }
+        merged.deny.extend(wanted.deny.iter().cloned());
+        applied.push("policy.deny");
+        merged
+    }
 }
 
 /// The keys of the `[intercept]` section ([`InterceptConfig`]), for the configuration file's key

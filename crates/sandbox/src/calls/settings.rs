@@ -318,6 +318,87 @@ impl SandboxFile {
     }
 }
 
+impl SandboxFile {
+    /// What of this section, from a file the user has not trusted, may apply over `now`: only what
+    /// makes the sandbox stricter — a stricter mode, more protected paths, the network or Unix
+    /// sockets off, lower limits, no degrading, a higher Landlock ABI. The keys applied go to
+    /// `applied`.
+    #[must_use]
+    pub fn tightening(&self, now: &SandboxConfig, applied: &mut Vec<&'static str>) -> SandboxFile {
+        let wanted = self;
+        let mut out = SandboxFile::default();
+        if let Some(mode) = wanted.mode {
+            let mode: Option<SandboxMode> = mode.into();
+            if strictness(mode) >= strictness(now.mode) {
+                out.mode = Some(mode.into());
+                applied.push("sandbox.mode");
+            }
+        }
+        if let Some(paths) = &wanted.protected_paths {
+            let mut merged = now.protected_paths.clone();
+            merged.extend(paths.iter().cloned());
+            out.protected_paths = Some(merged);
+            applied.push("sandbox.protected_paths");
+        }
+        if wanted.network == Some(NetworkSetting::Off) {
+            out.network = Some(NetworkSetting::Off);
+            applied.push("sandbox.network");
+        }
+        if wanted.unix_sockets == Some(false) {
+            out.unix_sockets = Some(false);
+            applied.push("sandbox.unix_sockets");
+        }
+        let limits = &now.limits;
+        let lower = |wanted: Option<u64>, now: Option<u64>| {
+            wanted.filter(|&w| w != 0 && now.is_none_or(|n| n == 0 || w <= n))
+        };
+        for (key, value, slot) in [
+            (
+                "sandbox.cpu_seconds",
+                lower(wanted.cpu_seconds, limits.cpu_seconds),
+                &mut out.cpu_seconds,
+            ),
+            (
+                "sandbox.address_space_bytes",
+                lower(wanted.address_space_bytes, limits.address_space_bytes),
+                &mut out.address_space_bytes,
+            ),
+            (
+                "sandbox.file_size_bytes",
+                lower(wanted.file_size_bytes, limits.file_size_bytes),
+                &mut out.file_size_bytes,
+            ),
+            (
+                "sandbox.open_files",
+                lower(wanted.open_files, limits.open_files),
+                &mut out.open_files,
+            ),
+            (
+                "sandbox.processes",
+                lower(wanted.processes, limits.processes),
+                &mut out.processes,
+            ),
+        ] {
+            if value.is_some() {
+                *slot = value;
+                applied.push(key);
+            }
+        }
+        if wanted.allow_degraded == Some(false) {
+            out.allow_degraded = Some(false);
+            applied.push("sandbox.allow_degraded");
+        }
+        if let Some(abi) = wanted
+            .min_landlock_abi
+            .filter(|&a| now.min_landlock_abi.is_none_or(|n| a >= n))
+        {
+            out.min_landlock_abi = Some(abi);
+            applied.push("sandbox.min_landlock_abi");
+        }
+        out
+    }
+}
+
 /// How strict a mode is: a request may only go up.
 pub(super) fn strictness(mode: Option<SandboxMode>) -> u8 {
     match mode {

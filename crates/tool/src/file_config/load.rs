@@ -132,11 +132,11 @@ pub fn load_config_sources(explicit: Option<&Path>) -> Result<LoadedConfig, Conf
     let project = PathBuf::from(PROJECT_CONFIG);
     if project.is_file() {
         let (file, lines, text) = read(&project)?;
-        if super::trust::is_trusted(&project, &text) {
+        if shellgate_approvals::is_trusted(&project, &text) {
             loaded.apply(&project, &file, lines);
         } else {
             let keys: Vec<String> = lines.keys().cloned().collect();
-            let (tight, left_out) = super::trust::tightening(&file, &keys, &loaded.config);
+            let (tight, left_out) = super::tightening::tightening(&file, &keys, &loaded.config);
             let applied: KeyLines = lines.into_iter().filter(|(k, _)| !left_out.contains(k)).collect();
             loaded.apply(&project, &tight, applied);
             if !left_out.is_empty() {

@@ -12,7 +12,7 @@ mod apply;
 mod error;
 mod load;
 
-mod trust;
+mod tightening;
 
 use std::path::{Path, PathBuf};
 
@@ -26,7 +26,8 @@ pub use load::{
     LoadedConfig, PROJECT_CONFIG, default_config_paths, load_config_sources, load_tool_config,
     user_config_path,
 };
-pub use trust::{is_trusted, tightening, trust, trust_store_path};
+pub use shellgate_approvals::{is_trusted, trust, trust_store_path};
+pub use tightening::tightening;
 
 /// The contents of a configuration file; every field is optional and overrides the default.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
