@@ -63,6 +63,7 @@
 
 mod analyze;
 mod argv;
+mod call_gate;
 mod chain;
 mod config;
 mod control;
@@ -91,6 +92,7 @@ mod session_hooks;
 mod session_view;
 mod verdict;
 
+pub use call_gate::{CallRequest, CallVerdict, ELEVATED_RULE, ENV_RULE, INTERACTIVE_RULE, judge_call};
 pub use chain::{AllowAll, Chain, FnInterceptor, from_fn};
 pub use config::{
     AskMode, Config, ENV_KEYS, Elevated, EnvConfig, INTERCEPT_KEYS, InterceptConfig, POLICY_KEYS,
