@@ -1,14 +1,19 @@
 //! `cargo xtask lint-size`: keeps files and functions small enough to read in one sitting.
 //!
 //! The limits hold for the composition crate (`crates/tool`), which tends to collect logic that belongs
-//! in a stage: no file under `src/` over [`MAX_FILE_LINES`] lines, no function anywhere in the crate
-//! (sources, tests, examples) over [`MAX_FN_LINES`] lines, signature and body included.
+//! in a stage: `src/` at most [`MAX_SRC_LINES`] lines in all, no file under `src/` over
+//! [`MAX_FILE_LINES`] lines, no function anywhere in the crate (sources, tests, examples) over
+//! [`MAX_FN_LINES`] lines, signature and body included.
 //!
 //! Functions are found with a small lexer rather than a parser crate: it skips comments, strings
 //! (raw ones too), and character literals, then matches the braces of every `fn NAME … { … }`.
 
 use std::path::{Path, PathBuf};
 
+/// Most lines `crates/tool/src` may hold in all: what composing the stages takes today, so that
+/// capability added to the tool instead of a stage fails the check. (Lower it as composition
+/// code moves out; the aim is 3,000.)
+pub const MAX_SRC_LINES: usize = 4_300;
 /// Longest file allowed under `crates/tool/src`.
 pub const MAX_FILE_LINES: usize = 400;
 /// Longest function allowed in `crates/tool`, from the `fn` line to its closing brace.
@@ -51,7 +56,8 @@ pub fn run(root: &Path) -> anyhow::Result<bool> {
     }
     if violations.is_empty() {
         println!(
-            "crates/tool: no file in src/ over {MAX_FILE_LINES} lines, no function over {MAX_FN_LINES} lines"
+            "crates/tool: src/ within {MAX_SRC_LINES} lines, no file in src/ over {MAX_FILE_LINES} lines, \
+             no function over {MAX_FN_LINES} lines"
         );
     }
     Ok(violations.is_empty())
@@ -60,6 +66,7 @@ pub fn run(root: &Path) -> anyhow::Result<bool> {
 /// Every violation in the crate at `crate_dir`.
 pub fn check_crate(crate_dir: &Path) -> anyhow::Result<Vec<Violation>> {
     let mut violations = Vec::new();
+    let mut src_lines = 0;
     for dir in ["src", "tests", "examples", "benches"] {
         let mut files = Vec::new();
         rust_files(&crate_dir.join(dir), &mut files)?;
@@ -67,6 +74,9 @@ pub fn check_crate(crate_dir: &Path) -> anyhow::Result<Vec<Violation>> {
         for file in files {
             let text = std::fs::read_to_string(&file)?;
             let lines = text.lines().count();
+            if dir == "src" {
+                src_lines += lines;
+            }
             if dir == "src" && lines > MAX_FILE_LINES {
                 violations.push(Violation {
                     file: file.clone(),
@@ -87,6 +97,14 @@ pub fn check_crate(crate_dir: &Path) -> anyhow::Result<Vec<Violation>> {
                 }
             }
         }
+    }
+    if src_lines > MAX_SRC_LINES {
+        violations.push(Violation {
+            file: crate_dir.join("src"),
+            what: format!(
+                "{src_lines} lines in all (at most {MAX_SRC_LINES}): move capability into its stage"
+            ),
+        });
     }
     Ok(violations)
 }
@@ -392,5 +410,27 @@ impl X {
         );
         assert!(found[1].file.ends_with("long.rs"));
         assert!(found[1].what.starts_with("401 lines"), "{}", found[1].what);
+    }
+
+    #[test]
+    fn a_source_tree_over_its_total_is_reported() {
+        let dir = std::env::temp_dir().join(format!("xtask-size-total-{}", std::process::id()));
+        let src = dir.join("src");
+        std::fs::create_dir_all(&src).unwrap();
+        let files = MAX_SRC_LINES / MAX_FILE_LINES + 1;
+        for i in 0..files {
+            std::fs::write(src.join(format!("f{i}.rs")), "\n".repeat(MAX_FILE_LINES)).unwrap();
+        }
+        let found = check_crate(&dir).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].file.ends_with("src"));
+        assert!(
+            found[0]
+                .what
+                .starts_with(&format!("{} lines in all", files * MAX_FILE_LINES)),
+            "{}",
+            found[0].what
+        );
     }
 }

@@ -79,16 +79,7 @@ impl BashTool {
             _ => (normalized, notices),
         };
         let requested_cwd = params.cwd.as_deref().or(normalized.cwd.as_deref());
-        let sandbox = self
-            .sandboxing
-            .decide_with_domains(
-                params.sandbox,
-                params.host.as_deref(),
-                &self.approvals.domains(),
-                &mut notices,
-            )
-            // An elevated run (granted above) runs outside the sandbox (SPEC X-4); the host check stays.
-            .map(|run| run.filter(|_| !params.elevated));
+        let sandbox = self.sandbox_for(&params, &mut notices);
         let cwd = match resolve_cwd(&base, requested_cwd) {
             Ok(cwd) => cwd,
             // A session whose directory was deleted falls back to an existing ancestor itself.
@@ -104,10 +95,7 @@ impl BashTool {
         let cwd_requested = requested_cwd.is_some();
 
         self.admit(&params, &normalized, &cwd, approved, &mut notices)?;
-        let mut sandbox = sandbox.map_err(|refusal| {
-            let result = crate::sandboxing::refused(refusal, &self.config.cwd);
-            Box::new(self.env_gate.redacted(result))
-        })?;
+        let mut sandbox = sandbox?;
         if let Some(domains) = &params.allowed_domains {
             self.narrow(sandbox.as_mut(), domains, &cwd)?;
         }
@@ -147,6 +135,29 @@ impl BashTool {
             cwd,
             timeout,
         })
+    }
+
+    /// The sandbox a call gets (a refusal as the call's result). An elevated run (granted before)
+    /// runs outside the sandbox (SPEC X-4); the host check stays.
+    fn sandbox_for(
+        &self,
+        params: &BashParams,
+        notices: &mut Vec<String>,
+    ) -> Result<Option<SandboxRun>, Box<ToolResult>> {
+        self.sandboxing
+            .decide_with_domains(
+                params.sandbox,
+                params.host.as_deref(),
+                &self.approvals.domains(),
+                notices,
+            )
+            .map(|run| run.filter(|_| !params.elevated))
+            .map_err(|r| {
+                Box::new(
+                    self.env_gate
+                        .redacted(crate::sandboxing::refused(r, &self.config.cwd)),
+                )
+            })
     }
 
     /// The first steps of every call, here or on a host: elevation, then the normalized command.
