@@ -38,7 +38,9 @@ pub struct HostRun {
 }
 
 impl HostRun {
-    /// Where the call runs on the host (see [`mapping::remote_cwd`]).
+    /// Where the call runs on the host: `requested` (the call's `cwd`, as given) or, without one,
+    /// the tool's directory, mapped from a named host's `workspace` to its `workdir`. `None`: the
+    /// host's own starting directory.
     pub fn remote_cwd(&self, requested: Option<&str>, tool_cwd: &Path) -> Option<String> {
         mapping::remote_cwd(self.named.as_ref(), requested, tool_cwd)
     }

@@ -27,7 +27,7 @@ pub fn default_config_paths() -> Vec<PathBuf> {
 }
 
 /// The effective configuration: defaults, then the user's file, then the project's (what of it
-/// applies without trust: see [`super::trust`]); or `explicit`, which must exist, alone.
+/// applies without trust: see [`super::tightening()`]); or `explicit`, which must exist, alone.
 pub fn load_tool_config(explicit: Option<&Path>) -> Result<ToolConfig, ConfigError> {
     load_config_sources(explicit).map(|loaded| loaded.config)
 }
