@@ -68,6 +68,8 @@ mod chain;
 mod config;
 mod control;
 mod danger;
+mod elevation;
+mod engine_env;
 mod engine_signal;
 mod env;
 mod env_classes;
@@ -90,6 +92,7 @@ mod safe;
 mod segment;
 mod session_hooks;
 mod session_view;
+mod session_view_cache;
 mod verdict;
 
 pub use call_gate::{CallRequest, CallVerdict, ELEVATED_RULE, ENV_RULE, INTERACTIVE_RULE, judge_call};
@@ -98,6 +101,8 @@ pub use config::{
     AskMode, Config, ENV_KEYS, Elevated, EnvConfig, INTERCEPT_KEYS, InterceptConfig, POLICY_KEYS,
     PolicyConfig, RedirectRuleConfig, RuleEntry, Security,
 };
+pub use elevation::{Elevation, elevation};
+pub use engine_env::EngineEnv;
 pub use env::{EnvPolicy, EnvRefusal};
 pub use error::{ConfigError, LooserRefused};
 pub use interactive::{interactive_segment, starts_interactive};

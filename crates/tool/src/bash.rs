@@ -11,7 +11,7 @@ use shellgate_intercept::{AllowAll, Interceptor};
 use shellgate_normalize::{Limits, Normalized, Normalizer, StandardNormalizer};
 use tokio_util::sync::CancellationToken;
 
-use crate::gate::EnvGate;
+use crate::gate::{EnvGate, Redacting as _};
 use crate::{BashParams, ToolConfig, ToolResult};
 use shellgate_sink::LiveFeed;
 
@@ -38,7 +38,6 @@ mod launch;
 mod plan;
 mod remote;
 mod run;
-mod session_views;
 
 impl std::fmt::Debug for BashTool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -1,61 +1,39 @@
 //! The judging step of a call, before anything runs, as the intercept crate judges it
-//! ([`shellgate_intercept::judge_call`]), mapped into the tool's result; and the environment policy
-//! over this engine's own environment, with the redaction of configured secret values from what
-//! the model reads.
+//! ([`shellgate_intercept::judge_call`]), mapped into the tool's result; and the redaction of the
+//! configured secret values ([`EngineEnv`]) from what the model reads.
 
 use std::path::Path;
 
 use shellgate_intercept::{
-    CallRequest, CallVerdict, Context, EnvConfig, EnvPolicy, Interceptor, Judgement, Normalized, Policy,
-    Verdict, judge_call,
+    CallRequest, CallVerdict, Context, EngineEnv, Interceptor, Judgement, Normalized, Policy, Verdict,
+    judge_call,
 };
 
 use crate::{Approval, BashParams, Blocked, ToolResult, ToolStatus};
 
 pub use shellgate_intercept::{ELEVATED_RULE, ENV_RULE, INTERACTIVE_RULE};
 
-/// The environment policy with what it means for this engine's own environment.
-#[derive(Debug, Default)]
-pub(crate) struct EnvGate {
-    policy: EnvPolicy,
-    /// Inherited variables removed from every child (secrets not allowlisted, injection keys).
-    pub(crate) removals: Vec<String>,
-    /// Configured secret names and their values, replaced by `[REDACTED:NAME]` in the output stream
-    /// (window, artifact, live view, job logs) and in results.
-    redactions: std::sync::Arc<Vec<(String, String)>>,
+/// The environment policy over this engine's own environment.
+pub(crate) type EnvGate = EngineEnv;
+
+/// Redaction of the configured secret values from a result.
+pub(crate) trait Redacting {
+    /// `result` with every configured secret value in its model-visible text redacted.
+    fn redacted(&self, result: ToolResult) -> ToolResult;
 }
 
-impl EnvGate {
-    /// The gate of `config` over the engine's environment as it is now.
-    pub(crate) fn new(config: &EnvConfig) -> Self {
-        // Variables that are not UTF-8 cannot be named in a configuration; they are kept.
-        let vars: Vec<(String, String)> = std::env::vars_os()
-            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-            .collect();
-        let policy = EnvPolicy::new(config);
-        Self {
-            removals: policy.inherited_removals(vars.iter().map(|(k, v)| (k, v))),
-            redactions: std::sync::Arc::new(policy.redactions(vars.iter().map(|(k, v)| (k, v)))),
-            policy,
-        }
-    }
-
-    /// The secret values to redact from output streams.
-    pub(crate) fn redactions(&self) -> std::sync::Arc<Vec<(String, String)>> {
-        std::sync::Arc::clone(&self.redactions)
-    }
-
-    /// `result` with every configured secret value in its model-visible text redacted.
-    pub(crate) fn redacted(&self, mut result: ToolResult) -> ToolResult {
-        if self.redactions.is_empty() {
+impl Redacting for EngineEnv {
+    fn redacted(&self, mut result: ToolResult) -> ToolResult {
+        let secrets = self.redactions();
+        if secrets.is_empty() {
             return result;
         }
-        result.output = shellgate_sink::redact_text(&result.output, &self.redactions);
+        result.output = shellgate_sink::redact_text(&result.output, &secrets);
         for notice in &mut result.notices {
-            *notice = shellgate_sink::redact_text(notice, &self.redactions);
+            *notice = shellgate_sink::redact_text(notice, &secrets);
         }
         if let Some(blocked) = &mut result.blocked {
-            blocked.message = shellgate_sink::redact_text(&blocked.message, &self.redactions);
+            blocked.message = shellgate_sink::redact_text(&blocked.message, &secrets);
         }
         result
     }

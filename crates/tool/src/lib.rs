@@ -20,8 +20,6 @@
 
 mod bash;
 mod config;
-mod config_keys;
-mod elevated;
 mod executors;
 mod file_config;
 mod gate;
@@ -44,7 +42,8 @@ pub use gate::{ELEVATED_RULE, ENV_RULE, INTERACTIVE_RULE};
 pub use jobs::{JobConfig, JobExit, JobInfo, JobRegistry, JobStatus};
 pub use jobs::{QUIET_FACTOR, Settled};
 pub use params::BashParams;
-pub use process::{ProcessAction, ProcessParams, ProcessResult, ProcessTool};
+pub use process::{ProcessAction, ProcessParams, ProcessResult, ProcessTool, SessionSummary};
+pub use sandboxing::SandboxAccount;
 pub use result::{Approval, Blocked, ResultError, ToolResult, ToolStatus, truncation_notice};
 pub use shellgate_hosts::{ClientFile, HostFile, HostsConfig, HostsFile, NamedHost, SshFile};
 pub use shellgate_sandbox::{
@@ -56,6 +55,7 @@ pub use shellgate_sink::{DEFAULT_LIVE_CAPACITY, LiveFeed, LiveSink, LiveText};
 pub type ApprovalBroker = approvals::ApprovalBroker<BashParams>;
 
 pub use shellgate_approvals as approvals;
+pub use shellgate_config as config_file;
 pub use shellgate_executor as executor;
 pub use shellgate_hosts as hosts;
 pub use shellgate_intercept as intercept;

@@ -1,76 +1,17 @@
-//! What runs a foreground call — a process through one of the tool's executors, a command in a
-//! persistent session, one in a session on another host — and how a [`ToolResult`] answers for
-//! the jobs crate's foreground run ([`shellgate_jobs::Foreground`]).
+//! What runs a foreground call in a session on another host (a process or a local session's
+//! command is the jobs crate's [`shellgate_jobs::ProcessRun`], [`shellgate_jobs::SessionRun`]),
+//! and how a [`ToolResult`] answers for the jobs crate's foreground run
+//! ([`shellgate_jobs::Foreground`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use shellgate_executor::{DynExecutor, LaunchSpec, SendSink, SessionCommand, SessionKey, SessionManager};
+use shellgate_executor::{SendSink, SessionCommand};
 use shellgate_jobs::{Job, RunFuture, RunResult, Runner};
 use tokio_util::sync::CancellationToken;
 
 use crate::{ToolResult, ToolStatus};
-
-/// A process through one of the tool's executors (pipes or a terminal).
-pub(crate) struct ProcessRun(pub Arc<dyn DynExecutor>, pub LaunchSpec);
-
-impl Runner for ProcessRun {
-    fn run<'a>(
-        self: Box<Self>,
-        sink: &'a mut SendSink<'_>,
-        cancel: CancellationToken,
-        _: Duration,
-    ) -> RunFuture<'a> {
-        Box::pin(async move { self.0.run_dyn(self.1, sink, cancel).await })
-    }
-}
-
-/// A command in a persistent session.
-pub(crate) struct SessionRun {
-    pub sessions: SessionManager,
-    pub key: SessionKey,
-    pub text: String,
-    pub cwd: Option<PathBuf>,
-    pub env: BTreeMap<String, String>,
-    pub report_status: bool,
-    /// Where the pid of the shell that ran the command goes (a sandboxed run's denials are found by
-    /// it: a busy session's command runs in a fresh shell of its own).
-    pub shell_pids: Option<Arc<Mutex<Vec<u32>>>>,
-}
-
-impl Runner for SessionRun {
-    fn run<'a>(
-        self: Box<Self>,
-        sink: &'a mut SendSink<'_>,
-        cancel: CancellationToken,
-        timeout: Duration,
-    ) -> RunFuture<'a> {
-        Box::pin(async move {
-            let command = SessionCommand {
-                text: &self.text,
-                cwd: self.cwd.as_deref(),
-                env: &self.env,
-                timeout,
-                report_status: self.report_status,
-            };
-            let outcome = self.sessions.run_command(&self.key, &command, sink, cancel).await;
-            if let (Some(pids), Some(pid)) = (&self.shell_pids, outcome.pid) {
-                pids.lock().unwrap_or_else(PoisonError::into_inner).push(pid);
-            }
-            outcome
-        })
-    }
-
-    fn session_pid(&self) -> Option<u32> {
-        self.sessions
-            .list()
-            .into_iter()
-            .find(|s| s.name == self.key.name)
-            .and_then(|s| s.pid)
-    }
-}
 
 /// A command in a persistent session on another host.
 pub(crate) struct RemoteRun {

@@ -8,6 +8,7 @@ use shellgate_sink::LiveFeed;
 use tokio_util::sync::CancellationToken;
 
 use super::BashTool;
+use crate::gate::Redacting as _;
 
 impl BashTool {
     /// The approvals pending on this tool.

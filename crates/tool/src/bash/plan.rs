@@ -6,12 +6,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use shellgate_executor::SessionKey;
-use shellgate_intercept::{Context, SessionView};
+use shellgate_intercept::{Context, Elevation, SessionView, elevation};
 use shellgate_normalize::{NormalizeContext, Normalized};
 use shellgate_pty::pty_selected;
 
 use super::BashTool;
-use crate::elevated::{Elevation, elevation};
+use crate::gate::Redacting as _;
 use crate::{BashParams, ToolResult, ToolStatus};
 use shellgate_sandbox::{DenialWatch, SandboxRun};
 
@@ -252,7 +252,7 @@ impl BashTool {
             ..SessionView::default()
         };
         for (_, text) in &named.saved {
-            view.merge(SessionView::clone(&super::session_views::view_of(text)));
+            view.merge(SessionView::clone(&SessionView::of_saved_state(text)));
         }
         view
     }

@@ -12,6 +12,7 @@ use shellgate_normalize::Normalized;
 use tokio_util::sync::CancellationToken;
 
 use super::BashTool;
+use crate::gate::Redacting as _;
 use super::run::RunBasics;
 use crate::{BashParams, ToolResult, ToolStatus};
 use shellgate_hosts::HostRun;
@@ -71,7 +72,7 @@ impl BashTool {
                     cwd: plan.remote_cwd.clone().map(PathBuf::from),
                     env: plan.env.clone(),
                 }),
-                _ => Box::new(crate::runners::ProcessRun(
+                _ => Box::new(shellgate_jobs::ProcessRun(
                     self.executors.for_run(plan.params.pty),
                     self.remote_client_spec(&plan),
                 )),

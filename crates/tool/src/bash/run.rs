@@ -13,10 +13,9 @@ use tokio_util::sync::CancellationToken;
 use super::BashTool;
 use super::launch::session_text;
 use super::plan::Plan;
-use crate::runners::{ProcessRun, SessionRun};
 use crate::shape::{StreamFacts, shape};
 use crate::{BashParams, ToolResult, ToolStatus};
-use shellgate_jobs::{Foreground, Runner};
+use shellgate_jobs::{Foreground, ProcessRun, Runner, SessionRun};
 use shellgate_sandbox::DenialWatch;
 use shellgate_sink::LiveFeed;
 

@@ -1,30 +1,12 @@
 //! Finding the configuration file, loading it over the defaults, and where each value came from.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use shellgate_config::{KeyLines, PROJECT_CONFIG, Sources, user_config_path};
+
+use super::keys::file_keys;
 use super::{ConfigError, FileConfig};
 use crate::ToolConfig;
-use crate::config_keys::{KeyLines, file_keys};
-
-/// The user's configuration file: `$XDG_CONFIG_HOME/shellgate/config.toml`, else
-/// `~/.config/shellgate/config.toml`.
-pub fn user_config_path() -> Option<PathBuf> {
-    let user_dir = std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")));
-    user_dir.map(|dir| dir.join("shellgate").join("config.toml"))
-}
-
-/// The project's configuration file, relative to the current directory.
-pub const PROJECT_CONFIG: &str = ".shellgate.toml";
-
-/// The files read when none is given, in the order they apply: the user's, then the project's.
-pub fn default_config_paths() -> Vec<PathBuf> {
-    let mut paths: Vec<PathBuf> = user_config_path().into_iter().collect();
-    paths.push(PathBuf::from(PROJECT_CONFIG));
-    paths
-}
 
 /// The effective configuration: defaults, then the user's file, then the project's (what of it
 /// applies without trust: see [`super::tightening()`]); or `explicit`, which must exist, alone.
@@ -37,77 +19,29 @@ pub fn load_tool_config(explicit: Option<&Path>) -> Result<ToolConfig, ConfigErr
 pub struct LoadedConfig {
     /// The effective configuration.
     pub config: ToolConfig,
-    /// The files read, in the order they applied.
-    pub files: Vec<PathBuf>,
-    /// The keys each file set, with their lines (same order as `files`).
-    lines: Vec<KeyLines>,
+    /// The files read, in the order they applied, and the keys each set.
+    pub sources: Sources,
 }
 
 impl LoadedConfig {
     /// The last file read, if any.
     pub fn file(&self) -> Option<&Path> {
-        self.files.last().map(PathBuf::as_path)
+        self.sources.last()
     }
 
     /// Where the value of `key` (a dotted path such as `policy.security`) came from: `file:line`
     /// of the last file that set it, or `default`.
     pub fn source_of(&self, key: &str) -> String {
-        self.files
-            .iter()
-            .zip(&self.lines)
-            .rev()
-            .find_map(|(file, lines)| lines.get(key).map(|line| format!("{}:{line}", file.display())))
-            .unwrap_or_else(|| "default".to_owned())
+        self.sources.source_of(key)
     }
 
     /// Every effective value, one `key = value  # source` line each (`shellgate config --sources`).
     pub fn sources_text(&self) -> String {
-        let effective = FileConfig::effective(&self.config);
-        let table = match toml::Table::try_from(&effective) {
-            Ok(table) => table,
-            Err(e) => return format!("# cannot render the configuration: {e}\n"),
-        };
-        let mut rows = Vec::new();
-        flatten(&table, file_keys(), &mut rows);
-        let width = rows.iter().map(|(k, v)| k.len() + v.len() + 3).max().unwrap_or(0);
-        let mut out = String::new();
-        for notice in &self.config.config_notices {
-            let _ = writeln!(out, "# {notice}");
-        }
-        for (key, value) in rows {
-            let assignment = format!("{key} = {value}");
-            let _ = writeln!(out, "{assignment:width$}  # {}", self.source_of(&key));
-        }
-        out
-    }
-}
-
-/// The values of `table` as (dotted path, TOML text), in the order of `keys`: each value once, an
-/// array of tables or a table of named tables whole.
-fn flatten(table: &toml::Table, keys: &[&str], rows: &mut Vec<(String, String)>) {
-    for key in keys {
-        let whole = key.split("[].").next().unwrap_or(key);
-        let whole = whole.split(".*.").next().unwrap_or(whole);
-        // A table of named tables is shown whole, its own values with it.
-        let section = whole.split('.').next().unwrap_or(whole);
-        let whole = if keys
-            .iter()
-            .any(|k| k.strip_prefix(section).is_some_and(|r| r.starts_with(".*.")))
-        {
-            section
-        } else {
-            whole
-        };
-        if rows.iter().any(|(k, _)| k == whole) {
-            continue;
-        }
-        let mut parts = whole.split('.');
-        let mut value = parts.next().and_then(|p| table.get(p));
-        for part in parts {
-            value = value.and_then(toml::Value::as_table).and_then(|t| t.get(part));
-        }
-        if let Some(value) = value {
-            rows.push((whole.to_owned(), value.to_string()));
+        match toml::Table::try_from(FileConfig::effective(&self.config)) {
+            Ok(table) => self
+                .sources
+                .text(&table, file_keys(), &self.config.config_notices),
+            Err(e) => format!("# cannot render the configuration: {e}\n"),
         }
     }
 }
@@ -116,8 +50,7 @@ fn flatten(table: &toml::Table, keys: &[&str], rows: &mut Vec<(String, String)>)
 pub fn load_config_sources(explicit: Option<&Path>) -> Result<LoadedConfig, ConfigError> {
     let mut loaded = LoadedConfig {
         config: ToolConfig::default(),
-        files: Vec::new(),
-        lines: Vec::new(),
+        sources: Sources::default(),
     };
     if let Some(path) = explicit {
         // Named on the command line: the user's own choice, whole.
@@ -157,8 +90,7 @@ impl LoadedConfig {
         file.apply(&mut self.config);
         let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         self.config.config_files.push(absolute);
-        self.files.push(path.to_path_buf());
-        self.lines.push(lines);
+        self.sources.push(path, lines);
     }
 }
 

@@ -10,8 +10,8 @@
 
 mod apply;
 mod error;
+mod keys;
 mod load;
-
 mod tightening;
 
 use std::path::{Path, PathBuf};
@@ -19,13 +19,13 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use shellgate_intercept::{Config as PolicyFile, EnvConfig, InterceptConfig, Policy, PolicyConfig};
 
-use crate::config_keys::{KeyLines, check_keys, file_keys, line_of};
+use shellgate_config::{KeyLines, ParseError};
+
+use keys::file_keys;
 
 pub use error::ConfigError;
-pub use load::{
-    LoadedConfig, PROJECT_CONFIG, default_config_paths, load_config_sources, load_tool_config,
-    user_config_path,
-};
+pub use load::{LoadedConfig, load_config_sources, load_tool_config};
+pub use shellgate_config::{PROJECT_CONFIG, default_config_paths, user_config_path};
 pub use shellgate_approvals::{is_trusted, trust, trust_store_path};
 pub use tightening::tightening;
 
@@ -111,24 +111,16 @@ impl FileConfig {
 
     /// Like [`FileConfig::parse`], also giving the line of every key the text sets.
     pub(super) fn parse_with_lines(text: &str, path: &Path) -> Result<(Self, KeyLines), ConfigError> {
-        let lines = match check_keys(text, file_keys()) {
-            Ok(lines) => lines,
-            Err(Some(unknown)) => {
-                return Err(ConfigError::UnknownKey {
-                    key: unknown.key,
-                    line: unknown.line,
-                    path: path.to_path_buf(),
-                    suggestion: unknown.suggestion,
-                });
-            }
-            // Not TOML: deserializing says where.
-            Err(None) => KeyLines::new(),
-        };
-        let file: Self = toml::from_str(text).map_err(|e| ConfigError::Parse {
-            path: path.to_path_buf(),
-            message: match e.span() {
-                Some(span) => format!("{} (line {})", e.message().trim_end(), line_of(text, &span)),
-                None => e.message().trim_end().to_owned(),
+        let (file, lines): (Self, KeyLines) = shellgate_config::parse(text, file_keys()).map_err(|e| match e {
+            ParseError::UnknownKey(unknown) => ConfigError::UnknownKey {
+                key: unknown.key,
+                line: unknown.line,
+                path: path.to_path_buf(),
+                suggestion: unknown.suggestion,
+            },
+            ParseError::Invalid(message) => ConfigError::Parse {
+                path: path.to_path_buf(),
+                message,
             },
         })?;
         file.build_policy().map_err(|source| ConfigError::Policy {

@@ -19,7 +19,7 @@ impl ProcessTool {
                 remote
                     .into_iter()
                     .flat_map(shellgate_hosts::RemoteSessions::list)
-                    .map(SessionSummary::from),
+                    .map(remote_summary),
             );
             return ProcessResult {
                 action,
@@ -53,5 +53,20 @@ impl ProcessTool {
         } else {
             ProcessResult::error(action, None, format!("No session named {name:?}."))
         }
+    }
+}
+
+/// A session on another host, as the `sessions` action reports it.
+fn remote_summary(info: shellgate_hosts::RemoteSessionInfo) -> SessionSummary {
+    SessionSummary {
+        name: info.name,
+        host: Some(info.host),
+        shell: "sh".to_owned(),
+        pid: None,
+        cwd: info.cwd,
+        busy: info.busy,
+        idle_secs: info.idle_for.as_secs(),
+        commands: info.commands,
+        restarts: 0,
     }
 }

@@ -14,7 +14,7 @@ use shellgate_sandbox::{
 };
 
 pub use engine_files::engine_files;
-pub(crate) use sandbox_end::SandboxEnd;
+pub use sandbox_end::SandboxAccount;
 
 use crate::{ResultError, ToolResult, ToolStatus};
 
@@ -80,10 +80,10 @@ pub(crate) fn finish_when_job_ends(
         let (offered, approvals) = offer(&report.denials);
         notices.extend(offered);
         if let Some(job) = job_ref.upgrade() {
-            job.state().attachment = Some(Arc::new(SandboxEnd {
-                denied: report.denials,
-                network: report.network,
-                approvals,
+            job.state().attachment = Some(Arc::new(SandboxAccount {
+                network: Some(report.network).filter(|traffic| !traffic.is_empty()),
+                sandbox_denied: Some(report.denials),
+                network_approvals: approvals,
             }));
         }
         notices

@@ -8,12 +8,15 @@ use serde::{Deserialize, Serialize};
 use shellgate_executor::SessionInfo;
 
 use super::ProcessAction;
-use crate::Settled;
-use crate::jobs::{JobInfo, JobStatus};
+use crate::{JobInfo, JobStatus, Settled};
 
 /// The answer of the `process` tool. Failures (unknown job, closed stdin) are results with `is_error`.
+///
+/// `E` is what a job's end hook attached ([`JobState::attachment`](crate::JobState::attachment)),
+/// shown with the poll that sees the job ended, its fields beside these (the tool's sandbox account);
+/// [`NoAttachment`] when nothing attaches one.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct ProcessResult {
+pub struct ProcessResult<E = NoAttachment> {
     /// The action that ran.
     pub action: ProcessAction,
     /// Whether the action failed.
@@ -57,22 +60,18 @@ pub struct ProcessResult {
     pub artifact: Option<String>,
     /// Things the caller should know (skipped output, leftover processes stopped, retention).
     pub notices: Vec<String>,
-    /// A sandboxed job that ended: what the sandbox denied it (as `bash` reports it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<Vec<serde_json::Value>>")]
-    pub sandbox_denied: Option<Vec<shellgate_sandbox::Denial>>,
-    /// A sandboxed job that ended: the destinations it reached through the engine's proxy.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<Vec<serde_json::Value>>")]
-    pub network: Option<Vec<shellgate_sandbox::Traffic>>,
-    /// A sandboxed job that ended: destinations its proxy refused as not allowed, each pending a
-    /// person's `allow-always` (with asking on).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub network_approvals: Option<Vec<crate::NetworkApproval>>,
+    /// `poll` of a job that ended: what its end hook attached, when it is an `E`.
+    #[serde(flatten)]
+    pub ended: E,
 }
 
-impl ProcessResult {
-    pub(super) fn error(action: ProcessAction, job_id: Option<&str>, message: impl Into<String>) -> Self {
+/// Nothing attached to a job's end.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct NoAttachment {}
+
+impl<E: Default> ProcessResult<E> {
+    /// A failed action.
+    pub fn error(action: ProcessAction, job_id: Option<&str>, message: impl Into<String>) -> Self {
         Self {
             action,
             is_error: true,
@@ -187,22 +186,6 @@ impl From<SessionInfo> for SessionSummary {
             idle_secs: info.idle_for.as_secs(),
             commands: info.commands,
             restarts: info.restarts,
-        }
-    }
-}
-
-impl From<shellgate_hosts::RemoteSessionInfo> for SessionSummary {
-    fn from(info: shellgate_hosts::RemoteSessionInfo) -> Self {
-        Self {
-            name: info.name,
-            host: Some(info.host),
-            shell: "sh".to_owned(),
-            pid: None,
-            cwd: info.cwd,
-            busy: info.busy,
-            idle_secs: info.idle_for.as_secs(),
-            commands: info.commands,
-            restarts: 0,
         }
     }
 }

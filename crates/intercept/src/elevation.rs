@@ -1,20 +1,25 @@
 //! Elevated runs (SPEC X-4): outside the sandbox, only when `[policy] elevated` allows it.
 
-use shellgate_intercept::{Elevated, Policy};
+use crate::{Elevated, Policy};
 
 /// What the configuration makes of a request's `elevated`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Elevation {
+pub enum Elevation {
     /// Not asked for.
     No,
     /// Asked for and refused: the request runs as any other; the notice says why.
     Refused(String),
-    /// Granted (`bypass_approvals` with `elevated = "full"`); the notice says so.
-    Granted { bypass_approvals: bool, notice: String },
+    /// Granted; the notice says so.
+    Granted {
+        /// Whether the run also skips approvals (`elevated = "full"`).
+        bypass_approvals: bool,
+        /// What the result says about it.
+        notice: String,
+    },
 }
 
 /// The elevation of a request asking `requested` under `policy`.
-pub(crate) fn elevation(policy: Option<&Policy>, requested: bool) -> Elevation {
+pub fn elevation(policy: Option<&Policy>, requested: bool) -> Elevation {
     if !requested {
         return Elevation::No;
     }

@@ -1,23 +1,23 @@
-//! The actions on one job — `poll`, `log`, `kill`, input, `screen`, `resize` — as the jobs crate
-//! carries them out, mapped into the tool's result.
+//! The actions on one job — `poll`, `log`, `kill`, input, `screen`, `resize` — as the job carries
+//! them out (`control.rs`), as the `process` tool's result.
 
 use std::sync::Arc;
 
 use shellgate_pty::KeySpec;
 
-use super::{ProcessAction, ProcessParams, ProcessResult, ProcessTool};
-use crate::jobs::{Job, JobIo, parse_signal};
-use crate::sandboxing::SandboxEnd;
+use super::{JobActions, ProcessAction, ProcessParams, ProcessResult};
+use crate::{Job, JobIo, parse_signal};
 
-impl ProcessTool {
-    pub(super) async fn poll(&self, job: &Job, since: Option<u64>, wait_ms: Option<u64>) -> ProcessResult {
+impl<E: Clone + Default + Send + Sync + 'static> JobActions<E> {
+    pub(super) async fn poll(&self, job: &Job, since: Option<u64>, wait_ms: Option<u64>) -> ProcessResult<E> {
         let read = job.poll(self.registry.config(), since, wait_ms).await;
-        let sandbox = read
+        let ended = read
             .attachment
             .as_ref()
-            .and_then(|a| a.downcast_ref::<SandboxEnd>())
-            .cloned();
-        let mut result = ProcessResult {
+            .and_then(|a| a.downcast_ref::<E>())
+            .cloned()
+            .unwrap_or_default();
+        ProcessResult {
             action: ProcessAction::Poll,
             message: read.message,
             job_id: Some(job.id.clone()),
@@ -33,17 +33,12 @@ impl ProcessTool {
             retry_in_ms: read.retry_in_ms,
             artifact: read.artifact,
             notices: read.notices,
+            ended,
             ..ProcessResult::default()
-        };
-        if let Some(end) = sandbox {
-            result.network = Some(end.network).filter(|traffic| !traffic.is_empty());
-            result.sandbox_denied = Some(end.denied);
-            result.network_approvals = end.approvals;
         }
-        result
     }
 
-    pub(super) fn log(&self, job: &Job, offset: Option<u64>, limit: Option<u64>) -> ProcessResult {
+    pub(super) fn log(&self, job: &Job, offset: Option<u64>, limit: Option<u64>) -> ProcessResult<E> {
         let page = job.log(self.registry.config().log_default_lines, offset, limit);
         let mut result = Self::status_result(job, ProcessAction::Log);
         result.notices.extend(page.notices);
@@ -54,7 +49,7 @@ impl ProcessTool {
         result
     }
 
-    pub(super) async fn kill(&self, job: &Arc<Job>, signal: Option<&str>) -> ProcessResult {
+    pub(super) async fn kill(&self, job: &Arc<Job>, signal: Option<&str>) -> ProcessResult<E> {
         let action = ProcessAction::Kill;
         let explicit = match signal.map(parse_signal).transpose() {
             Ok(sig) => sig,
@@ -71,7 +66,7 @@ impl ProcessTool {
     }
 
     /// The input actions: `write`, `send_keys`, `submit`, `paste`.
-    pub(super) async fn input(&self, job: &Job, params: ProcessParams) -> ProcessResult {
+    pub(super) async fn input(&self, job: &Job, params: ProcessParams) -> ProcessResult<E> {
         let action = params.action;
         let timeout = self.registry.config().write_timeout;
         let sent = match action {
@@ -110,14 +105,14 @@ impl ProcessTool {
 
     /// After an input action: wait up to `wait_ms` for the job's answer, as `poll` would, and return
     /// it with the input's confirmation — one call instead of input plus poll.
-    pub(super) async fn answer(&self, job: &Job, sent: ProcessResult, wait_ms: u64) -> ProcessResult {
+    pub(super) async fn answer(&self, job: &Job, sent: ProcessResult<E>, wait_ms: u64) -> ProcessResult<E> {
         let mut polled = self.poll(job, None, Some(wait_ms)).await;
         polled.action = sent.action;
         polled.message = format!("{} {}", sent.message, polled.message);
         polled
     }
 
-    pub(super) fn screen(job: &Job) -> ProcessResult {
+    pub(super) fn screen(job: &Job) -> ProcessResult<E> {
         let action = ProcessAction::Screen;
         match job.screen_view() {
             Ok((message, text)) => {
@@ -131,7 +126,7 @@ impl ProcessTool {
         }
     }
 
-    pub(super) fn resize(job: &Job, cols: Option<u16>, rows: Option<u16>) -> ProcessResult {
+    pub(super) fn resize(job: &Job, cols: Option<u16>, rows: Option<u16>) -> ProcessResult<E> {
         let action = ProcessAction::Resize;
         match job.resize_to(cols, rows) {
             Ok(message) => {
