@@ -10,10 +10,9 @@
 
 use std::path::{Path, PathBuf};
 
-/// Most lines `crates/tool/src` may hold in all: what composing the stages takes today, so that
-/// capability added to the tool instead of a stage fails the check. (Lower it as composition
-/// code moves out; the aim is 3,000.)
-pub const MAX_SRC_LINES: usize = 4_300;
+/// Most lines `crates/tool/src` may hold in all: composing the stages fits in this, so that
+/// capability added to the tool instead of a stage fails the check.
+pub const MAX_SRC_LINES: usize = 3_000;
 /// Longest file allowed under `crates/tool/src`.
 pub const MAX_FILE_LINES: usize = 400;
 /// Longest function allowed in `crates/tool`, from the `fn` line to its closing brace.

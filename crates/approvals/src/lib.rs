@@ -35,6 +35,7 @@
 //! assert_eq!(again.verdict, Verdict::Allow);
 //! ```
 
+mod approval;
 mod broker;
 mod decide;
 mod rule;
@@ -50,6 +51,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+pub use approval::Approval;
 pub use broker::{
     ApprovalBroker, DEFAULT_MAX_PENDING, LOCAL_HOST, Lookup, Pending, Ticket, fenced, one_line, prompt_text,
 };
@@ -222,6 +224,18 @@ impl ApprovalsFileConfig {
         }
         if let Some(allowed) = self.socket_approve {
             config.socket_approve = allowed;
+        }
+    }
+
+    /// Every key, with the values in effect in `config`.
+    pub fn effective(config: &ApprovalsConfig) -> Self {
+        Self {
+            expiry_secs: Some(config.expiry.as_secs_f64()),
+            fallback: Some(config.fallback),
+            file: config.file_path(),
+            mcp_approve_tool: Some(config.mcp_approve_tool),
+            elicitation_timeout_secs: Some(config.elicitation_timeout.as_secs_f64()),
+            socket_approve: Some(config.socket_approve),
         }
     }
 }

@@ -94,18 +94,32 @@ mod tests {
 
     #[test]
     fn each_value_names_the_last_file_that_set_it() {
-        let keys = ["timeout", "policy.security", "policy.rules[].allow", "hosts.*.target"];
+        let keys = [
+            "timeout",
+            "policy.security",
+            "policy.rules[].allow",
+            "hosts.*.target",
+        ];
         let effective: toml::Table = toml::from_str(
             "timeout = 5.0\n[policy]\nsecurity = \"full\"\nrules = [{ allow = \"x\" }]\n[hosts.a]\ntarget = \"ssh://a\"\n",
         )
         .unwrap();
         let mut sources = Sources::default();
-        sources.push(Path::new("user.toml"), KeyLines::from([("timeout".to_owned(), 1)]));
-        sources.push(Path::new("project.toml"), KeyLines::from([("timeout".to_owned(), 3)]));
+        sources.push(
+            Path::new("user.toml"),
+            KeyLines::from([("timeout".to_owned(), 1)]),
+        );
+        sources.push(
+            Path::new("project.toml"),
+            KeyLines::from([("timeout".to_owned(), 3)]),
+        );
         let text = sources.text(&effective, &keys, &["a notice".to_owned()]);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "# a notice");
-        assert!(lines[1].starts_with("timeout = 5.0") && lines[1].ends_with("# project.toml:3"), "{text}");
+        assert!(
+            lines[1].starts_with("timeout = 5.0") && lines[1].ends_with("# project.toml:3"),
+            "{text}"
+        );
         assert!(lines[2].starts_with("policy.security = \"full\"") && lines[2].ends_with("# default"));
         assert!(lines[3].starts_with("policy.rules = "), "{text}");
         assert!(lines[4].starts_with("hosts = "), "{text}");

@@ -24,6 +24,16 @@ pub fn resolve_cwd(base: &Path, requested: Option<&Path>) -> Result<PathBuf, Cwd
     Ok(path)
 }
 
+/// [`resolve_cwd`] for a directory as a caller wrote it: `~` and `~/…` are in the home directory.
+pub fn resolve_written_cwd(base: &Path, requested: Option<&str>) -> Result<PathBuf, CwdError> {
+    let home = || std::env::var_os("HOME").map(PathBuf::from);
+    let requested = requested.map(|r| match r.strip_prefix("~/").or((r == "~").then_some("")) {
+        Some(rest) => home().map_or_else(|| PathBuf::from(r), |h| h.join(rest)),
+        None => PathBuf::from(r),
+    });
+    resolve_cwd(base, requested.as_deref())
+}
+
 /// Check that `path` exists and is a directory (symlinks followed).
 pub fn validate_cwd(path: &Path) -> Result<(), CwdError> {
     match std::fs::metadata(path) {
@@ -106,6 +116,13 @@ mod tests {
             resolve_cwd(Path::new("/"), Some(Path::new("tmp"))),
             Ok(PathBuf::from("/tmp"))
         );
+        if let Some(home) = std::env::var_os("HOME").map(PathBuf::from).filter(|h| h.is_dir()) {
+            assert_eq!(resolve_written_cwd(Path::new("/"), Some("~")), Ok(home.clone()));
+            assert_eq!(
+                resolve_written_cwd(Path::new("/"), Some("~/.")),
+                Ok(home.join("."))
+            );
+        }
     }
 
     #[test]

@@ -105,7 +105,7 @@ use std::pin::Pin;
 pub use cgroup::{CgroupLimits, RunCgroup, Tracking, remove_engine_cgroups, sweep_stale};
 pub use cwd::{
     CwdError, DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT, clamp_timeout, fallback_cwd, resolve_cwd,
-    validate_cwd,
+    resolve_written_cwd, validate_cwd,
 };
 pub use env::{NON_INTERACTIVE_ENV, PIPE_TERM, UTF8_LOCALE, is_utf8_locale, non_interactive};
 pub use environ_block::move_environment_to_heap;

@@ -354,6 +354,21 @@ impl Policy {
         PolicyBuilder::default()
     }
 
+    /// The policy of a file's `[policy]` and `[intercept]` sections, `None` when it has neither.
+    pub fn from_sections(
+        policy: Option<&PolicyConfig>,
+        intercept: Option<&InterceptConfig>,
+    ) -> Result<Option<Self>, ConfigError> {
+        if policy.is_none() && intercept.is_none() {
+            return Ok(None);
+        }
+        Self::builder()
+            .policy_config(policy.cloned().unwrap_or_default())
+            .intercept_config(intercept.cloned().unwrap_or_default())
+            .build()
+            .map(Some)
+    }
+
     /// The policy of a configuration file's `[policy]` and `[intercept]` sections.
     pub fn from_config(config: &Config) -> Result<Self, ConfigError> {
         Self::builder()

@@ -36,6 +36,21 @@ impl SessionView {
     }
 }
 
+impl SessionView {
+    /// The view of the sessions of one name together: `busy` when one of them runs a command now,
+    /// and what each of their saved states (`texts`) holds.
+    pub fn of_saved_states<'a>(busy: bool, texts: impl IntoIterator<Item = &'a str>) -> SessionView {
+        let mut view = SessionView {
+            busy,
+            ..SessionView::default()
+        };
+        for text in texts {
+            view.merge(SessionView::clone(&SessionView::of_saved_state(text)));
+        }
+        view
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -44,7 +59,10 @@ mod tests {
     fn the_same_text_gives_the_same_view_and_another_text_its_own() {
         let a = "declare -- x=\"1\"\n#shellgate-state-functions\n";
         let b = "declare -- x=\"2\"\n#shellgate-state-functions\nalias ll='ls'\n";
-        assert!(Arc::ptr_eq(&SessionView::of_saved_state(a), &SessionView::of_saved_state(a)));
+        assert!(Arc::ptr_eq(
+            &SessionView::of_saved_state(a),
+            &SessionView::of_saved_state(a)
+        ));
         assert_eq!(*SessionView::of_saved_state(b), SessionView::from_saved_state(b));
         assert!(SessionView::of_saved_state(b).aliases.contains_key("ll"));
     }

@@ -40,6 +40,7 @@
 
 mod backend;
 mod control;
+mod executors;
 mod foreground;
 mod input_wait;
 mod io;
@@ -64,6 +65,7 @@ use shellgate_sink::{ArtifactStore, WindowConfig};
 pub use backend::OutputPlan;
 pub use backend::sleep_until_opt;
 pub use control::{LogPage, PollRead, parse_signal};
+pub use executors::Executors;
 pub use foreground::{Foreground, RunFuture, RunResult, Runner, Shape};
 pub use io::JobIo;
 pub use io_counts::TreeIo;

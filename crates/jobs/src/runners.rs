@@ -68,10 +68,6 @@ impl Runner for SessionRun {
     }
 
     fn session_pid(&self) -> Option<u32> {
-        self.sessions
-            .list()
-            .into_iter()
-            .find(|s| s.name == self.key.name)
-            .and_then(|s| s.pid)
+        self.sessions.info(&self.key.name).and_then(|s| s.pid)
     }
 }

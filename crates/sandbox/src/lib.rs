@@ -70,8 +70,8 @@ mod supervise;
 
 pub use calls::{
     CallRefusal, DenialWatch, ModeSetting, NARROWING_NEEDS_PROXY, NetworkSetting, ProxyFile, SANDBOX_ERROR,
-    SANDBOX_KEYS, SANDBOX_UNAVAILABLE, SandboxConfig, SandboxFile, SandboxRun, Sandboxing, helper_refusal,
-    report_notices,
+    SANDBOX_KEYS, SANDBOX_UNAVAILABLE, SandboxConfig, SandboxFile, SandboxRun, Sandboxing,
+    engine_executables, helper_refusal, report_notices,
 };
 pub use denials::{
     Denial, DenialCollector, DenialKind, DenialReport, DenialReportingOff, Traffic, denial_reporting_status,

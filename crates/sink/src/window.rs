@@ -354,8 +354,13 @@ impl OutputWindow {
     /// A window that spills the full raw stream to `spill` once the output no longer fits the window
     /// or a line was cut at the column cap.
     pub fn with_spill(config: WindowConfig, spill: ArtifactSpill) -> Self {
+        Self::with_optional_spill(config, Some(spill))
+    }
+
+    /// [`OutputWindow::with_spill`] when there is a `spill`, else [`OutputWindow::new`].
+    pub fn with_optional_spill(config: WindowConfig, spill: Option<ArtifactSpill>) -> Self {
         let mut window = Self::new(config);
-        window.spill = Some(spill);
+        window.spill = spill;
         window
     }
 

@@ -22,7 +22,7 @@ pub struct BashTool {
     normalizer: Arc<dyn Normalizer + Send + Sync>,
     interceptor: Arc<dyn Interceptor>,
     env_gate: Arc<EnvGate>,
-    executors: crate::executors::Executors,
+    executors: shellgate_jobs::Executors,
     jobs: crate::JobRegistry,
     sessions: SessionManager,
     approvals: crate::approvals::ApprovalState<BashParams>,
@@ -69,18 +69,11 @@ impl BashTool {
             .engine_files
             .extend(crate::sandboxing::engine_files(&config));
         let sandboxing = shellgate_sandbox::Sandboxing::new(&sandbox, &config.cwd, sessions.runtime_dir());
-        let remote_options = shellgate_hosts::RemoteSessionOptions {
-            kill_grace: config.kill_grace,
-            layers: config.layers.clone(),
-            idle_timeout: config.sessions.idle_timeout,
-            env: shellgate_executor::non_interactive(shellgate_executor::LaunchSpec::new(
-                "",
-                Vec::<String>::new(),
-                "",
-            ))
-            .env,
-            ..shellgate_hosts::RemoteSessionOptions::default()
-        };
+        let remote_options = shellgate_hosts::RemoteSessionOptions::non_interactive(
+            config.kill_grace,
+            config.layers.clone(),
+            config.sessions.idle_timeout,
+        );
         Self {
             hosts: shellgate_hosts::Hosts::new(&config.hosts, sessions.runtime_dir(), remote_options),
             announced: Arc::default(),
@@ -92,7 +85,7 @@ impl BashTool {
             normalizer: Arc::new(StandardNormalizer::default()),
             interceptor: Arc::new(AllowAll),
             env_gate: Arc::new(env_gate),
-            executors: crate::executors::Executors::default(),
+            executors: shellgate_jobs::Executors::default(),
         }
     }
 
@@ -133,19 +126,7 @@ impl BashTool {
     /// `text` with every configured secret value (`[env] redact`) replaced by `[REDACTED:NAME]`,
     /// also in its JSON-escaped spelling: for front-ends to apply to everything they send.
     pub fn redact_outgoing(&self, text: &str) -> String {
-        let secrets = self.env_gate.redactions();
-        if secrets.is_empty() {
-            return text.to_owned();
-        }
-        let mut spellings: Vec<(String, String)> = secrets.as_ref().clone();
-        for (name, value) in secrets.iter() {
-            let escaped = serde_json::to_string(value).unwrap_or_default();
-            let escaped = escaped.trim_matches('"');
-            if escaped != value {
-                spellings.push((name.clone(), escaped.to_owned()));
-            }
-        }
-        shellgate_sink::redact_text(text, &spellings)
+        shellgate_sink::redact_text(text, self.env_gate.outgoing_redactions())
     }
 
     /// Whether any secret value is configured for redaction.
@@ -205,16 +186,25 @@ impl BashTool {
         live: Option<&LiveFeed>,
         approved: bool,
     ) -> ToolResult {
-        match self
+        let base_cwd = || self.config.cwd.display().to_string();
+        let remote = match self
             .hosts
             .select(params.host.as_deref(), self.config.sandbox.mode.is_some())
         {
-            Ok(None) => {}
-            Ok(Some(remote)) => return self.run_remote(params, remote, approved, cancel, live).await,
+            Ok(remote) => remote,
             Err(message) => {
-                let base_cwd = self.config.cwd.display().to_string();
-                return ToolResult::not_run(crate::ToolStatus::FailedToStart, message, base_cwd);
+                return ToolResult::not_run(crate::ToolStatus::FailedToStart, message, base_cwd());
             }
+        };
+        if params.command.trim().is_empty() {
+            return ToolResult::not_run(
+                crate::ToolStatus::FailedToStart,
+                "The command is empty.",
+                base_cwd(),
+            );
+        }
+        if let Some(remote) = remote {
+            return self.run_remote(params, remote, approved, cancel, live).await;
         }
         let plan = match self.plan(params, approved) {
             Ok(plan) => plan,

@@ -5,8 +5,7 @@
 use std::path::Path;
 
 use shellgate_intercept::{
-    CallRequest, CallVerdict, Context, EngineEnv, Interceptor, Judgement, Normalized, Policy, Verdict,
-    judge_call,
+    CallRequest, CallVerdict, Context, EngineEnv, Interceptor, Normalized, Policy, Verdict, judge_call,
 };
 
 use crate::{Approval, BashParams, Blocked, ToolResult, ToolStatus};
@@ -77,48 +76,29 @@ pub(crate) fn judge(
         call.normalized,
         call.ctx,
     );
-    match verdict {
-        Verdict::Allow => Ok(notices),
+    let (status, message, rule, suggested_tool, approval) = match verdict {
+        Verdict::Allow => return Ok(notices),
         Verdict::Deny {
             rule,
             reason,
             suggested_tool,
         } => {
             let message = format!("Blocked: {reason}\nCommand: {original}");
-            let mut result = ToolResult::not_run(ToolStatus::Blocked, message.clone(), cwd);
-            result.blocked = Some(Blocked {
-                rule,
-                message,
-                suggested_tool,
-            });
-            result.notices = notices;
-            Err(Box::new(result))
+            (ToolStatus::Blocked, message, rule, suggested_tool, None)
         }
         Verdict::Ask { rule, reason } => {
+            let approval = Approval::asked(original, &cwd, &rule, &reason, judgement.as_ref());
             let message = format!("Approval required: {reason}\nCommand: {original}");
-            let mut result = ToolResult::not_run(ToolStatus::ApprovalPending, message.clone(), cwd.clone());
-            result.blocked = Some(Blocked {
-                rule: rule.clone(),
-                message,
-                suggested_tool: None,
-            });
-            result.approval = Some(Approval {
-                command: original.clone(),
-                cwd,
-                rule,
-                reason,
-                segments_missing: judgement
-                    .as_ref()
-                    .map(|j| j.missing().cloned().collect())
-                    .unwrap_or_default(),
-                always_approvable: judgement.as_ref().is_some_and(Judgement::always_approvable),
-                id: String::new(),
-                short_id: String::new(),
-                host: String::new(),
-                expires_at: String::new(),
-            });
-            result.notices = notices;
-            Err(Box::new(result))
+            (ToolStatus::ApprovalPending, message, rule, None, Some(approval))
         }
-    }
+    };
+    let mut result = ToolResult::not_run(status, message.clone(), cwd);
+    result.blocked = Some(Blocked {
+        rule,
+        message,
+        suggested_tool,
+    });
+    result.approval = approval;
+    result.notices = notices;
+    Err(Box::new(result))
 }

@@ -34,12 +34,7 @@ pub(crate) async fn run_as_job(
             result
         }
         Started::Running { job, output } => {
-            let mut result = ToolResult::not_run(ToolStatus::Running, output, job.cwd.clone());
-            result.is_error = false;
-            result.job_id = Some(job.id.clone());
-            result.pid = job.pid();
-            result.duration_ms = job.started.elapsed().as_millis() as u64;
-            result.timeout_secs = timeout.as_secs();
+            let mut result = crate::runners::running(&job, output, timeout);
             result.notices = notices;
             result
         }

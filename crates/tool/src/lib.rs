@@ -20,7 +20,6 @@
 
 mod bash;
 mod config;
-mod executors;
 mod file_config;
 mod gate;
 mod job_start;
@@ -43,8 +42,8 @@ pub use jobs::{JobConfig, JobExit, JobInfo, JobRegistry, JobStatus};
 pub use jobs::{QUIET_FACTOR, Settled};
 pub use params::BashParams;
 pub use process::{ProcessAction, ProcessParams, ProcessResult, ProcessTool, SessionSummary};
-pub use sandboxing::SandboxAccount;
 pub use result::{Approval, Blocked, ResultError, ToolResult, ToolStatus, truncation_notice};
+pub use sandboxing::SandboxAccount;
 pub use shellgate_hosts::{ClientFile, HostFile, HostsConfig, HostsFile, NamedHost, SshFile};
 pub use shellgate_sandbox::{
     ModeSetting, NetworkSetting, ProxyFile, SANDBOX_ERROR, SANDBOX_UNAVAILABLE, SandboxConfig, SandboxFile,

@@ -3,14 +3,16 @@
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
-use shellgate_intercept::SegmentVerdict;
 use shellgate_sink::Truncation;
 
+pub use shellgate_approvals::Approval;
+
 /// How a call ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolStatus {
     /// The command ran to its end.
+    #[default]
     Completed,
     /// Stopped at its timeout.
     TimedOut,
@@ -37,39 +39,8 @@ pub struct Blocked {
     pub suggested_tool: Option<String>,
 }
 
-/// What a person is asked to approve (with `status: "approval_pending"`); nothing has run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Approval {
-    /// The command as the caller sent it.
-    pub command: String,
-    /// The directory it would run in.
-    pub cwd: String,
-    /// The rule or check that asked.
-    pub rule: String,
-    /// Why it needs approval.
-    pub reason: String,
-    /// The segments no allow rule covers (what an "allow always" approval would turn into rules),
-    /// each with its static `argv`.
-    pub segments_missing: Vec<SegmentVerdict>,
-    /// Whether the command was asked about only because of allowlist misses, so that an "allow
-    /// always" approval may persist rules for it (never for dangerous or unjudgeable commands).
-    pub always_approvable: bool,
-    /// The id to answer with (`approve {id, decision}`).
-    #[serde(default)]
-    pub id: String,
-    /// Its first 8 characters, also accepted wherever the id is.
-    #[serde(default)]
-    pub short_id: String,
-    /// The host the command would run on (`local`).
-    #[serde(default)]
-    pub host: String,
-    /// When the approval expires unanswered (RFC 3339, UTC); it is then denied.
-    #[serde(default)]
-    pub expires_at: String,
-}
-
 /// Everything a caller learns from one call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ToolResult {
     /// How the call ended.
     pub status: ToolStatus,
@@ -140,26 +111,10 @@ impl ToolResult {
     pub fn not_run(status: ToolStatus, message: impl Into<String>, cwd: impl Into<String>) -> Self {
         Self {
             status,
-            exit_code: None,
-            signal: None,
             output: message.into(),
-            truncation: None,
-            artifact: None,
             cwd: cwd.into(),
-            duration_ms: 0,
-            notices: Vec::new(),
-            job_id: None,
-            pid: None,
-            pipeline_status: None,
-            blocked: None,
-            approval: None,
             is_error: true,
-            timeout_secs: 0,
-            error: None,
-            sandbox_denied: None,
-            network: None,
-            network_approvals: None,
-            process_tracking: None,
+            ..Self::default()
         }
     }
 

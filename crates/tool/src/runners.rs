@@ -55,12 +55,7 @@ impl RunResult for ToolResult {
     }
 
     fn running(job: &Job, output: String, notice: String, timeout: Duration) -> Self {
-        let mut result = ToolResult::not_run(ToolStatus::Running, output, job.cwd.clone());
-        result.is_error = false;
-        result.job_id = Some(job.id.clone());
-        result.pid = job.pid();
-        result.duration_ms = job.started.elapsed().as_millis() as u64;
-        result.timeout_secs = timeout.as_secs();
+        let mut result = running(job, output, timeout);
         result.notices.push(notice);
         result
     }
@@ -76,4 +71,15 @@ impl RunResult for ToolResult {
         }
         notices
     }
+}
+
+/// The result of a call that goes on as `job`, with the output so far.
+pub(crate) fn running(job: &Job, output: String, timeout: Duration) -> ToolResult {
+    let mut result = ToolResult::not_run(ToolStatus::Running, output, job.cwd.clone());
+    result.is_error = false;
+    result.job_id = Some(job.id.clone());
+    result.pid = job.pid();
+    result.duration_ms = job.started.elapsed().as_millis() as u64;
+    result.timeout_secs = timeout.as_secs();
+    result
 }

@@ -111,17 +111,10 @@ pub(crate) fn shape(
         cwd: outcome.cwd_after.as_deref().unwrap_or(cwd).display().to_string(),
         duration_ms: outcome.duration.as_millis() as u64,
         notices,
-        job_id: None,
-        pid: None,
         pipeline_status: (!outcome.pipeline_status.is_empty()).then_some(outcome.pipeline_status),
-        blocked: None,
-        approval: None,
         is_error,
         timeout_secs: timeout.as_secs(),
-        error: None,
-        sandbox_denied: None,
-        network: None,
-        network_approvals: None,
         process_tracking: outcome.tracking,
+        ..ToolResult::default()
     }
 }

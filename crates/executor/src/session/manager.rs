@@ -652,6 +652,11 @@ impl SessionManager {
         Ok(slot)
     }
 
+    /// The session named `name`, as [`SessionManager::list`] reports it.
+    pub fn info(&self, name: &str) -> Option<SessionInfo> {
+        self.list().into_iter().find(|s| s.name == name)
+    }
+
     /// Every open session.
     pub fn list(&self) -> Vec<SessionInfo> {
         self.reap_idle();

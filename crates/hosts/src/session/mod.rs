@@ -43,6 +43,22 @@ impl Default for RemoteSessionOptions {
     }
 }
 
+impl RemoteSessionOptions {
+    /// Options whose shells run non-interactively as a local client run does
+    /// ([`shellgate_executor::non_interactive`]: no pager, no prompt for credentials, …), stopped
+    /// with `kill_grace`, launched through `layers`, closed after `idle_timeout` unused.
+    pub fn non_interactive(kill_grace: Duration, layers: LayerStack, idle_timeout: Duration) -> Self {
+        let plain = shellgate_executor::LaunchSpec::new("", Vec::<String>::new(), "");
+        Self {
+            kill_grace,
+            layers,
+            idle_timeout,
+            env: shellgate_executor::non_interactive(plain).env,
+            ..Self::default()
+        }
+    }
+}
+
 /// One session: its shell (while alive) and where its state is kept on the host.
 struct Slot {
     shell: Option<RemoteShell>,
@@ -196,6 +212,14 @@ impl RemoteSessions {
                 shell.end_shell(&host, Some(&slot.state_dir)).await;
             }
         }
+    }
+
+    /// The directory of the live session `name` on `host` (the host as its target names it).
+    pub fn cwd_of(&self, host: &str, name: &str) -> Option<String> {
+        self.list()
+            .into_iter()
+            .find(|s| s.host == host && s.name == name && !s.cwd.is_empty())
+            .map(|s| s.cwd)
     }
 
     /// The sessions with their directories.

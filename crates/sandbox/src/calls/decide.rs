@@ -19,6 +19,21 @@ pub enum CallRefusal {
     /// The kernel cannot enforce its sandbox (and degrading is not allowed).
     #[error("The sandbox cannot be enforced here: {0}. Nothing ran.")]
     Unavailable(String),
+    /// Its `allowed_domains` cannot narrow its network (it is not sandboxed, the network is on, or
+    /// a pattern is malformed): it asked for less than it would get.
+    #[error("The network cannot be narrowed as asked: {0}. Nothing ran.")]
+    NotNarrowed(String),
+}
+
+impl CallRefusal {
+    /// Why the sandbox could not give the call what it needs, when that is the refusal (a result's
+    /// `error` of kind [`SANDBOX_UNAVAILABLE`](crate::SANDBOX_UNAVAILABLE)).
+    pub fn unavailable_reason(&self) -> Option<&str> {
+        match self {
+            Self::NotHere(_) => None,
+            Self::Unavailable(reason) | Self::NotNarrowed(reason) => Some(reason),
+        }
+    }
 }
 
 /// The `host` values this engine runs on.

@@ -16,11 +16,13 @@
 //!   Outside a sandbox no collector runs, so an ordinary permission error is never labelled a denial.
 
 mod decide;
+mod engine_executables;
 mod run;
 mod settings;
 mod watch;
 
 pub use decide::{CallRefusal, Sandboxing};
+pub use engine_executables::engine_executables;
 pub use run::{NARROWING_NEEDS_PROXY, SandboxRun};
 pub use settings::{ModeSetting, NetworkSetting, ProxyFile, SANDBOX_KEYS, SandboxConfig, SandboxFile};
 pub use watch::{DenialWatch, SANDBOX_ERROR, SANDBOX_UNAVAILABLE, helper_refusal, report_notices};

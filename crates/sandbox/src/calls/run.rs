@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::CallRefusal;
 use crate::{SandboxLayer, SandboxMode};
 use shellgate_executor::{LaunchLayer, LaunchSpec, LayerStack, NamedLayers, SessionKey};
 
@@ -41,6 +42,27 @@ impl SandboxRun {
             None if policy.network => Err(format!("{NARROWING_NEEDS_PROXY}; here the network is on")),
             None => Ok(()),
         }
+    }
+
+    /// A call's `allowed_domains` on its sandbox `run` (see [`SandboxRun::narrow_domains`]); a call
+    /// that is not sandboxed cannot be narrowed.
+    pub fn narrow(run: Option<&mut Self>, domains: &[String]) -> Result<(), CallRefusal> {
+        match run {
+            Some(run) => run.narrow_domains(domains).map_err(CallRefusal::NotNarrowed),
+            None => Err(CallRefusal::NotNarrowed(format!(
+                "{NARROWING_NEEDS_PROXY}; this call is not sandboxed"
+            ))),
+        }
+    }
+
+    /// What the result of a narrowed call says: it does not run in the session it names (the
+    /// rules belong to the sandbox a shell runs in), but in `shell`, a shell of its own.
+    pub fn narrowed_session_notice(shell: &str, session: &str) -> String {
+        format!(
+            "allowed_domains narrows this call's network, so it ran in a shell of its own (session '{shell}'), \
+             not in session '{session}': that session's variables, functions and directory are not there, and \
+             what this call changes stays there."
+        )
     }
 
     /// Wrap a one-shot, terminal or job launch; `engine_root`, a directory of the engine's the

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::approvals::{ApprovalDecision, Decided, prompt_text, rfc3339};
+use crate::approvals::{ApprovalDecision, Decided};
 use crate::{ApprovalBroker, BashParams, Blocked, ToolResult, ToolStatus};
 use shellgate_sink::LiveFeed;
 use tokio_util::sync::CancellationToken;
@@ -41,18 +41,7 @@ impl BashTool {
                 .broker
                 .register(request, &params.command, cwd.to_path_buf(), segments, always);
         if let Some(approval) = &mut result.approval {
-            approval.id.clone_from(&ticket.id);
-            approval.short_id.clone_from(&ticket.short_id);
-            crate::approvals::LOCAL_HOST.clone_into(&mut approval.host);
-            approval.expires_at = rfc3339(ticket.expires);
-            let text = prompt_text(
-                &approval.short_id,
-                &approval.reason,
-                &approval.host,
-                &approval.cwd,
-                &approval.command,
-                &approval.expires_at,
-            );
+            let text = approval.ticketed(&ticket);
             result.output.clone_from(&text);
             if let Some(blocked) = &mut result.blocked {
                 blocked.message = text;

@@ -103,20 +103,12 @@ impl BashTool {
 
     /// The pid of session `name`'s live shell.
     pub(super) fn session_pid(&self, name: &str) -> Option<u32> {
-        self.sessions
-            .list()
-            .into_iter()
-            .find(|s| s.name == name)
-            .and_then(|s| s.pid)
+        self.sessions.info(name).and_then(|s| s.pid)
     }
 
     /// The working directory of a session that has run before, `None` for a new one.
     pub(super) fn live_session_cwd(&self, name: &str) -> Option<PathBuf> {
-        self.sessions
-            .list()
-            .into_iter()
-            .find(|s| s.name == name)
-            .map(|s| s.cwd)
+        self.sessions.info(name).map(|s| s.cwd)
     }
 }
 

@@ -13,7 +13,7 @@ use shellgate_pty::pty_selected;
 use super::BashTool;
 use crate::gate::Redacting as _;
 use crate::{BashParams, ToolResult, ToolStatus};
-use shellgate_sandbox::{DenialWatch, SandboxRun};
+use shellgate_sandbox::{CallRefusal, DenialWatch, SandboxRun};
 
 /// A call that may run, with what every stage decided about it.
 pub(super) struct Plan {
@@ -49,13 +49,6 @@ impl BashTool {
     /// carry a secret).
     pub(super) fn plan(&self, mut params: BashParams, approved: bool) -> Result<Plan, Box<ToolResult>> {
         let base_cwd = self.config.cwd.display().to_string();
-        if params.command.trim().is_empty() {
-            return Err(Box::new(ToolResult::not_run(
-                ToolStatus::FailedToStart,
-                "The command is empty.",
-                base_cwd,
-            )));
-        }
         let Prepared {
             approved,
             use_pty,
@@ -97,7 +90,7 @@ impl BashTool {
         self.admit(&params, &normalized, &cwd, approved, &mut notices)?;
         let mut sandbox = sandbox?;
         if let Some(domains) = &params.allowed_domains {
-            self.narrow(sandbox.as_mut(), domains, &cwd)?;
+            SandboxRun::narrow(sandbox.as_mut(), domains).map_err(|r| self.refused(&r, &cwd))?;
         }
         let watch = sandbox.as_mut().map(|run| {
             // The supervisor reports the run's denials and makes its Unix connects.
@@ -110,7 +103,7 @@ impl BashTool {
             && key.name != name
             && params.allowed_domains.is_some()
         {
-            notices.push(narrowed_session_notice(&key.name, name));
+            notices.push(SandboxRun::narrowed_session_notice(&key.name, name));
         }
 
         let (timeout, clamp_notice) = self.clamp_timeout(params.timeout);
@@ -152,12 +145,12 @@ impl BashTool {
                 notices,
             )
             .map(|run| run.filter(|_| !params.elevated))
-            .map_err(|r| {
-                Box::new(
-                    self.env_gate
-                        .redacted(crate::sandboxing::refused(r, &self.config.cwd)),
-                )
-            })
+            .map_err(|r| self.refused(&r, &self.config.cwd))
+    }
+
+    /// The redacted result of a call the sandbox refuses.
+    fn refused(&self, refusal: &CallRefusal, cwd: &Path) -> Box<ToolResult> {
+        Box::new(self.env_gate.redacted(crate::sandboxing::refused(refusal, cwd)))
     }
 
     /// The first steps of every call, here or on a host: elevation, then the normalized command.
@@ -247,14 +240,7 @@ impl BashTool {
     /// What the sessions named `name` hold that changes what a command's words run.
     fn session_view(&self, name: &str) -> SessionView {
         let named = self.sessions.saved_states(name);
-        let mut view = SessionView {
-            busy: named.busy,
-            ..SessionView::default()
-        };
-        for (_, text) in &named.saved {
-            view.merge(SessionView::clone(&SessionView::of_saved_state(text)));
-        }
-        view
+        SessionView::of_saved_states(named.busy, named.saved.iter().map(|(_, text)| text.as_str()))
     }
 
     /// The normalized command; `keep_cd` leaves a leading `cd DIR &&` in the script.
@@ -267,52 +253,6 @@ impl BashTool {
 }
 
 /// Resolve and validate the working directory (SPEC E-4); `~` means the home directory.
-impl BashTool {
-    /// A call's `allowed_domains`: the sandbox's proxy reaches only those of the configured ones.
-    /// A call that cannot be narrowed (unsandboxed, or the network on) does not run: it asked for
-    /// less than it would get.
-    fn narrow(
-        &self,
-        sandbox: Option<&mut shellgate_sandbox::SandboxRun>,
-        domains: &[String],
-        cwd: &Path,
-    ) -> Result<(), Box<ToolResult>> {
-        let refused = match sandbox {
-            Some(run) => run.narrow_domains(domains).err(),
-            None => Some(format!(
-                "{}; this call is not sandboxed",
-                shellgate_sandbox::NARROWING_NEEDS_PROXY
-            )),
-        };
-        let Some(reason) = refused else { return Ok(()) };
-        let mut result = ToolResult::not_run(
-            ToolStatus::FailedToStart,
-            format!("The network cannot be narrowed as asked: {reason}. Nothing ran."),
-            cwd.display().to_string(),
-        );
-        result.error = Some(crate::ResultError {
-            kind: crate::SANDBOX_UNAVAILABLE.to_owned(),
-            reason,
-        });
-        Err(Box::new(self.env_gate.redacted(result)))
-    }
-}
-
-/// A narrowed call does not run in the session it names: the rules belong to the sandbox a shell
-/// runs in, so it gets a shell of its own.
-fn narrowed_session_notice(shell: &str, session: &str) -> String {
-    format!(
-        "allowed_domains narrows this call's network, so it ran in a shell of its own (session '{shell}'), \
-         not in session '{session}': that session's variables, functions and directory are not there, and \
-         what this call changes stays there."
-    )
-}
-
 fn resolve_cwd(base: &Path, requested: Option<&str>) -> Result<PathBuf, String> {
-    let home = || std::env::var_os("HOME").map(PathBuf::from);
-    let requested = requested.map(|r| match r.strip_prefix("~/").or((r == "~").then_some("")) {
-        Some(rest) => home().map_or_else(|| PathBuf::from(r), |h| h.join(rest)),
-        None => PathBuf::from(r),
-    });
-    shellgate_executor::resolve_cwd(base, requested.as_deref()).map_err(|e| e.to_string())
+    shellgate_executor::resolve_written_cwd(base, requested).map_err(|e| e.to_string())
 }

@@ -12,8 +12,8 @@ use shellgate_normalize::Normalized;
 use tokio_util::sync::CancellationToken;
 
 use super::BashTool;
-use crate::gate::Redacting as _;
 use super::run::RunBasics;
+use crate::gate::Redacting as _;
 use crate::{BashParams, ToolResult, ToolStatus};
 use shellgate_hosts::HostRun;
 use shellgate_sink::LiveFeed;
@@ -99,25 +99,17 @@ impl BashTool {
         remote: HostRun,
         approved: bool,
     ) -> Result<RemotePlan, Box<ToolResult>> {
-        if params.command.trim().is_empty() {
-            let base_cwd = self.config.cwd.display().to_string();
-            return Err(Box::new(ToolResult::not_run(
-                ToolStatus::FailedToStart,
-                "The command is empty.",
-                base_cwd,
-            )));
-        }
         let super::plan::Prepared {
             approved,
             normalized,
             mut notices,
             ..
         } = self.prepare(&mut params, approved);
-        let session = self.remote_session_name(&params);
+        let session = self.session_name(&params).map(str::to_owned);
         let host_name = remote.host.target().to_string();
         let live_cwd = session
             .as_deref()
-            .and_then(|name| self.live_remote_cwd(&host_name, name));
+            .and_then(|name| self.hosts.sessions().cwd_of(&host_name, name));
         let requested = params.cwd.as_deref().or(normalized.cwd.as_deref());
         let remote_cwd = remote.remote_cwd(requested, &self.config.cwd);
         // What the policy sees as the call's directory: this machine's side of it.
@@ -176,22 +168,6 @@ impl BashTool {
             timeout: plan.timeout,
             notices: plan.notices.clone(),
         }
-    }
-
-    /// The session a remote call runs in, `None` for a one-off run.
-    fn remote_session_name(&self, params: &BashParams) -> Option<String> {
-        let name = params.session.as_deref().unwrap_or(&self.config.default_session);
-        (name != crate::config::NO_SESSION && !name.is_empty()).then(|| name.to_owned())
-    }
-
-    /// The directory of a live remote session.
-    fn live_remote_cwd(&self, host: &str, name: &str) -> Option<String> {
-        self.hosts
-            .sessions()
-            .list()
-            .into_iter()
-            .find(|s| s.host == host && s.name == name && !s.cwd.is_empty())
-            .map(|s| s.cwd)
     }
 
     /// End every remote session and shared connection (at server shutdown).

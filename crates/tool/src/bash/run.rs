@@ -45,18 +45,30 @@ impl BashTool {
         let record_pid = watch.as_ref().map(DenialWatch::pids);
         let mut result = self.start_job(spec, basics, state_file, record_pid, cancel).await;
         if let Some(watch) = watch {
-            let job = (result.status == ToolStatus::Running)
-                .then(|| result.job_id.as_deref().and_then(|id| self.jobs.get(id)))
-                .flatten();
-            if let Some(job) = job {
-                let offer = self.domain_offer(&plan.params, &plan.cwd);
-                crate::sandboxing::finish_when_job_ends(watch, &mut result, &job, Vec::new(), offer);
-            } else {
-                crate::sandboxing::finish(watch, &mut result, &[]).await;
-                self.offer_domain_approvals(&mut result, &plan.params, &plan.cwd);
-            }
+            self.finish_sandboxed(watch, &mut result, &plan, Vec::new()).await;
         }
         result
+    }
+
+    /// After a sandboxed run: its denials (and those of `shells`) go into `result`, or, for a run
+    /// that goes on as a job, into the job's final poll once it ends.
+    async fn finish_sandboxed(
+        &self,
+        watch: DenialWatch,
+        result: &mut ToolResult,
+        plan: &Plan,
+        shells: Vec<u32>,
+    ) {
+        let job = (result.status == ToolStatus::Running)
+            .then(|| result.job_id.as_deref().and_then(|id| self.jobs.get(id)))
+            .flatten();
+        if let Some(job) = job {
+            let offer = self.domain_offer(&plan.params, &plan.cwd);
+            crate::sandboxing::finish_when_job_ends(watch, result, &job, shells, offer);
+        } else {
+            crate::sandboxing::finish(watch, result, &shells).await;
+            self.offer_domain_approvals(result, &plan.params, &plan.cwd);
+        }
     }
 
     /// Start `spec` as a job of the registry (local or on a host alike).
@@ -120,19 +132,10 @@ impl BashTool {
         };
         let mut result = self.foreground(runner, state_file, basics, live, cancel).await;
         if let Some(watch) = watch {
-            let shells: Vec<u32> = shell_before.into_iter().collect();
             // A run that outlived `auto_yield_ms` (or `yield_ms`) goes on as a job: its account
             // is read when it ends.
-            let job = (result.status == ToolStatus::Running)
-                .then(|| result.job_id.as_deref().and_then(|id| self.jobs.get(id)))
-                .flatten();
-            if let Some(job) = job {
-                let offer = self.domain_offer(&plan.params, &plan.cwd);
-                crate::sandboxing::finish_when_job_ends(watch, &mut result, &job, shells, offer);
-            } else {
-                crate::sandboxing::finish(watch, &mut result, &shells).await;
-                self.offer_domain_approvals(&mut result, &plan.params, &plan.cwd);
-            }
+            let shells = shell_before.into_iter().collect();
+            self.finish_sandboxed(watch, &mut result, &plan, shells).await;
         }
         result
     }
@@ -147,12 +150,8 @@ impl BashTool {
         live: Option<&LiveFeed>,
         cancel: CancellationToken,
     ) -> ToolResult {
-        let window = match &self.config.artifacts {
-            Some(store) => {
-                OutputWindow::with_spill(self.config.window.clone(), ArtifactSpill::new(store.clone()))
-            }
-            None => OutputWindow::new(self.config.window.clone()),
-        };
+        let spill = self.config.artifacts.clone().map(ArtifactSpill::new);
+        let window = OutputWindow::with_optional_spill(self.config.window.clone(), spill);
         let RunBasics {
             params,
             normalized,

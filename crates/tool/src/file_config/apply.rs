@@ -126,14 +126,9 @@ impl FileConfig {
             policy: config.policy.as_ref().map(Policy::policy_config),
             intercept: config.policy.as_ref().map(|p| p.intercept_config().clone()),
             env: Some(config.env.clone()),
-            approvals: Some(crate::approvals::ApprovalsFileConfig {
-                expiry_secs: Some(config.approvals.expiry.as_secs_f64()),
-                fallback: Some(config.approvals.fallback),
-                file: config.approvals.file_path(),
-                mcp_approve_tool: Some(config.approvals.mcp_approve_tool),
-                elicitation_timeout_secs: Some(config.approvals.elicitation_timeout.as_secs_f64()),
-                socket_approve: Some(config.approvals.socket_approve),
-            }),
+            approvals: Some(crate::approvals::ApprovalsFileConfig::effective(
+                &config.approvals,
+            )),
             sandbox: Some(crate::SandboxFile::effective(&config.sandbox)),
             ssh: Some(ssh),
             docker: Some(docker),

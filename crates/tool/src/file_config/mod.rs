@@ -17,7 +17,7 @@ mod tightening;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use shellgate_intercept::{Config as PolicyFile, EnvConfig, InterceptConfig, Policy, PolicyConfig};
+use shellgate_intercept::{EnvConfig, InterceptConfig, Policy, PolicyConfig};
 
 use shellgate_config::{KeyLines, ParseError};
 
@@ -25,8 +25,8 @@ use keys::file_keys;
 
 pub use error::ConfigError;
 pub use load::{LoadedConfig, load_config_sources, load_tool_config};
-pub use shellgate_config::{PROJECT_CONFIG, default_config_paths, user_config_path};
 pub use shellgate_approvals::{is_trusted, trust, trust_store_path};
+pub use shellgate_config::{PROJECT_CONFIG, default_config_paths, user_config_path};
 pub use tightening::tightening;
 
 /// The contents of a configuration file; every field is optional and overrides the default.
@@ -111,18 +111,19 @@ impl FileConfig {
 
     /// Like [`FileConfig::parse`], also giving the line of every key the text sets.
     pub(super) fn parse_with_lines(text: &str, path: &Path) -> Result<(Self, KeyLines), ConfigError> {
-        let (file, lines): (Self, KeyLines) = shellgate_config::parse(text, file_keys()).map_err(|e| match e {
-            ParseError::UnknownKey(unknown) => ConfigError::UnknownKey {
-                key: unknown.key,
-                line: unknown.line,
-                path: path.to_path_buf(),
-                suggestion: unknown.suggestion,
-            },
-            ParseError::Invalid(message) => ConfigError::Parse {
-                path: path.to_path_buf(),
-                message,
-            },
-        })?;
+        let (file, lines): (Self, KeyLines) =
+            shellgate_config::parse(text, file_keys()).map_err(|e| match e {
+                ParseError::UnknownKey(unknown) => ConfigError::UnknownKey {
+                    key: unknown.key,
+                    line: unknown.line,
+                    path: path.to_path_buf(),
+                    suggestion: unknown.suggestion,
+                },
+                ParseError::Invalid(message) => ConfigError::Parse {
+                    path: path.to_path_buf(),
+                    message,
+                },
+            })?;
         file.build_policy().map_err(|source| ConfigError::Policy {
             path: path.to_path_buf(),
             source,
@@ -155,15 +156,7 @@ impl FileConfig {
 
     /// The policy of the `[policy]` and `[intercept]` sections, when the file has either.
     pub fn build_policy(&self) -> Result<Option<Policy>, shellgate_intercept::ConfigError> {
-        if self.policy.is_none() && self.intercept.is_none() {
-            return Ok(None);
-        }
-        Policy::from_config(&PolicyFile {
-            policy: self.policy.clone().unwrap_or_default(),
-            intercept: self.intercept.clone().unwrap_or_default(),
-            env: EnvConfig::default(),
-        })
-        .map(Some)
+        Policy::from_sections(self.policy.as_ref(), self.intercept.as_ref())
     }
 
     /// Read and parse a file.

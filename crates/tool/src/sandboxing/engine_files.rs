@@ -5,26 +5,6 @@ use std::path::PathBuf;
 
 use crate::ToolConfig;
 
-/// The launcher that started this engine, if one names itself in `SHELLGATE_LAUNCHER` (the npm
-/// package's script does: the path it was started by, its package and the platform package,
-/// separated by `:`), each as given and as it resolves. A command that replaced or relinked one
-/// would run outside any sandbox the next time a client starts shellgate. The variable can only add
-/// paths to protect, never remove one.
-fn launcher_files() -> Vec<PathBuf> {
-    let Some(list) = std::env::var_os("SHELLGATE_LAUNCHER") else {
-        return Vec::new();
-    };
-    let mut files = Vec::new();
-    for entry in std::env::split_paths(&list).filter(|p| !p.as_os_str().is_empty()) {
-        let Ok(path) = std::path::absolute(&entry) else {
-            continue;
-        };
-        files.extend(path.canonicalize().ok().filter(|real| *real != path));
-        files.push(path);
-    }
-    files
-}
-
 /// The files and directories that make up the engine's authority for `config`: the project's and
 /// the user's configuration (whether they exist yet or not: a sandboxed command must not create a
 /// project configuration either), the files the configuration was read from, the approvals file,
@@ -48,11 +28,7 @@ pub fn engine_files(config: &ToolConfig) -> Vec<PathBuf> {
     files.extend(config.approvals.file_path());
     files.extend(crate::file_config::trust_store_path());
     files.extend(config.artifacts.as_ref().map(|store| store.dir().to_path_buf()));
-    if let Ok(exe) = std::env::current_exe() {
-        files.push(exe.with_file_name("shellgate-sandbox-exec"));
-        files.push(exe);
-    }
-    files.extend(launcher_files());
+    files.extend(shellgate_sandbox::engine_executables());
     let mut unique: Vec<PathBuf> = Vec::new();
     for file in files {
         if !unique.contains(&file) {

@@ -23,16 +23,16 @@ pub(crate) type DomainOffer =
     Box<dyn FnOnce(&[Denial]) -> (Vec<String>, Option<Vec<crate::NetworkApproval>>) + Send>;
 
 /// The result of a call that must not run (in `workspace`).
-pub(crate) fn refused(refusal: CallRefusal, workspace: &Path) -> ToolResult {
+pub(crate) fn refused(refusal: &CallRefusal, workspace: &Path) -> ToolResult {
     let mut result = ToolResult::not_run(
         ToolStatus::FailedToStart,
         refusal.to_string(),
         workspace.display().to_string(),
     );
-    if let CallRefusal::Unavailable(reason) = refusal {
+    if let Some(reason) = refusal.unavailable_reason() {
         result.error = Some(ResultError {
             kind: SANDBOX_UNAVAILABLE.to_owned(),
-            reason,
+            reason: reason.to_owned(),
         });
     }
     result

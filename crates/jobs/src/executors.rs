@@ -1,6 +1,6 @@
-//! The executors a tool starts processes with: one for pipes, one for terminals. Every process a call
-//! starts in the foreground — one-shot, terminal, on a host through its client — goes through one of
-//! them, so an embedder's executor (`BashTool::with_executor`, `with_terminal_executor`) sees them all.
+//! The executors foreground runs start processes with ([`ProcessRun`](crate::ProcessRun)): one for
+//! pipes, one for terminals. A tool that sends every process it starts in the foreground through
+//! one of them lets an embedder's executor see them all.
 
 use std::sync::Arc;
 
@@ -9,11 +9,11 @@ use shellgate_pty::{PtyExecutor, PtyOptions};
 
 /// The pipe and terminal executors of a tool.
 #[derive(Clone)]
-pub(crate) struct Executors {
+pub struct Executors {
     /// Runs commands with pipes.
-    pub(crate) pipe: Arc<dyn DynExecutor>,
+    pub pipe: Arc<dyn DynExecutor>,
     /// Runs commands under a pseudo-terminal (a transcript: no screen emulation).
-    pub(crate) terminal: Arc<dyn DynExecutor>,
+    pub terminal: Arc<dyn DynExecutor>,
 }
 
 impl Default for Executors {
@@ -31,7 +31,7 @@ impl Default for Executors {
 
 impl Executors {
     /// The executor of a run with (`pty`) or without a terminal.
-    pub(crate) fn for_run(&self, pty: bool) -> Arc<dyn DynExecutor> {
+    pub fn for_run(&self, pty: bool) -> Arc<dyn DynExecutor> {
         Arc::clone(if pty { &self.terminal } else { &self.pipe })
     }
 }
