@@ -1,7 +1,6 @@
 //! The environment policy over this engine's own environment: which inherited variables every
 //! child loses, and which values are secrets to redact from what the model reads.
 
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use crate::{EnvConfig, EnvPolicy};
@@ -29,13 +28,7 @@ impl EngineEnv {
             .collect();
         let policy = EnvPolicy::new(config);
         let redactions = policy.redactions(vars.iter().map(|(k, v)| (k, v)));
-        let mut outgoing = redactions.clone();
-        for (name, value) in &redactions {
-            let escaped = json_escaped(value);
-            if escaped != *value {
-                outgoing.push((name.clone(), escaped));
-            }
-        }
+        let outgoing = with_json_spellings(&redactions);
         Self {
             removals: policy.inherited_removals(vars.iter().map(|(k, v)| (k, v))),
             redactions: Arc::new(redactions),
@@ -56,25 +49,18 @@ impl EngineEnv {
     }
 }
 
-/// `value` as it is spelt inside a JSON string.
-fn json_escaped(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for c in value.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if u32::from(c) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", u32::from(c));
-            }
-            c => out.push(c),
+/// `secrets`, then each value whose JSON-escaped spelling differs in that spelling too (a front-end
+/// sends values inside JSON strings).
+fn with_json_spellings(secrets: &[(String, String)]) -> Vec<(String, String)> {
+    let mut spellings = secrets.to_vec();
+    for (name, value) in secrets {
+        let quoted = serde_json::to_string(value).unwrap_or_default();
+        let escaped = quoted.trim_matches('"');
+        if escaped != value {
+            spellings.push((name.clone(), escaped.to_owned()));
         }
     }
-    out
+    spellings
 }
 
 #[cfg(test)]
@@ -82,17 +68,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn values_are_escaped_as_json_spells_them() {
-        for value in [
-            "plain",
-            "quo\"te",
-            "back\\slash",
-            "new\nline\ttab\r",
-            "\u{1}\u{8}\u{c}\u{1f}",
-            "ünï/cødé\u{7f}",
-        ] {
-            let json = serde_json::to_string(value).unwrap();
-            assert_eq!(json_escaped(value), json.trim_matches('"'), "{value:?}");
-        }
+    fn a_value_json_spells_otherwise_is_redacted_in_both_spellings() {
+        let secrets = vec![
+            ("PLAIN".to_owned(), "abc123".to_owned()),
+            ("QUOTED".to_owned(), "a\"b\\c\nd".to_owned()),
+        ];
+        let spellings = with_json_spellings(&secrets);
+        assert_eq!(spellings[..2], secrets[..]);
+        assert_eq!(
+            spellings[2..],
+            [("QUOTED".to_owned(), "a\\\"b\\\\c\\nd".to_owned())]
+        );
     }
 }

@@ -19,8 +19,8 @@ use crate::path_lookup::PathLookup;
 use crate::pattern::Pattern;
 use crate::redirect::{RedirectRules, default_rules};
 use crate::{
-    AskMode, Config, ConfigError, Context, InterceptConfig, Interceptor, LooserRefused, PolicyConfig,
-    RuleEntry, Security, Verdict, preflight, safe,
+    AskMode, Config, ConfigError, Context, EnvConfig, InterceptConfig, Interceptor, LooserRefused,
+    PolicyConfig, RuleEntry, Security, Verdict, preflight, safe,
 };
 
 /// Programs that only print about the command named in their arguments (`man git push`).
@@ -362,11 +362,12 @@ impl Policy {
         if policy.is_none() && intercept.is_none() {
             return Ok(None);
         }
-        Self::builder()
-            .policy_config(policy.cloned().unwrap_or_default())
-            .intercept_config(intercept.cloned().unwrap_or_default())
-            .build()
-            .map(Some)
+        Self::from_config(&Config {
+            policy: policy.cloned().unwrap_or_default(),
+            intercept: intercept.cloned().unwrap_or_default(),
+            env: EnvConfig::default(),
+        })
+        .map(Some)
     }
 
     /// The policy of a configuration file's `[policy]` and `[intercept]` sections.

@@ -11,7 +11,7 @@ use shellgate_intercept::{AllowAll, Interceptor};
 use shellgate_normalize::{Limits, Normalized, Normalizer, StandardNormalizer};
 use tokio_util::sync::CancellationToken;
 
-use crate::gate::{EnvGate, Redacting as _};
+use crate::gate::Redacting as _;
 use crate::{BashParams, ToolConfig, ToolResult};
 use shellgate_sink::LiveFeed;
 
@@ -21,7 +21,7 @@ pub struct BashTool {
     config: ToolConfig,
     normalizer: Arc<dyn Normalizer + Send + Sync>,
     interceptor: Arc<dyn Interceptor>,
-    env_gate: Arc<EnvGate>,
+    env_gate: Arc<shellgate_intercept::EngineEnv>,
     executors: shellgate_jobs::Executors,
     jobs: crate::JobRegistry,
     sessions: SessionManager,
@@ -59,7 +59,7 @@ impl BashTool {
         let mut session_options = config.sessions.clone();
         session_options.kill_grace = config.kill_grace;
         session_options.layers = config.layers.clone();
-        let env_gate = EnvGate::new(&config.env);
+        let env_gate = shellgate_intercept::EngineEnv::new(&config.env);
         session_options
             .env_remove
             .extend(env_gate.removals.iter().cloned());

@@ -12,9 +12,6 @@ use crate::{Approval, BashParams, Blocked, ToolResult, ToolStatus};
 
 pub use shellgate_intercept::{ELEVATED_RULE, ENV_RULE, INTERACTIVE_RULE};
 
-/// The environment policy over this engine's own environment.
-pub(crate) type EnvGate = EngineEnv;
-
 /// Redaction of the configured secret values from a result.
 pub(crate) trait Redacting {
     /// `result` with every configured secret value in its model-visible text redacted.
@@ -51,7 +48,7 @@ pub(crate) struct Call<'a> {
 pub(crate) fn judge(
     policy: Option<&Policy>,
     custom: &dyn Interceptor,
-    env: &EnvGate,
+    env: &EngineEnv,
     call: &Call<'_>,
 ) -> Result<Vec<String>, Box<ToolResult>> {
     let cwd = call.cwd.display().to_string();
